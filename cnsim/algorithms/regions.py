@@ -1,0 +1,110 @@
+"""Influence regions in the subscription space S as lists of CN message rectangles
+(seed 003 §II-C, Lemma 2, and §III-A).
+
+Notation follows the paper. For object ``i`` at ``(x_i, z)``:
+``L = first_k(x_i, z, west)`` gives ``ℓ_1 > ℓ_2 > … > ℓ_a`` and
+``R = first_k(x_i, z, east)`` gives ``r_1 < r_2 < … < r_b``; both are padded with
+``ℓ_0 = r_0 = x_i`` and ``ℓ_p = -inf`` (``p > a``), ``r_q = +inf`` (``q > b``).
+A subscription ``(l, r)`` with ``l ∈ (ℓ_{p+1}, ℓ_p]`` and ``r ∈ [r_q, r_{q+1})``
+holds ``p + q`` objects below ``z`` besides ``i``, so ``i`` is in its top-k iff
+``p + q <= k - 1``.
+
+A rectangle is ``(lO, lI, rI, rO)`` and reaches ``lO < l <= lI``, ``rI <= r < rO``.
+Every list here is ordered west to east (by ``l``), the order Paint-Sparse's greedy
+merging walks.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+INF = math.inf
+
+
+def _west(x_i: float, L: np.ndarray, p: int) -> float:
+    """ℓ_p: ``x_i`` for p = 0, the p-th x-value west of ``x_i``, or ``-inf``."""
+    if p == 0:
+        return x_i
+    return float(L[p - 1]) if p <= len(L) else -INF
+
+
+def _east(x_i: float, R: np.ndarray, q: int) -> float:
+    """r_q: ``x_i`` for q = 0, the q-th x-value east of ``x_i``, or ``+inf``."""
+    if q == 0:
+        return x_i
+    return float(R[q - 1]) if q <= len(R) else INF
+
+
+def influence_interval(x_i: float, L: np.ndarray, R: np.ndarray, k: int) -> tuple[float, float]:
+    """II(i) = (ℓ_k, r_k): the open x-range of the objects whose octants IR(i) can touch."""
+    return _west(x_i, L, k), _east(x_i, R, k)
+
+
+def influence_region(x_i: float, L: np.ndarray, R: np.ndarray, k: int) -> list[tuple]:
+    """IR(i) tiled by south-north strips (Algorithm 4, Paint-Dense-IR).
+
+    Strip ``p`` holds the subscriptions with ``p`` objects below ``i`` to the west:
+    ``l ∈ (ℓ_{p+1}, ℓ_p]``, ``r ∈ [x_i, r_{k-p})``. The easternmost strips all reach
+    ``r = +inf`` and are merged into one rectangle, as in the paper.
+    """
+    last = min(len(L), k - 1)  # strips beyond ℓ_a are empty
+    merged_upto = min(k - len(R) - 1, last)  # strips p <= this reach r = +inf
+    rects = []
+    for p in range(last, merged_upto, -1):
+        rects.append((_west(x_i, L, p + 1), _west(x_i, L, p), x_i, _east(x_i, R, k - p)))
+    if merged_upto >= 0:
+        rects.append((_west(x_i, L, merged_upto + 1), x_i, x_i, INF))
+    return rects
+
+
+def gained_region(x_i: float, L: np.ndarray, R: np.ndarray, x_h: float, k: int) -> list[tuple]:
+    """IR_new(h) \\ IR_old(h): what exposed object ``h`` takes from IR*(i) when the
+    sweep crosses it (Lemma 3, Algorithm 5, Paint-Dense-Exposed): a diagonal chain.
+
+    ``L`` and ``R`` are the lists before ``h`` is added. Empty when ``x_h`` lies outside
+    the influence interval or ``i`` is in no top-k list that ``h`` could enter.
+    """
+    if x_h < x_i:
+        # Mirror x -> -x: S maps (l, r) -> (-r, -l), which turns the half-open
+        # rectangle (A, B] x [C, D) into (-D, -C] x [-B, -A).
+        chain = gained_region(-x_i, -np.asarray(R), -np.asarray(L), -x_h, k)
+        return [(-d, -c, -b, -a) for (a, b, c, d) in reversed(chain)]
+    q = int(np.searchsorted(R, x_h))  # objects of R between x_i and x_h
+    if q >= k:
+        return []
+    rects = []
+    for p in range(min(len(L), k - 1 - q), -1, -1):
+        lo_l, hi_l = _west(x_i, L, p + 1), _west(x_i, L, p)
+        if p == k - 1 - q:
+            rects.append((lo_l, hi_l, x_h, _east(x_i, R, q + 1)))
+        elif k - 1 - p <= len(R):
+            rects.append((lo_l, hi_l, _east(x_i, R, k - 1 - p), _east(x_i, R, k - p)))
+    return rects
+
+
+def add_exposed(L: np.ndarray, R: np.ndarray, x_i: float, x_h: float, k: int):
+    """The lists ``L``, ``R`` after exposed object ``h`` drops below the sweep."""
+    if x_h < x_i:
+        L = np.sort(np.append(L, x_h))[::-1][:k]
+    else:
+        R = np.sort(np.append(R, x_h))[:k]
+    return L, R
+
+
+def enclosing_box(rects: list[tuple]) -> tuple:
+    """MEB: the smallest rectangle containing all of ``rects``."""
+    return (
+        min(r[0] for r in rects),
+        max(r[1] for r in rects),
+        min(r[2] for r in rects),
+        max(r[3] for r in rects),
+    )
+
+
+def coarsen(rects: list[tuple], eps: float, k: int) -> list[tuple]:
+    """Paint-*(ε) (§IV-B): cover each run of ⌈εk⌉ adjacent rectangles by its MEB,
+    leaving at most 1/ε rectangles."""
+    size = max(1, math.ceil(eps * k))
+    return [enclosing_box(rects[s : s + size]) for s in range(0, len(rects), size)]

@@ -1,0 +1,112 @@
+"""Array-based 2-d k-d tree shared by the object index (points (x, y) in the event
+space E) and the subscription index (points (l, r) in the subscription space S).
+
+The tree is a complete binary tree in implicit layout (children of node ``v`` are
+``2v + 1`` and ``2v + 2``) over a permutation of the points: node ``v`` owns the
+points at positions ``start[v]:end[v]`` of the permuted arrays. Splits alternate
+between the two coordinates at the median. Every node stores the bounding box
+of its *live* points (``box[v] = (min_a, max_a, min_b, max_b)``); queries prune
+on boxes only, so a point may change its coordinates in place as long as the
+boxes on its leaf-to-root path are refitted (:func:`refit`). Dead points (``b``
+equal to ``+inf``) are left out of the boxes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+
+LEAF_SIZE = 16
+EMPTY_BOX = (np.inf, -np.inf, np.inf, -np.inf)
+
+
+@dataclass
+class KdTree:
+    """The node arrays of a k-d tree and the permutation it imposes on the points."""
+
+    perm: np.ndarray  # perm[pos] = index of the point stored at tree position pos
+    start: np.ndarray  # first position of each node
+    end: np.ndarray  # one past the last position of each node
+    box: np.ndarray  # (nodes, 4) live bounding boxes: min_a, max_a, min_b, max_b
+    leaf: np.ndarray  # True for leaves (and for unused slots, which are empty leaves)
+    leaf_of: np.ndarray  # leaf node holding each tree position
+
+    @property
+    def n_nodes(self) -> int:
+        """Number of node slots (some may be unused below shallow leaves)."""
+        return len(self.start)
+
+
+def build(a: np.ndarray, b: np.ndarray, leaf_size: int = LEAF_SIZE) -> KdTree:
+    """Build a k-d tree over the points ``(a[i], b[i])``; boxes are over live points."""
+    n = len(a)
+    leaves = max(1, -(-n // leaf_size))
+    depth = int(np.ceil(np.log2(leaves))) if leaves > 1 else 0
+    n_nodes = 2 ** (depth + 1) - 1
+    start = np.zeros(n_nodes, np.int64)
+    end = np.zeros(n_nodes, np.int64)
+    leaf = np.ones(n_nodes, np.bool_)
+    perm = np.arange(n, dtype=np.int64)
+    coords = (np.asarray(a, np.float64), np.asarray(b, np.float64))
+    stack = [(0, 0, n, 0)]
+    while stack:
+        v, s, e, level = stack.pop()
+        start[v], end[v] = s, e
+        if e - s <= leaf_size or 2 * v + 1 >= n_nodes:
+            continue
+        leaf[v] = False
+        mid = (s + e) // 2
+        key = coords[level % 2][perm[s:e]]
+        order = np.argpartition(key, mid - s)
+        perm[s:e] = perm[s:e][order]
+        stack.append((2 * v + 1, s, mid, level + 1))
+        stack.append((2 * v + 2, mid, e, level + 1))
+    box = np.empty((n_nodes, 4), np.float64)
+    leaf_of = np.empty(n, np.int64)
+    _fit_all(start, end, leaf, coords[0][perm], coords[1][perm], box, leaf_of)
+    return KdTree(perm, start, end, box, leaf, leaf_of)
+
+
+@numba.njit(cache=True)
+def _fit_leaf(start, end, pa, pb, box, v):
+    lo_a, hi_a, lo_b, hi_b = np.inf, -np.inf, np.inf, -np.inf
+    for p in range(start[v], end[v]):
+        if pb[p] < np.inf:
+            lo_a = min(lo_a, pa[p])
+            hi_a = max(hi_a, pa[p])
+            lo_b = min(lo_b, pb[p])
+            hi_b = max(hi_b, pb[p])
+    box[v, 0], box[v, 1], box[v, 2], box[v, 3] = lo_a, hi_a, lo_b, hi_b
+
+
+@numba.njit(cache=True)
+def _merge_children(box, v):
+    c1, c2 = 2 * v + 1, 2 * v + 2
+    box[v, 0] = min(box[c1, 0], box[c2, 0])
+    box[v, 1] = max(box[c1, 1], box[c2, 1])
+    box[v, 2] = min(box[c1, 2], box[c2, 2])
+    box[v, 3] = max(box[c1, 3], box[c2, 3])
+
+
+@numba.njit(cache=True)
+def _fit_all(start, end, leaf, pa, pb, box, leaf_of):
+    # Children have larger indices than parents, so a reverse sweep fits bottom-up.
+    for v in range(len(start) - 1, -1, -1):
+        if leaf[v]:
+            _fit_leaf(start, end, pa, pb, box, v)
+            for p in range(start[v], end[v]):
+                leaf_of[p] = v
+        else:
+            _merge_children(box, v)
+
+
+@numba.njit(cache=True)
+def refit(start, end, pa, pb, box, leaf_of, pos):
+    """Refit the boxes on the path from the leaf holding ``pos`` to the root."""
+    v = leaf_of[pos]
+    _fit_leaf(start, end, pa, pb, box, v)
+    while v > 0:
+        v = (v - 1) // 2
+        _merge_children(box, v)

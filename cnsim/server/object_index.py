@@ -1,0 +1,233 @@
+"""The server's object index (seed 003 §II-B): objects as points (x, y) of the event
+space E, with y-updates, inserts and deletes, and the two queries the Paint
+algorithms are built on, ``first_k`` and ``min_y``, each counted per call.
+
+An absent (deleted) object has ``y = +inf`` (§II-A footnote 4: an insert is
+``Upd(x, inf -> y)``, a delete ``Upd(x, y -> inf)``). The index is the k-d tree of
+:mod:`cnsim.kdtree`; a y-update moves the point in place and refits the boxes on
+its leaf-to-root path, and the tree is rebuilt once enough updates have drifted
+the points away from the split structure (amortised O(log n) per update).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+
+from cnsim import kdtree
+from cnsim.errors import InputError
+
+WEST = -1
+EAST = +1
+_STACK = 128  # deeper than any tree of < 2**60 points
+
+
+@dataclass
+class CallCounter:
+    """Number of index calls by type, as counted in seed 003 §V ("server processing cost")."""
+
+    first_k: int = 0
+    min_y: int = 0
+    snap: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        """The counts under their metric column names."""
+        return {"calls_first_k": self.first_k, "calls_min_y": self.min_y, "calls_snap": self.snap}
+
+
+class ObjectIndex:
+    """Objects ``(x, y)`` indexed for ``first_k`` and ``min_y`` (ids are 0, 1, 2, …)."""
+
+    def __init__(self, x: np.ndarray, y: np.ndarray, counter: CallCounter | None = None):
+        x = np.asarray(x, np.float64)
+        y = np.asarray(y, np.float64)
+        if x.shape != y.shape or x.ndim != 1:
+            raise InputError(f"objects: x and y must be 1-d arrays of one length, got {x.shape}, {y.shape}")
+        if np.isnan(x).any() or np.isnan(y).any():
+            raise InputError("objects: x and y must not contain NaN")
+        self.counter = counter if counter is not None else CallCounter()
+        self._x = x.copy()
+        self._y = y.copy()
+        self.n_ids = len(x)
+        self._rebuild()
+
+    # -- state ---------------------------------------------------------------------------
+    @property
+    def x(self) -> np.ndarray:
+        """x-value of every object id (a view; do not modify)."""
+        return self._x[: self.n_ids]
+
+    @property
+    def y(self) -> np.ndarray:
+        """y-value of every object id, ``inf`` for deleted ones (a view; do not modify)."""
+        return self._y[: self.n_ids]
+
+    def live(self) -> np.ndarray:
+        """Ids of the objects present (finite y)."""
+        return np.flatnonzero(np.isfinite(self.y))
+
+    # -- updates ----------------------------------------------------------------------------
+    def update(self, i: int, y_new: float) -> None:
+        """Set object ``i``'s y-value (``inf`` deletes it, a finite value revives it)."""
+        if not 0 <= i < self.n_ids:
+            raise InputError(f"object id {i} does not exist (ids are 0..{self.n_ids - 1})")
+        self._y[i] = y_new
+        pos = self._pos_of[i]
+        if pos < 0:
+            if np.isfinite(y_new):
+                self._place(i)
+            return
+        self._py[pos] = y_new
+        t = self._tree
+        kdtree.refit(t.start, t.end, self._px, self._py, t.box, t.leaf_of, pos)
+        if not np.isfinite(y_new):
+            self._free.append(pos)
+        self._drift += 1
+        if self._drift > max(1024, 2 * self.n_ids):
+            self._rebuild()
+
+    def insert(self, x: float, y: float) -> int:
+        """Add a new object and return its id."""
+        if self.n_ids == len(self._x):
+            grow = max(16, len(self._x))
+            self._x = np.concatenate([self._x, np.full(grow, np.nan)])
+            self._y = np.concatenate([self._y, np.full(grow, np.inf)])
+            self._pos_of = np.concatenate([self._pos_of, np.full(grow, -1, np.int64)])
+        i = self.n_ids
+        self.n_ids += 1
+        self._x[i] = x
+        self.update(i, y)
+        return i
+
+    def delete(self, i: int) -> None:
+        """Remove object ``i`` (its y becomes ``inf``; the id is never reused)."""
+        self.update(i, np.inf)
+
+    def move(self, i: int, x_new: float) -> None:
+        """Change object ``i``'s x-value (a delete followed by an insert at the same id)."""
+        y = float(self._y[i])
+        self.update(i, np.inf)
+        self._pos_of[i] = -1  # its old slot stays dead and may be reused
+        self._x[i] = x_new
+        if np.isfinite(y):
+            self.update(i, y)
+
+    def _place(self, i: int) -> None:
+        # Reuse the slot of a dead object; the boxes grow to cover the new point, which
+        # costs query time until the next rebuild, so rebuild after a few such moves.
+        while self._free:
+            pos = self._free.pop()
+            old = self._pid[pos]
+            if np.isfinite(self._py[pos]):
+                continue  # revived in place since it was freed
+            if self._pos_of[old] == pos:
+                self._pos_of[old] = -1
+            self._pid[pos], self._pos_of[i] = i, pos
+            self._px[pos], self._py[pos] = self._x[i], self._y[i]
+            t = self._tree
+            kdtree.refit(t.start, t.end, self._px, self._py, t.box, t.leaf_of, pos)
+            self._drift += max(1, self.n_ids // 64)
+            return
+        self._rebuild()
+
+    def _rebuild(self) -> None:
+        ids = self.live()
+        self._tree = kdtree.build(self.x[ids], self.y[ids])
+        self._pid = ids[self._tree.perm]
+        self._px = self.x[self._pid].copy()
+        self._py = self.y[self._pid].copy()
+        if not hasattr(self, "_pos_of") or len(self._pos_of) < len(self._x):
+            self._pos_of = np.full(len(self._x), -1, np.int64)
+        self._pos_of[:] = -1
+        self._pos_of[self._pid] = np.arange(len(self._pid))
+        self._free: list[int] = []
+        self._drift = 0
+
+    # -- queries ----------------------------------------------------------------------------
+    def first_k(self, x0: float, y0: float, direction: int, k: int) -> np.ndarray:
+        """x-values of the first ``k`` objects met going west (``WEST``) or east (``EAST``)
+        from ``x0`` among those with ``y < y0``, in the order met (fewer if fewer exist)."""
+        self.counter.first_k += 1
+        t = self._tree
+        pos = _first_k(t.start, t.end, t.leaf, t.box, self._px, self._py, x0, y0, direction, k)
+        return self._px[pos]
+
+    def min_y(self, lo: float, hi: float, y0: float) -> int:
+        """Id of the object with the smallest ``y > y0`` and ``lo <= x <= hi``, or -1."""
+        self.counter.min_y += 1
+        t = self._tree
+        pos = _min_y(t.start, t.end, t.leaf, t.box, self._px, self._py, lo, hi, y0)
+        return int(self._pid[pos]) if pos >= 0 else -1
+
+
+@numba.njit(cache=True)
+def _first_k(start, end, leaf, box, px, py, x0, y0, direction, k):
+    # Work on u = x (west) or u = -x (east): the objects met first are those with the
+    # largest u < u0, so this is a k-nearest search along one axis with a y filter.
+    s = -1.0 if direction > 0 else 1.0
+    u0 = s * x0
+    best_u = np.empty(max(k, 1), np.float64)
+    best_p = np.empty(max(k, 1), np.int64)
+    count = 0
+    stack = np.empty(_STACK, np.int64)
+    stack[0] = 0
+    sp = 1
+    while sp > 0 and k > 0:
+        sp -= 1
+        v = stack[sp]
+        u_lo = min(s * box[v, 0], s * box[v, 1])
+        u_hi = max(s * box[v, 0], s * box[v, 1])
+        if box[v, 2] >= y0 or u_lo >= u0 or (count == k and u_hi <= best_u[k - 1]):
+            continue
+        if leaf[v]:
+            for p in range(start[v], end[v]):
+                u = s * px[p]
+                if py[p] < y0 and u < u0 and (count < k or u > best_u[count - 1]):
+                    j = count if count < k else k - 1
+                    while j > 0 and best_u[j - 1] < u:
+                        best_u[j] = best_u[j - 1]
+                        best_p[j] = best_p[j - 1]
+                        j -= 1
+                    best_u[j] = u
+                    best_p[j] = p
+                    if count < k:
+                        count += 1
+            continue
+        c1, c2 = 2 * v + 1, 2 * v + 2
+        # Push the child reaching closer to u0 last, so it is searched first.
+        if max(s * box[c1, 0], s * box[c1, 1]) > max(s * box[c2, 0], s * box[c2, 1]):
+            c1, c2 = c2, c1
+        stack[sp] = c1
+        stack[sp + 1] = c2
+        sp += 2
+    return best_p[:count].copy()
+
+
+@numba.njit(cache=True)
+def _min_y(start, end, leaf, box, px, py, lo, hi, y0):
+    best_y = np.inf
+    best_p = -1
+    stack = np.empty(_STACK, np.int64)
+    stack[0] = 0
+    sp = 1
+    while sp > 0:
+        sp -= 1
+        v = stack[sp]
+        if box[v, 1] < lo or box[v, 0] > hi or box[v, 3] <= y0 or box[v, 2] >= best_y:
+            continue
+        if leaf[v]:
+            for p in range(start[v], end[v]):
+                yp = py[p]
+                if y0 < yp < best_y and lo <= px[p] <= hi:
+                    best_y = yp
+                    best_p = p
+            continue
+        c1, c2 = 2 * v + 1, 2 * v + 2
+        if box[c1, 2] < box[c2, 2]:
+            c1, c2 = c2, c1
+        stack[sp] = c1
+        stack[sp + 1] = c2
+        sp += 2
+    return best_p

@@ -1,0 +1,143 @@
+"""Index over the subscription points ``(l, r)`` of the subscription space S.
+
+It answers the two questions the CN and Paint-Sparse ask (seed 003 §II-A, §II-B):
+*rectangle reporting* — which subscriptions a message reaches — and ``snap`` — the
+smallest rectangle holding all subscriptions inside a rectangle.
+
+Rectangles are CN message rectangles ``(lO, lI, rI, rO)``: a subscription ``(l, r)``
+is inside iff ``lO < l <= lI`` and ``rI <= r < rO`` (``[lI, rI] ⊆ σ ⊆ (lO, rO)``).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from cnsim import kdtree
+from cnsim.server.object_index import CallCounter
+
+_STACK = 128
+EMPTY_SNAP = (0, np.inf, -np.inf, np.inf, -np.inf)
+
+
+def closed_box_rect(l_min: float, l_max: float, r_min: float, r_max: float) -> np.ndarray:
+    """The message rectangle reaching exactly the points of the closed box
+    ``[l_min, l_max] × [r_min, r_max]``."""
+    return np.array([np.nextafter(l_min, -np.inf), l_max, r_min, np.nextafter(r_max, np.inf)])
+
+
+class SubscriptionIndex:
+    """A static k-d tree over the subscription points, with counted ``snap`` calls."""
+
+    def __init__(self, l: np.ndarray, r: np.ndarray, counter: CallCounter | None = None):
+        self.l = np.ascontiguousarray(l, np.float64)
+        self.r = np.ascontiguousarray(r, np.float64)
+        self.counter = counter if counter is not None else CallCounter()
+        self._tree = kdtree.build(self.l, self.r)
+        self._pl = self.l[self._tree.perm]
+        self._pr = self.r[self._tree.perm]
+
+    def __len__(self) -> int:
+        return len(self.l)
+
+    def report(self, rects: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Subscriptions inside each rectangle of ``rects`` (shape (M, 4)), as CSR
+        ``(offsets, ids)``: message ``j`` reaches ``ids[offsets[j]:offsets[j + 1]]``."""
+        t = self._tree
+        rects = np.ascontiguousarray(rects, np.float64).reshape(-1, 4)
+        offsets, pos = _report(t.start, t.end, t.leaf, t.box, self._pl, self._pr, rects)
+        return offsets, t.perm[pos]
+
+    def snap(self, rect) -> tuple[int, float, float, float, float]:
+        """``(count, l_min, l_max, r_min, r_max)`` of the subscriptions inside ``rect``;
+        count 0 means the empty rectangle (seed 003's ``snap(G) = ∅``)."""
+        self.counter.snap += 1
+        t = self._tree
+        lo_l, li, ri, ro = rect
+        return _snap(t.start, t.end, t.leaf, t.box, self._pl, self._pr, lo_l, li, ri, ro)
+
+
+@numba.njit(cache=True)
+def _disjoint(box, v, lo_l, li, ri, ro):
+    return box[v, 1] <= lo_l or box[v, 0] > li or box[v, 3] < ri or box[v, 2] >= ro
+
+
+@numba.njit(cache=True)
+def _inside(box, v, lo_l, li, ri, ro):
+    return box[v, 0] > lo_l and box[v, 1] <= li and box[v, 2] >= ri and box[v, 3] < ro
+
+
+@numba.njit(cache=True)
+def _report_one(start, end, leaf, box, pl, pr, lo_l, li, ri, ro, out, n_out):
+    stack = np.empty(_STACK, np.int64)
+    stack[0] = 0
+    sp = 1
+    while sp > 0:
+        sp -= 1
+        v = stack[sp]
+        if _disjoint(box, v, lo_l, li, ri, ro):
+            continue
+        full = _inside(box, v, lo_l, li, ri, ro)
+        if full or leaf[v]:
+            for p in range(start[v], end[v]):
+                if full or (lo_l < pl[p] <= li and ri <= pr[p] < ro):
+                    if n_out == len(out):
+                        grown = np.empty(2 * len(out) + 16, np.int64)
+                        grown[:n_out] = out[:n_out]
+                        out = grown
+                    out[n_out] = p
+                    n_out += 1
+            continue
+        stack[sp] = 2 * v + 1
+        stack[sp + 1] = 2 * v + 2
+        sp += 2
+    return out, n_out
+
+
+@numba.njit(cache=True)
+def _report(start, end, leaf, box, pl, pr, rects):
+    m = rects.shape[0]
+    offsets = np.zeros(m + 1, np.int64)
+    out = np.empty(64, np.int64)
+    n_out = 0
+    for j in range(m):
+        out, n_out = _report_one(
+            start, end, leaf, box, pl, pr, rects[j, 0], rects[j, 1], rects[j, 2], rects[j, 3],
+            out, n_out,
+        )
+        offsets[j + 1] = n_out
+    return offsets, out[:n_out].copy()
+
+
+@numba.njit(cache=True)
+def _snap(start, end, leaf, box, pl, pr, lo_l, li, ri, ro):
+    count = 0
+    l_min, l_max, r_min, r_max = np.inf, -np.inf, np.inf, -np.inf
+    stack = np.empty(_STACK, np.int64)
+    stack[0] = 0
+    sp = 1
+    while sp > 0:
+        sp -= 1
+        v = stack[sp]
+        if end[v] <= start[v] or _disjoint(box, v, lo_l, li, ri, ro):
+            continue
+        if _inside(box, v, lo_l, li, ri, ro):
+            count += end[v] - start[v]
+            l_min = min(l_min, box[v, 0])
+            l_max = max(l_max, box[v, 1])
+            r_min = min(r_min, box[v, 2])
+            r_max = max(r_max, box[v, 3])
+            continue
+        if leaf[v]:
+            for p in range(start[v], end[v]):
+                if lo_l < pl[p] <= li and ri <= pr[p] < ro:
+                    count += 1
+                    l_min = min(l_min, pl[p])
+                    l_max = max(l_max, pl[p])
+                    r_min = min(r_min, pr[p])
+                    r_max = max(r_max, pr[p])
+            continue
+        stack[sp] = 2 * v + 1
+        stack[sp + 1] = 2 * v + 2
+        sp += 2
+    return count, l_min, l_max, r_min, r_max
