@@ -9,8 +9,6 @@ part of IR*(i) that h gains (a diagonal chain of at most k rectangles).
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from cnsim.algorithms import regions
@@ -92,12 +90,3 @@ class PaintDense:
         if self.eps is not None:
             rects = regions.coarsen(rects, self.eps, self.k)
         out.send(rects, obj, y)
-
-
-def parse_eps(text: str) -> float:
-    """ε from its written form (``0.25``, ``1/4``); must be 1/2^i with i >= 0."""
-    num, _, den = text.partition("/")
-    eps = float(num) / float(den) if den else float(text)
-    if not (0 < eps <= 1) or not math.log2(1 / eps).is_integer():
-        raise ValueError(f"ε must be 1/2^i (1, 0.5, 0.25, …), got {text}")
-    return eps

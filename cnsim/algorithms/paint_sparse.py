@@ -13,6 +13,8 @@ Subscription-aware: the server also indexes the subscriptions, so it
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from cnsim.algorithms import regions
@@ -49,29 +51,42 @@ class PaintSparse(PaintDense):
         return l_star, r_star
 
     def _emit(self, out: MessageWriter, rects: list[tuple], obj: int, y: float) -> None:
+        snapped = [self._snap(rect) for rect in rects]
         if self.eps is not None:
-            rects = regions.coarsen(rects, self.eps, self.k)
-        out.send(self.greedy_merge(rects), obj, y)
+            # Coarsen the snapped rectangles, not the raw ones: with skipped exposed
+            # objects the raw ones may overhang into subscription-free space, and their
+            # enclosing boxes would then reach subscriptions ranked beyond k + ⌈εk⌉.
+            size = max(1, math.ceil(self.eps * self.k))
+            groups = [
+                [g[0] for g in snapped[s : s + size] if g is not None]
+                for s in range(0, len(snapped), size)
+            ]
+            snapped = [self._snap(regions.enclosing_box(g)) for g in groups if g]
+        out.send(self.greedy_merge([g for g in snapped if g is not None]), obj, y)
 
-    def greedy_merge(self, rects: list[tuple]) -> list[tuple]:
-        """Snap each rectangle (west to east) and grow the last output rectangle over it
+    def _snap(self, rect: tuple) -> tuple | None:
+        """The message rectangle reaching exactly the subscriptions in ``rect``, and
+        their number, as ``(rect, count)``; None when there are none."""
+        count, l_min, l_max, r_min, r_max = self.subscriptions.snap(rect)
+        if count == 0:
+            return None
+        return tuple(closed_box_rect(l_min, l_max, r_min, r_max)), count
+
+    def greedy_merge(self, snapped: list[tuple]) -> list[tuple]:
+        """Grow the last output rectangle over the next snapped one (west to east)
         whenever the enclosing box reaches only subscriptions of the two."""
         merged: list[tuple] = []
         current, current_count = None, 0
-        for rect in rects:
-            count, l_min, l_max, r_min, r_max = self.subscriptions.snap(rect)
-            if count == 0:
-                continue
-            snapped = tuple(closed_box_rect(l_min, l_max, r_min, r_max))
+        for rect, count in snapped:
             if current is not None:
-                box = regions.enclosing_box([current, snapped])
-                # The input rectangles are disjoint, so the box adds no false positive
-                # iff it holds exactly the subscriptions of its two parts.
+                box = regions.enclosing_box([current, rect])
+                # The snapped rectangles reach disjoint sets, so the box adds no false
+                # positive iff it holds exactly the subscriptions of its two parts.
                 if self.subscriptions.snap(box)[0] == current_count + count:
                     current, current_count = box, current_count + count
                     continue
                 merged.append(current)
-            current, current_count = snapped, count
+            current, current_count = rect, count
         if current is not None:
             merged.append(current)
         return merged

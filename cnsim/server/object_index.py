@@ -44,7 +44,9 @@ class ObjectIndex:
         x = np.asarray(x, np.float64)
         y = np.asarray(y, np.float64)
         if x.shape != y.shape or x.ndim != 1:
-            raise InputError(f"objects: x and y must be 1-d arrays of one length, got {x.shape}, {y.shape}")
+            raise InputError(
+                f"objects: x and y must be 1-d arrays of one length, got {x.shape}, {y.shape}"
+            )
         if np.isnan(x).any() or np.isnan(y).any():
             raise InputError("objects: x and y must not contain NaN")
         self.counter = counter if counter is not None else CallCounter()

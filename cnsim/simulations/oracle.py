@@ -25,7 +25,9 @@ def true_top_k(x, y, l, r, k):
             if yo > out_y[j, k - 1] or (yo == out_y[j, k - 1] and o > out_i[j, k - 1] >= 0):
                 continue
             c = k - 1
-            while c > 0 and (yo < out_y[j, c - 1] or (yo == out_y[j, c - 1] and o < out_i[j, c - 1])):
+            while c > 0 and (
+                yo < out_y[j, c - 1] or (yo == out_y[j, c - 1] and o < out_i[j, c - 1])
+            ):
                 out_y[j, c] = out_y[j, c - 1]
                 out_i[j, c] = out_i[j, c - 1]
                 c -= 1

@@ -102,8 +102,18 @@ def _report(start, end, leaf, box, pl, pr, rects):
     n_out = 0
     for j in range(m):
         out, n_out = _report_one(
-            start, end, leaf, box, pl, pr, rects[j, 0], rects[j, 1], rects[j, 2], rects[j, 3],
-            out, n_out,
+            start,
+            end,
+            leaf,
+            box,
+            pl,
+            pr,
+            rects[j, 0],
+            rects[j, 1],
+            rects[j, 2],
+            rects[j, 3],
+            out,
+            n_out,
         )
         offsets[j + 1] = n_out
     return offsets, out[:n_out].copy()

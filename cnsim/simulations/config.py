@@ -1,0 +1,166 @@
+"""Scenario configuration: a TOML file read into a frozen, validated :class:`Scenario`.
+
+Every bad key or value is rejected here, before any work, with a message naming
+the key, the value and what is allowed; nothing downstream re-validates. The keys,
+their defaults and meaning are listed in :data:`SCHEMA` (and in the README).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cnsim.algorithms.registry import parse_approach
+from cnsim.errors import ConfigError
+from cnsim.subscriptions.workload import (
+    OBJECT_DISTRIBUTIONS,
+    SUBSCRIPTION_DISTRIBUTIONS,
+    UPDATE_MODELS,
+)
+
+
+@dataclass(frozen=True)
+class Key:
+    """One configuration key: its type, default, and an optional check of the value."""
+
+    kind: type | tuple[type, ...]
+    default: Any
+    allowed: tuple | None = None  # the allowed values, if a closed set
+    low: float | None = None  # inclusive lower bound for numbers
+    high: float | None = None  # inclusive upper bound for numbers
+    doc: str = ""
+
+
+SCHEMA: dict[str, dict[str, Key]] = {
+    "": {"seed": Key(int, 0, low=0, doc="seed of every random choice of the run")},
+    "objects": {
+        "count": Key(int, 10_000, low=1, doc="number of objects n"),
+        "distribution": Key(str, "uniform", OBJECT_DISTRIBUTIONS, doc="x-values of the objects"),
+    },
+    "subscriptions": {
+        "count": Key(int, 2_000_000, low=1, doc="number of subscriptions m"),
+        "distribution": Key(str, "uniform", SUBSCRIPTION_DISTRIBUTIONS, doc="points in S"),
+        "k": Key(int, 10, low=1, high=1000, doc="list length of every subscription"),
+        "spread": Key(float, 0.1, low=1e-6, high=10.0, doc="λ of the clustered distribution"),
+    },
+    "events": {
+        "count": Key(int, 1_000, low=0, doc="number of events"),
+        "update": Key(str, "uniform", UPDATE_MODELS, doc="how a new y-value is drawn"),
+        "volatility": Key(float, 1.0, low=1e-9, high=1e6, doc="c of the volatile model"),
+    },
+    "algorithm": {
+        "approaches": Key(list, ["paint-dense", "paint-sparse"], doc="approaches to run"),
+    },
+    "messages": {
+        "cn_bytes": Key(int, 24, low=1, doc="bytes of a CN message (six 4-byte values)"),
+    },
+    "run": {
+        "progress": Key(bool, True, doc="show a progress bar on long runs"),
+    },
+}
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A validated scenario; sections are plain read-only mappings of key -> value."""
+
+    values: dict[str, dict[str, Any]] = field(default_factory=dict)
+    source: str = "<defaults>"
+
+    def __getitem__(self, section: str) -> dict[str, Any]:
+        return self.values[section]
+
+    @property
+    def seed(self) -> int:
+        """The run's seed."""
+        return self.values[""]["seed"]
+
+    @property
+    def approaches(self) -> list[str]:
+        """The approaches, as written (validated)."""
+        return list(self.values["algorithm"]["approaches"])
+
+    def replace(self, **dotted: Any) -> Scenario:
+        """A copy with ``section.key`` values replaced (validated as in a file)."""
+        raw = {s: dict(v) for s, v in self.values.items()}
+        for path, value in dotted.items():
+            section, _, key = path.rpartition(".")
+            raw.setdefault(section, {})[key] = value
+        top = raw.pop("")
+        return from_dict({**top, **raw}, self.source)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The scenario as nested plain data (for summaries and sweeps)."""
+        out: dict[str, Any] = dict(self.values[""])
+        out.update({s: dict(v) for s, v in self.values.items() if s})
+        return out
+
+
+def load(path: str | Path) -> Scenario:
+    """Read and validate a scenario TOML file."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise ConfigError(f"cannot read scenario file {str(path)!r}: {exc.strerror}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    return from_dict(data, str(path))
+
+
+def from_dict(data: dict[str, Any], source: str = "<dict>") -> Scenario:
+    """Validate nested data shaped like the TOML file; unknown keys are errors."""
+    values: dict[str, dict[str, Any]] = {s: {} for s in SCHEMA}
+    for name, value in data.items():
+        if isinstance(value, dict):
+            if name not in SCHEMA or not name:
+                raise ConfigError(
+                    f"{source}: unknown section [{name}]; allowed: "
+                    + ", ".join(f"[{s}]" for s in SCHEMA if s)
+                )
+            for key, item in value.items():
+                values[name][key] = _check(source, name, key, item)
+        else:
+            values[""][name] = _check(source, "", name, value)
+    for section, keys in SCHEMA.items():
+        for key, spec in keys.items():
+            values[section].setdefault(key, spec.default)
+    _check_approaches(source, values["algorithm"]["approaches"])
+    return Scenario(values, source)
+
+
+def _check(source: str, section: str, key: str, value: Any) -> Any:
+    where = f"{section}.{key}" if section else key
+    spec = SCHEMA[section].get(key)
+    if spec is None:
+        allowed = ", ".join(SCHEMA[section]) or "none"
+        raise ConfigError(f"{source}: unknown key {where!r}; allowed in this section: {allowed}")
+    if spec.kind is float and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)
+    if not isinstance(value, spec.kind) or (spec.kind is int and isinstance(value, bool)):
+        kind = spec.kind.__name__ if isinstance(spec.kind, type) else str(spec.kind)
+        raise ConfigError(f"{source}: {where} = {value!r} must be of type {kind}")
+    if spec.allowed is not None and value not in spec.allowed:
+        choices = ", ".join(repr(a) for a in spec.allowed)
+        raise ConfigError(f"{source}: {where} = {value!r} is not allowed; choose one of {choices}")
+    if (spec.low is not None and value < spec.low) or (spec.high is not None and value > spec.high):
+        raise ConfigError(
+            f"{source}: {where} = {value!r} is out of range; allowed: {spec.low} .. {spec.high}"
+        )
+    return value
+
+
+def _check_approaches(source: str, approaches: list) -> None:
+    if not approaches:
+        raise ConfigError(f"{source}: algorithm.approaches = [] must name at least one approach")
+    for name in approaches:
+        try:
+            parse_approach(name)
+        except ValueError as exc:
+            raise ConfigError(f"{source}: algorithm.approaches: {exc}") from None
+    if len(set(approaches)) != len(approaches):
+        raise ConfigError(f"{source}: algorithm.approaches = {approaches!r} lists a name twice")

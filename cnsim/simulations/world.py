@@ -1,0 +1,50 @@
+"""The workload of one run: objects, subscriptions and events, drawn from the seed.
+
+Each part has its own child seed (``numpy.random.SeedSequence(seed).spawn``), so
+changing, say, the number of subscriptions leaves the objects and the events as
+they were: runs of a sweep differ only in what their parameters change.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from cnsim.simulations.config import Scenario
+from cnsim.subscriptions.workload import (
+    Events,
+    generate_events,
+    generate_objects,
+    generate_subscriptions,
+)
+
+
+@dataclass(frozen=True)
+class Workload:
+    """Initial objects, subscriptions and the event stream of one scenario."""
+
+    x: np.ndarray
+    y: np.ndarray
+    l: np.ndarray
+    r: np.ndarray
+    k: int
+    events: Events
+
+
+def build_workload(scenario: Scenario, events: int | None = None) -> Workload:
+    """Draw the scenario's workload; ``events`` overrides the configured event count."""
+    objects_seed, subs_seed, events_seed = np.random.SeedSequence(scenario.seed).spawn(3)
+    o, s, e = scenario["objects"], scenario["subscriptions"], scenario["events"]
+    x, y = generate_objects(np.random.default_rng(objects_seed), o["count"], o["distribution"])
+    l, r = generate_subscriptions(
+        np.random.default_rng(subs_seed), s["count"], s["distribution"], s["spread"]
+    )
+    stream = generate_events(
+        np.random.default_rng(events_seed),
+        y,
+        e["count"] if events is None else events,
+        e["update"],
+        e["volatility"],
+    )
+    return Workload(x, y, l, r, s["k"], stream)
