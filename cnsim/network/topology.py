@@ -118,7 +118,16 @@ def read_graph(path: Path) -> nx.Graph:
     graph.remove_edges_from(list(nx.selfloop_edges(graph)))
     if graph.number_of_edges() == 0:
         raise InputError(f"topology file {str(path)!r} has no links")
-    return nx.convert_node_labels_to_integers(graph, ordering="default")
+    return _renumber(graph)
+
+
+def _renumber(graph: nx.Graph) -> nx.Graph:
+    # Integer labels keep their numeric order (so an exported world reads back with the
+    # same numbering); other labels are numbered in file order.
+    labels = list(graph.nodes())
+    if all(str(x).lstrip("-").isdigit() for x in labels):
+        labels.sort(key=lambda x: int(x))
+    return nx.relabel_nodes(graph, {x: i for i, x in enumerate(labels)}, copy=True)
 
 
 def _read_edgelist(path: Path) -> nx.Graph:

@@ -49,6 +49,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "count": Key(int, 1_000, low=0, doc="number of events"),
         "update": Key(str, "uniform", UPDATE_MODELS, doc="how a new y-value is drawn"),
         "volatility": Key(float, 1.0, low=1e-9, high=1e6, doc="c of the volatile model"),
+        "churn": Key(float, 0.0, low=0.0, high=1.0, doc="share of events that delete"),
     },
     "algorithm": {
         "approaches": Key(list, ["paint-dense", "paint-sparse"], doc="approaches to run"),

@@ -46,5 +46,6 @@ def build_workload(scenario: Scenario, events: int | None = None) -> Workload:
         e["count"] if events is None else events,
         e["update"],
         e["volatility"],
+        e["churn"],
     )
     return Workload(x, y, l, r, s["k"], stream)

@@ -96,8 +96,12 @@ class Events:
         return len(self.obj)
 
     def kinds(self) -> np.ndarray:
-        """``raise`` for rank-raising (y decreases), ``lower`` for rank-lowering updates."""
-        return np.where(self.y_new < self.y_old, "raise", "lower")
+        """``raise`` (rank-raising: y decreases), ``lower`` (rank-lowering: y increases),
+        ``insert`` (from y = inf) or ``delete`` (to y = inf) for each event."""
+        kinds = np.where(self.y_new < self.y_old, "raise", "lower").astype(object)
+        kinds[np.isinf(self.y_old)] = "insert"
+        kinds[np.isinf(self.y_new)] = "delete"
+        return kinds
 
 
 def generate_events(
@@ -106,13 +110,16 @@ def generate_events(
     count: int,
     model: str = "uniform",
     volatility: float = 1.0,
+    churn: float = 0.0,
 ) -> Events:
     """``count`` events over objects with current y-values ``y`` (not modified).
 
     Each event picks an object uniformly and raises or lowers its y with probability
     1/2; the new y is uniform on that side of the old value (``uniform``), or the old
     value plus a Gaussian change of sd ``volatility/8`` of the y-range, reflected into
-    [0, 1) (``volatile``).
+    [0, 1) (``volatile``). With probability ``churn`` the event instead deletes the
+    object (``y -> inf``); an event that picks a deleted object inserts it again with
+    a uniform y (``inf -> y``), as in seed 003 §II-A footnote 4.
     """
     if model not in UPDATE_MODELS:
         raise ValueError(f"unknown update model {model!r}")
@@ -120,18 +127,25 @@ def generate_events(
     up = rng.random(count) < 0.5
     u = rng.random(count)
     g = np.abs(rng.normal(0.0, volatility / 8, count))
-    y_old, y_new = _walk(np.asarray(y, np.float64).copy(), obj, up, u, g, model == "volatile")
+    delete = rng.random(count) < churn
+    y_old, y_new = _walk(
+        np.asarray(y, np.float64).copy(), obj, up, u, g, delete, model == "volatile"
+    )
     return Events(obj.astype(np.int64), y_old, y_new)
 
 
 @numba.njit(cache=True)
-def _walk(y, obj, up, u, g, volatile):
+def _walk(y, obj, up, u, g, delete, volatile):
     y_old = np.empty(len(obj))
     y_new = np.empty(len(obj))
     for t in range(len(obj)):
         o = obj[t]
         old = y[o]
-        if volatile:
+        if old == np.inf:
+            new = u[t]  # insert a deleted object again
+        elif delete[t]:
+            new = np.inf
+        elif volatile:
             new = old + g[t] if up[t] else old - g[t]
             new = abs(new) % 2.0  # reflect into [0, 2), then fold [1, 2) back onto (0, 1]
             if new >= 1.0:

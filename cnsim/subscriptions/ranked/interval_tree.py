@@ -21,6 +21,13 @@ from cnsim.subscriptions.ranked.base import RankedIndex, rank_order
 _MAX_DEPTH = 128
 
 
+def node_of_positions(start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """The node owning each position of the concatenated node lists (nodes' lists are
+    contiguous but laid out in build order, not node-id order)."""
+    by_pos = np.argsort(start, kind="stable")
+    return np.repeat(by_pos, (end - start)[by_pos])
+
+
 def build_endpoint_forest(Lr: np.ndarray, Rr: np.ndarray, bounds: np.ndarray) -> dict:
     """One endpoint-sorted interval tree per rank range ``bounds[g]:bounds[g+1]``,
     in flat arrays; node lists hold ranks sorted by l ascending (A_left) and by
@@ -43,9 +50,10 @@ def build_endpoint_forest(Lr: np.ndarray, Rr: np.ndarray, bounds: np.ndarray) ->
         n_items += len(items)
     f = {k: np.concatenate(v) if v else np.empty(0) for k, v in parts.items()}
     items = f.pop("items").astype(np.int64)
-    node_of = np.repeat(np.arange(n_nodes), f["end"] - f["start"])
-    al = items[np.lexsort((Lr[items], node_of))]
-    ar = items[np.lexsort((-Rr[items], node_of))]
+    seg = f["start"][node_of_positions(f["start"], f["end"])]
+    # sort within each node's segment, leaving the segments where they are
+    al = items[np.lexsort((Lr[items], seg))]
+    ar = items[np.lexsort((-Rr[items], seg))]
     for k in ("left", "right", "start", "end"):
         f[k] = f[k].astype(np.int32 if n_items < 2**31 else np.int64)
     f.update(roots=roots, al_items=al.astype(np.int32), al_key=Lr[al],
@@ -135,7 +143,7 @@ def build_score_sorted_tree(Lr: np.ndarray, Rr: np.ndarray) -> dict:
     extent (min l, max r) and the lists' endpoints stored node-ordered."""
     center, left, right, start, end, items = build_centered(Lr, Rr)
     n_nodes = len(center)
-    node_of = np.repeat(np.arange(n_nodes), end - start)
+    node_of = node_of_positions(start, end)
     Lv, Rv = Lr[items], Rr[items]
     minl = np.full(n_nodes, np.inf)
     maxr = np.full(n_nodes, -np.inf)
