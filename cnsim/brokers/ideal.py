@@ -41,4 +41,6 @@ class IdealCN:
         """Deliveries of ``messages``, in send order."""
         offsets, subs = self.subscriptions.report(messages.rects)
         counts = np.diff(offsets)
-        return Delivery(offsets, subs, np.repeat(messages.obj, counts), np.repeat(messages.y, counts))
+        return Delivery(
+            offsets, subs, np.repeat(messages.obj, counts), np.repeat(messages.y, counts)
+        )

@@ -157,10 +157,11 @@ class ObjectIndex:
         return self._px[pos]
 
     def min_y(self, lo: float, hi: float, y0: float) -> int:
-        """Id of the object with the smallest ``y > y0`` and ``lo <= x <= hi``, or -1."""
+        """Id of the object with the smallest ``y > y0`` and ``lo <= x <= hi``, or -1
+        (ties, which the paper rules out, go to the smaller id)."""
         self.counter.min_y += 1
         t = self._tree
-        pos = _min_y(t.start, t.end, t.leaf, t.box, self._px, self._py, lo, hi, y0)
+        pos = _min_y(t.start, t.end, t.leaf, t.box, self._px, self._py, self._pid, lo, hi, y0)
         return int(self._pid[pos]) if pos >= 0 else -1
 
 
@@ -208,7 +209,7 @@ def _first_k(start, end, leaf, box, px, py, x0, y0, direction, k):
 
 
 @numba.njit(cache=True)
-def _min_y(start, end, leaf, box, px, py, lo, hi, y0):
+def _min_y(start, end, leaf, box, px, py, pid, lo, hi, y0):
     best_y = np.inf
     best_p = -1
     stack = np.empty(_STACK, np.int64)
@@ -217,12 +218,13 @@ def _min_y(start, end, leaf, box, px, py, lo, hi, y0):
     while sp > 0:
         sp -= 1
         v = stack[sp]
-        if box[v, 1] < lo or box[v, 0] > hi or box[v, 3] <= y0 or box[v, 2] >= best_y:
+        if box[v, 1] < lo or box[v, 0] > hi or box[v, 3] <= y0 or box[v, 2] > best_y:
             continue
         if leaf[v]:
             for p in range(start[v], end[v]):
                 yp = py[p]
-                if y0 < yp < best_y and lo <= px[p] <= hi:
+                better = yp < best_y or (yp == best_y and pid[p] < pid[best_p])
+                if y0 < yp < np.inf and better and lo <= px[p] <= hi:
                     best_y = yp
                     best_p = p
             continue

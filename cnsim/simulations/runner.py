@@ -155,7 +155,9 @@ def _frame(sim: Simulation, columns: dict[str, np.ndarray]) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
-def _summary(scenario: Scenario, sim: Simulation, frame: pd.DataFrame, setup_s: float, total_s: float):
+def _summary(
+    scenario: Scenario, sim: Simulation, frame: pd.DataFrame, setup_s: float, total_s: float
+):
     per_approach = {}
     for name, part in frame.groupby("approach", sort=False):
         means = {f"mean_{c}": float(part[c].mean()) for c in METRICS} if len(part) else {}

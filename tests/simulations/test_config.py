@@ -1,0 +1,58 @@
+"""Scenario validation: bad keys and values are rejected naming key, value, allowed."""
+
+import pytest
+
+from cnsim.errors import ConfigError
+from cnsim.simulations.config import SCHEMA, from_dict, load
+
+
+def test_defaults_are_the_papers():
+    s = from_dict({})
+    assert s["objects"]["count"] == 10_000
+    assert s["subscriptions"]["count"] == 2_000_000
+    assert s["subscriptions"]["k"] == 10
+    assert s.approaches == ["paint-dense", "paint-sparse"]
+
+
+@pytest.mark.parametrize(
+    ("data", "words"),
+    [
+        ({"objects": {"count": 0}}, ["objects.count", "0", "1"]),
+        ({"objects": {"distribution": "zipf"}}, ["objects.distribution", "'zipf'", "'clustered'"]),
+        ({"subscriptions": {"k": "ten"}}, ["subscriptions.k", "'ten'", "int"]),
+        ({"subscriptions": {"kk": 3}}, ["subscriptions.kk", "count, distribution, k"]),
+        ({"network": {"brokers": 3}}, ["[network]", "[objects]"]),
+        ({"algorithm": {"approaches": ["paint-magic"]}}, ["'paint-magic'", "paint-dense"]),
+        ({"algorithm": {"approaches": ["paint-dense(0.3)"]}}, ["1/2^i", "0.3"]),
+        ({"algorithm": {"approaches": []}}, ["algorithm.approaches"]),
+        ({"events": {"churn": 1.5}}, ["events.churn", "1.5", "0.0 .. 1.0"]),
+        ({"seed": True}, ["seed", "True", "int"]),
+    ],
+)
+def test_bad_values_are_named(data, words):
+    with pytest.raises(ConfigError) as err:
+        from_dict(data, "x.toml")
+    for word in words:
+        assert word in str(err.value)
+
+
+def test_approach_names_with_eps_parse():
+    s = from_dict({"algorithm": {"approaches": ["paint-sparse(1/4)", "paint-dense(1)"]}})
+    assert s.approaches == ["paint-sparse(1/4)", "paint-dense(1)"]
+
+
+def test_load_reports_missing_and_malformed_files(tmp_path):
+    with pytest.raises(ConfigError, match="cannot read"):
+        load(tmp_path / "nope.toml")
+    bad = tmp_path / "bad.toml"
+    bad.write_text("seed = = 1")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        load(bad)
+
+
+def test_replace_validates_and_every_key_is_documented():
+    s = from_dict({}).replace(**{"subscriptions.k": 3})
+    assert s["subscriptions"]["k"] == 3
+    with pytest.raises(ConfigError):
+        s.replace(**{"subscriptions.k": -1})
+    assert all(spec.doc for keys in SCHEMA.values() for spec in keys.values())

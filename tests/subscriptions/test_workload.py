@@ -1,0 +1,68 @@
+"""Workload generators: seeded, in the domain, shaped as seed 003 §V describes."""
+
+import numpy as np
+import pytest
+
+from cnsim.subscriptions.workload import (
+    SUBSCRIPTION_DISTRIBUTIONS,
+    W,
+    generate_events,
+    generate_objects,
+    generate_subscriptions,
+    object_cluster_centres,
+)
+
+
+def rng(seed=0):
+    return np.random.default_rng(seed)
+
+
+@pytest.mark.parametrize("dist", ["uniform", "clustered"])
+def test_objects_in_domain_and_seeded(dist):
+    x, y = generate_objects(rng(), 5000, dist)
+    assert ((x >= 0) & (x < 1) & (y >= 0) & (y < 1)).all()
+    x2, _ = generate_objects(rng(), 5000, dist)
+    assert np.array_equal(x, x2)
+    if dist == "clustered":
+        # Every object is near one of the 10 centres (sd w/8), 10% per cluster.
+        nearest = np.abs(x[:, None] - object_cluster_centres()[None, :]).argmin(axis=1)
+        assert np.abs(x - object_cluster_centres()[nearest]).max() < W / 2
+        assert np.bincount(nearest, minlength=10).min() >= 450
+
+
+@pytest.mark.parametrize("dist", SUBSCRIPTION_DISTRIBUTIONS)
+def test_subscriptions_are_ranges_in_domain(dist):
+    l, r = generate_subscriptions(rng(1), 4000, dist, spread=0.1)
+    assert len(l) == 4000
+    assert ((l >= 0) & (l <= r) & (r <= 1)).all()
+
+
+def test_anti_correlated_centres_fall_between_object_clusters():
+    l, r = generate_subscriptions(rng(2), 4000, "anti-correlated")
+    mid = (l + r) / 2
+    distance = np.abs(mid[:, None] - object_cluster_centres()[None, :]).min(axis=1)
+    assert np.median(distance) > W / 4
+
+
+def test_events_move_y_to_the_chosen_side_and_chain():
+    y0 = rng(3).random(50)
+    ev = generate_events(rng(4), y0, 2000)
+    assert ((ev.y_new >= 0) & (ev.y_new < 1)).all()
+    raised = ev.y_new > ev.y_old
+    assert 0.4 < raised.mean() < 0.6
+    # Each event's old value is the object's value after its previous event.
+    y = y0.copy()
+    for o, old, new in zip(ev.obj, ev.y_old, ev.y_new, strict=True):
+        assert y[o] == old
+        y[o] = new
+
+
+def test_volatile_changes_are_small_and_churn_deletes_and_reinserts():
+    y0 = rng(5).random(100)
+    ev = generate_events(rng(6), y0, 3000, "volatile", volatility=0.5)
+    assert np.median(np.abs(ev.y_new - ev.y_old)) < 0.1
+    ev = generate_events(rng(7), y0, 3000, churn=0.2)
+    kinds = ev.kinds()
+    assert (kinds == "delete").sum() > 300
+    assert (kinds == "insert").sum() > 100
+    assert np.isinf(ev.y_new[kinds == "delete"]).all()

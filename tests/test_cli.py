@@ -1,0 +1,70 @@
+"""The command line: run, verify, and clear errors for bad input."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from cnsim.cli import app
+
+ROOT = Path(__file__).resolve().parents[1]
+SMALL = """
+seed = 3
+[objects]
+count = 200
+[subscriptions]
+count = 2000
+k = 4
+[events]
+count = 50
+[algorithm]
+approaches = ["paint-dense", "paint-sparse(0.5)"]
+"""
+
+
+def write(tmp_path, text):
+    path = tmp_path / "s.toml"
+    path.write_text(text)
+    return path
+
+
+def test_run_and_verify(tmp_path):
+    runner = CliRunner()
+    cfg = write(tmp_path, SMALL)
+    result = runner.invoke(app, ["run", str(cfg), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    assert "paint-sparse(0.5)" in result.output
+    assert (tmp_path / "out" / "events.parquet").exists()
+    result = runner.invoke(app, ["verify", str(cfg), "--events", "30"])
+    assert result.exit_code == 0, result.output
+    assert "all checks passed" in result.output
+
+
+def test_bad_config_is_one_line_without_traceback(tmp_path):
+    cfg = write(tmp_path, SMALL.replace("k = 4", "k = 0"))
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from cnsim.cli import main; main()",
+            "run",
+            str(cfg),
+            "--out",
+            str(tmp_path / "o"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert proc.returncode == 2
+    assert "subscriptions.k = 0" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not (tmp_path / "o").exists()  # rejected before any work
+
+
+def test_examples_are_valid():
+    from cnsim.simulations.config import load
+
+    for path in (ROOT / "examples").glob("*.toml"):
+        load(path)
