@@ -1,0 +1,1 @@
+"""Reproducible performance measurements (not tests)."""
