@@ -1,1 +1,0 @@
-"""Reproducible performance measurements (not tests)."""
