@@ -1,9 +1,9 @@
 """CN messages ``Msg(lI, rI, lO, rO, x, y)`` in columnar form.
 
 A message reaches the subscriptions ``(l, r)`` with ``lO < l <= lI`` and
-``rI <= r < rO`` and carries one object's new values. We carry the object's id
-beside its x-value: a subscriber identifies the object by x (seed 003 §II-A), and
-ids are x's stand-in that survives x-updates. Order matters within an event
+``rI <= r < rO`` and carries one object's new values ``(x, y)``. Subscribers
+identify objects by id, the stand-in for x (an id names one object at one x; see
+:class:`cnsim.subscriptions.workload.Events`). Order matters within an event
 (footnote 5) and is preserved.
 """
 
@@ -20,6 +20,7 @@ class Messages:
 
     rects: np.ndarray  # (M, 4) float64: lO, lI, rI, rO
     obj: np.ndarray  # (M,) int64 object ids
+    x: np.ndarray  # (M,) float64 object x-values
     y: np.ndarray  # (M,) float64 object y-values carried (inf: the object is gone)
 
     def __len__(self) -> int:
@@ -28,7 +29,7 @@ class Messages:
     @staticmethod
     def empty() -> Messages:
         """No messages."""
-        return Messages(np.empty((0, 4)), np.empty(0, np.int64), np.empty(0))
+        return Messages(np.empty((0, 4)), np.empty(0, np.int64), np.empty(0), np.empty(0))
 
 
 class MessageWriter:
@@ -36,21 +37,21 @@ class MessageWriter:
 
     def __init__(self) -> None:
         self._rects: list[tuple] = []
-        self._obj: list[int] = []
-        self._y: list[float] = []
+        self._objects: list[tuple[int, float, float]] = []
 
-    def send(self, rects: list[tuple], obj: int, y: float) -> None:
-        """Send ``(obj, y)`` to each rectangle of ``rects``."""
+    def send(self, rects: list[tuple], obj: int, x: float, y: float) -> None:
+        """Send object ``obj`` with values ``(x, y)`` to each rectangle of ``rects``."""
         self._rects.extend(rects)
-        self._obj.extend([obj] * len(rects))
-        self._y.extend([y] * len(rects))
+        self._objects.extend([(obj, x, y)] * len(rects))
 
     def freeze(self) -> Messages:
         """The messages sent so far."""
-        if not self._obj:
+        if not self._objects:
             return Messages.empty()
+        obj, x, y = zip(*self._objects, strict=True)
         return Messages(
             np.array(self._rects, np.float64).reshape(-1, 4),
-            np.array(self._obj, np.int64),
-            np.array(self._y, np.float64),
+            np.array(obj, np.int64),
+            np.array(x, np.float64),
+            np.array(y, np.float64),
         )

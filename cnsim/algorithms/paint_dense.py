@@ -9,20 +9,25 @@ part of IR*(i) that h gains (a diagonal chain of at most k rectangles).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from cnsim.algorithms import regions
 from cnsim.algorithms.messages import Messages, MessageWriter
 from cnsim.server.object_index import EAST, WEST, ObjectIndex
+from cnsim.subscriptions.workload import Updates
 
 
 class PaintDense:
-    """Paint-Dense, or Paint-Dense(ε) when ``eps`` is given."""
+    """Paint-Dense, or Paint-Dense(ε) when ``eps`` is given. It owns ``objects``, the
+    server's object index, and counts its calls in ``objects.counter``."""
 
     exact_name = "paint-dense"
 
     def __init__(self, objects: ObjectIndex, k: int, eps: float | None = None):
         self.objects = objects
+        self.counter = objects.counter
         self.k = k
         self.eps = eps
 
@@ -36,57 +41,82 @@ class PaintDense:
         """Whether only affected subscriptions are notified."""
         return self.eps is None
 
-    def messages(self, obj: int, y_old: float, y_new: float) -> Messages:
-        """Messages for ``Upd(x_obj, y_old -> y_new)``; the index must already hold y_new."""
+    def process(self, updates: Updates) -> Messages:
+        """Apply ``updates`` one at a time, each followed by its messages."""
         out = MessageWriter()
-        if y_new < y_old:
-            self._rank_raising(out, obj, y_new)
-        elif y_new > y_old:
-            self._rank_lowering(out, obj, y_old, y_new)
+        for i, x_i, y_old, y_new in updates:
+            self.objects.apply(i, x_i, y_new)
+            self.notify(out, i, x_i, y_old, y_new)
         return out.freeze()
 
+    def notify(self, out: MessageWriter, i: int, x_i: float, y_old: float, y_new: float) -> None:
+        """Messages for ``Upd(x_i, y_old -> y_new)``; the index already holds ``y_new``."""
+        if y_new < y_old:
+            self.rank_raising(out, i, x_i, y_new)
+        elif y_new > y_old:
+            self.rank_lowering(out, i, x_i, y_old, y_new)
+
     # -- the two cases of Algorithm 3 ------------------------------------------------------
-    def _lists(self, x_i: float, z: float) -> tuple[np.ndarray, np.ndarray]:
+    def lists(self, i: int, x_i: float, z: float) -> tuple[np.ndarray, np.ndarray]:
+        """``L`` and ``R``: first_k west and east of ``x_i`` below object i at height z
+        (below in the order of (y, id), which breaks ties in y by id)."""
         return (
-            self.objects.first_k(x_i, z, WEST, self.k),
-            self.objects.first_k(x_i, z, EAST, self.k),
+            self.objects.first_k(x_i, z, WEST, self.k, i),
+            self.objects.first_k(x_i, z, EAST, self.k, i),
         )
 
-    def _rank_raising(self, out: MessageWriter, i: int, y_new: float) -> None:
-        x_i = float(self.objects.x[i])
-        L, R = self._lists(x_i, y_new)
-        self._emit(out, regions.influence_region(x_i, L, R, self.k), i, y_new)
+    def rank_raising(self, out: MessageWriter, i: int, x_i: float, y_new: float) -> None:
+        """Notify IR_new(i) with i's new value."""
+        L, R = self.lists(i, x_i, y_new)
+        self.emit(out, regions.influence_region(x_i, L, R, self.k), i, x_i, y_new)
 
-    def _rank_lowering(self, out: MessageWriter, i: int, y_old: float, y_new: float) -> None:
-        x_i = float(self.objects.x[i])
-        L, R = self._lists(x_i, y_old)
-        self._emit(out, regions.influence_region(x_i, L, R, self.k), i, y_new)
-        z = y_old
-        while z < y_new:
-            lo, hi = self._search_range(x_i, L, R)
+    def rank_lowering(
+        self,
+        out: MessageWriter,
+        i: int,
+        x_i: float,
+        y_old: float,
+        y_new: float,
+        first_region: list[tuple] | None = None,
+        keep: Callable[[int], bool] | None = None,
+    ) -> None:
+        """Notify IR_old(i) (or ``first_region``) with i's new value, then sweep.
+
+        ``keep(h)`` decides whether exposed object h's messages are sent (Paint-Batch
+        discards some); by default all are.
+        """
+        L, R = self.lists(i, x_i, y_old)
+        if first_region is None:
+            first_region = regions.influence_region(x_i, L, R, self.k)
+        self.emit(out, first_region, i, x_i, y_new)
+        z = (y_old, i)  # the sweep position, in the order of (y, id)
+        while True:
+            lo, hi = self.search_range(x_i, L, R)
             if lo > hi:
                 break  # no subscription left in IR*(i): nothing more to expose
-            h = self.objects.min_y(lo, hi, z)
+            h = self.objects.min_y(lo, hi, *z)
             if h < 0:
                 break
             y_h = float(self.objects.y[h])
-            if y_h >= y_new:
+            if (y_h, h) >= (y_new, i):
                 break  # h lies above i's new position (or is i itself)
             x_h = float(self.objects.x[h])
-            self._emit(out, regions.gained_region(x_i, L, R, x_h, self.k), h, y_h)
+            if keep is None or keep(h):
+                self.emit(out, regions.gained_region(x_i, L, R, x_h, self.k), h, x_h, y_h)
             L, R = regions.add_exposed(L, R, x_i, x_h, self.k)
-            z = y_h
+            z = (y_h, h)
 
     # -- the hooks Paint-Sparse overrides ----------------------------------------------------
-    def _search_range(self, x_i: float, L: np.ndarray, R: np.ndarray) -> tuple[float, float]:
-        """The x-range in which to look for the next exposed object: II*(i)."""
-        lo, hi = regions.influence_interval(x_i, L, R, self.k)
-        # II is open; min_y takes a closed range, and the end objects lie below the sweep
-        # anyway, so they can never be returned.
-        return lo, hi
+    def search_range(self, x_i: float, L: np.ndarray, R: np.ndarray) -> tuple[float, float]:
+        """The x-range in which to look for the next exposed object: II*(i).
 
-    def _emit(self, out: MessageWriter, rects: list[tuple], obj: int, y: float) -> None:
-        """Send ``(obj, y)`` to the region tiled by ``rects`` (west to east)."""
+        II is open; min_y takes a closed range, but the end objects lie below the
+        sweep and so are never returned.
+        """
+        return regions.influence_interval(x_i, L, R, self.k)
+
+    def emit(self, out: MessageWriter, rects: list[tuple], obj: int, x: float, y: float) -> None:
+        """Send ``(obj, x, y)`` to the region tiled by ``rects`` (west to east)."""
         if self.eps is not None:
             rects = regions.coarsen(rects, self.eps, self.k)
-        out.send(rects, obj, y)
+        out.send(rects, obj, x, y)

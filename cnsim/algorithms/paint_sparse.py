@@ -39,18 +39,18 @@ class PaintSparse(PaintDense):
         super().__init__(objects, k, eps)
         self.subscriptions = subscriptions
 
-    def _search_range(self, x_i: float, L: np.ndarray, R: np.ndarray) -> tuple[float, float]:
+    def search_range(self, x_i: float, L: np.ndarray, R: np.ndarray) -> tuple[float, float]:
         """``[ℓ*, r*]``: the apex of the smallest southeast quadrant holding every
         subscription in IR*(i), from one snap per strip; empty (lo > hi) if none."""
         l_star, r_star = np.inf, -np.inf
         for rect in regions.influence_region(x_i, L, R, self.k):
-            count, l_min, _, _, r_max = self.subscriptions.snap(rect)
+            count, l_min, _, _, r_max = self.snap(rect)
             if count:
                 l_star = min(l_star, l_min)
                 r_star = max(r_star, r_max)
         return l_star, r_star
 
-    def _emit(self, out: MessageWriter, rects: list[tuple], obj: int, y: float) -> None:
+    def emit(self, out: MessageWriter, rects: list[tuple], obj: int, x: float, y: float) -> None:
         snapped = [self._snap(rect) for rect in rects]
         if self.eps is not None:
             # Coarsen the snapped rectangles, not the raw ones: with skipped exposed
@@ -62,12 +62,17 @@ class PaintSparse(PaintDense):
                 for s in range(0, len(snapped), size)
             ]
             snapped = [self._snap(regions.enclosing_box(g)) for g in groups if g]
-        out.send(self.greedy_merge([g for g in snapped if g is not None]), obj, y)
+        out.send(self.greedy_merge([g for g in snapped if g is not None]), obj, x, y)
+
+    def snap(self, rect: tuple) -> tuple[int, float, float, float, float]:
+        """The subscription index's ``snap``, counted as one of this approach's calls."""
+        self.counter.snap += 1
+        return self.subscriptions.snap(rect)
 
     def _snap(self, rect: tuple) -> tuple | None:
         """The message rectangle reaching exactly the subscriptions in ``rect``, and
         their number, as ``(rect, count)``; None when there are none."""
-        count, l_min, l_max, r_min, r_max = self.subscriptions.snap(rect)
+        count, l_min, l_max, r_min, r_max = self.snap(rect)
         if count == 0:
             return None
         return tuple(closed_box_rect(l_min, l_max, r_min, r_max)), count
@@ -82,7 +87,7 @@ class PaintSparse(PaintDense):
                 box = regions.enclosing_box([current, rect])
                 # The snapped rectangles reach disjoint sets, so the box adds no false
                 # positive iff it holds exactly the subscriptions of its two parts.
-                if self.subscriptions.snap(box)[0] == current_count + count:
+                if self.snap(box)[0] == current_count + count:
                     current, current_count = box, current_count + count
                     continue
                 merged.append(current)

@@ -108,3 +108,40 @@ def coarsen(rects: list[tuple], eps: float, k: int) -> list[tuple]:
     leaving at most 1/ε rectangles."""
     size = max(1, math.ceil(eps * k))
     return [enclosing_box(rects[s : s + size]) for s in range(0, len(rects), size)]
+
+
+def merge_lists(
+    first: tuple[np.ndarray, np.ndarray], second: tuple[np.ndarray, np.ndarray], k: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The first k of ``L ∪ L'`` (west, descending) and of ``R ∪ R'`` (east, ascending)."""
+    L = np.sort(np.concatenate([first[0], second[0]]))[::-1][:k]
+    R = np.sort(np.concatenate([first[1], second[1]]))[:k]
+    return L, R
+
+
+def union_region(x_i: float, staircases: list[tuple[np.ndarray, np.ndarray]], k: int) -> list:
+    """The union of influence regions of one object with apex ``(x_i, x_i)``, each given
+    by its ``(L, R)``, tiled by south-north strips west to east (Paint-Batch notifies
+    IR_new(i) ∪ IR_pre(i), §IV-A).
+
+    Within each strip between consecutive west breakpoints the union reaches the
+    highest r-bound of its staircases; neighbouring strips with equal bounds merge.
+    """
+    # Strip boundaries: x_i and ℓ_1..ℓ_k of every staircase; below a staircase's ℓ_k
+    # (p = k objects to the west) it reaches nothing.
+    cuts = np.unique(np.concatenate([[x_i]] + [L[:k] for L, _ in staircases]))[::-1]
+    strips = []  # east to west: (lo_l, hi_l, r_bound)
+    for j, hi_l in enumerate(cuts):
+        lo_l = cuts[j + 1] if j + 1 < len(cuts) else -INF
+        bound = -INF
+        for L, R in staircases:
+            p = int(np.count_nonzero(hi_l <= L))
+            if p <= k - 1:
+                bound = max(bound, _east(x_i, R, k - p))
+        if bound == -INF:
+            break  # west of here no staircase reaches
+        if strips and strips[-1][2] == bound:
+            strips[-1] = (lo_l, strips[-1][1], bound)
+        else:
+            strips.append((lo_l, float(hi_l), bound))
+    return [(lo_l, hi_l, x_i, bound) for lo_l, hi_l, bound in reversed(strips)]

@@ -1,9 +1,14 @@
-"""Approaches by the names the paper uses: ``paint-dense``, ``paint-sparse(0.25)``, …
+"""Approaches by the names the paper uses.
 
-One interface for all (scikit-learn style): ``approach.messages(obj, y_old, y_new)``
-returns the :class:`~cnsim.algorithms.messages.Messages` for one event, with the
-object index already holding ``y_new``; ``approach.name`` and ``approach.exact``
-describe it.
+* ``paint-dense``, ``paint-sparse``, each optionally with ε = 1/2^i in parentheses:
+  ``paint-dense(0.25)``, ``paint-sparse(1/8)``;
+* batch processing over one of those (default ``paint-dense``): ``paint-batch``,
+  ``coalesce``, ``online``, e.g. ``paint-batch(paint-sparse(0.5))``.
+
+One interface for all (scikit-learn style): ``approach.process(updates)`` applies a
+batch of y-updates to the approach's own object index and returns the
+:class:`~cnsim.algorithms.messages.Messages` it sends; ``approach.name`` (canonical),
+``approach.exact``, ``approach.eps`` and ``approach.counter`` describe it.
 """
 
 from __future__ import annotations
@@ -11,25 +16,43 @@ from __future__ import annotations
 import math
 import re
 
+import numpy as np
+
+from cnsim.algorithms.batch import Coalesce, Online, PaintBatch
 from cnsim.algorithms.paint_dense import PaintDense
 from cnsim.algorithms.paint_sparse import PaintSparse
-from cnsim.server.object_index import ObjectIndex
+from cnsim.server.object_index import CallCounter, ObjectIndex
 from cnsim.subscriptions.index import SubscriptionIndex
 
 FAMILIES = ("paint-dense", "paint-sparse")
-_NAME = re.compile(r"^\s*([a-z-]+)\s*(?:\(\s*([0-9./]+)\s*\))?\s*$")
+BATCH = {"paint-batch": PaintBatch, "coalesce": Coalesce, "online": Online}
+_NAME = re.compile(r"^\s*([a-z-]+)\s*(?:\((.*)\))?\s*$")
+_ALLOWED = (
+    "paint-dense, paint-sparse (optionally with ε = 1/2^i in parentheses, e.g. "
+    "'paint-sparse(0.25)'), or paint-batch, coalesce, online (optionally over one of "
+    "those, e.g. 'paint-batch(paint-sparse)')"
+)
 
 
-def parse_approach(name: str) -> tuple[str, float | None]:
-    """``(family, eps)`` from a written name; raises ValueError saying what is allowed."""
+def parse_approach(name: str) -> tuple[str | None, str, float | None]:
+    """``(batch, family, eps)`` from a written name; ``batch`` is None for plain
+    approaches. Raises ValueError saying what is allowed."""
     match = _NAME.match(name) if isinstance(name, str) else None
+    if match and match.group(1) in BATCH:
+        _, family, eps = parse_approach(match.group(2) or "paint-dense")
+        if _ is not None:
+            raise ValueError(f"unknown approach {name!r}: batch approaches do not nest")
+        return match.group(1), family, eps
     if not match or match.group(1) not in FAMILIES:
-        raise ValueError(
-            f"unknown approach {name!r}; allowed: {', '.join(FAMILIES)}, "
-            "each optionally with ε = 1/2^i in parentheses, e.g. 'paint-sparse(0.25)'"
-        )
-    family, eps_text = match.groups()
-    return family, (parse_eps(eps_text) if eps_text else None)
+        raise ValueError(f"unknown approach {name!r}; allowed: {_ALLOWED}")
+    return None, match.group(1), (parse_eps(match.group(2)) if match.group(2) else None)
+
+
+def canonical_name(name: str) -> str:
+    """The name results are reported under (``paint-batch`` -> ``paint-batch(paint-dense)``)."""
+    batch, family, eps = parse_approach(name)
+    base = family if eps is None else f"{family}({eps:g})"
+    return base if batch is None else f"{batch}({base})"
 
 
 def parse_eps(text: str) -> float:
@@ -44,9 +67,14 @@ def parse_eps(text: str) -> float:
     return eps
 
 
-def make_approach(name: str, objects: ObjectIndex, subscriptions: SubscriptionIndex, k: int):
-    """The approach called ``name`` over the given indexes."""
-    family, eps = parse_approach(name)
+def make_approach(
+    name: str, x: np.ndarray, y: np.ndarray, subscriptions: SubscriptionIndex, k: int
+):
+    """The approach called ``name``, with its own object index over objects ``(x, y)``."""
+    batch, family, eps = parse_approach(name)
+    objects = ObjectIndex(x, y, CallCounter())
     if family == "paint-dense":
-        return PaintDense(objects, k, eps)
-    return PaintSparse(objects, subscriptions, k, eps)
+        base = PaintDense(objects, k, eps)
+    else:
+        base = PaintSparse(objects, subscriptions, k, eps)
+    return base if batch is None else BATCH[batch](base)

@@ -90,31 +90,35 @@ class ObjectIndex:
         if self._drift > max(1024, 2 * self.n_ids):
             self._rebuild()
 
-    def insert(self, x: float, y: float) -> int:
-        """Add a new object and return its id."""
-        if self.n_ids == len(self._x):
-            grow = max(16, len(self._x))
+    def insert(self, x: float, y: float, i: int | None = None) -> int:
+        """Add an object at ``x`` and return its id: the next one, or ``i`` if given
+        (an absent id; ids skipped on the way stay absent)."""
+        i = self.n_ids if i is None else i
+        if i < self.n_ids:
+            if np.isfinite(self._y[i]):
+                raise InputError(f"object id {i} is present already")
+            self._pos_of[i] = -1  # its dead slot, if any, stays free for reuse
+        elif i >= len(self._x):
+            grow = max(16, len(self._x), i + 1 - len(self._x))
             self._x = np.concatenate([self._x, np.full(grow, np.nan)])
             self._y = np.concatenate([self._y, np.full(grow, np.inf)])
             self._pos_of = np.concatenate([self._pos_of, np.full(grow, -1, np.int64)])
-        i = self.n_ids
-        self.n_ids += 1
+        self.n_ids = max(self.n_ids, i + 1)
         self._x[i] = x
         self.update(i, y)
         return i
 
     def delete(self, i: int) -> None:
-        """Remove object ``i`` (its y becomes ``inf``; the id is never reused)."""
+        """Remove object ``i`` (its y becomes ``inf``; a finite y later revives it)."""
         self.update(i, np.inf)
 
-    def move(self, i: int, x_new: float) -> None:
-        """Change object ``i``'s x-value (a delete followed by an insert at the same id)."""
-        y = float(self._y[i])
-        self.update(i, np.inf)
-        self._pos_of[i] = -1  # its old slot stays dead and may be reused
-        self._x[i] = x_new
-        if np.isfinite(y):
-            self.update(i, y)
+    def apply(self, i: int, x: float, y_new: float) -> None:
+        """Apply ``Upd(x, y_old -> y_new)`` to object ``i``; an id beyond the last one
+        inserts a new object at ``x``."""
+        if i >= self.n_ids:
+            self.insert(x, y_new, i)
+        else:
+            self.update(i, y_new)
 
     def _place(self, i: int) -> None:
         # Reuse the slot of a dead object; the boxes grow to cover the new point, which
@@ -148,25 +152,42 @@ class ObjectIndex:
         self._drift = 0
 
     # -- queries ----------------------------------------------------------------------------
-    def first_k(self, x0: float, y0: float, direction: int, k: int) -> np.ndarray:
+    def first_k(self, x0: float, y0: float, direction: int, k: int, id0: int = -1) -> np.ndarray:
         """x-values of the first ``k`` objects met going west (``WEST``) or east (``EAST``)
-        from ``x0`` among those with ``y < y0``, in the order met (fewer if fewer exist)."""
+        from ``x0`` among those below ``y0``, in the order met (fewer if fewer exist).
+
+        "Below" is in the order of (y, id), so that ties in y, which the paper rules
+        out, are broken by id (``id0`` is the id at the apex; -1 counts no tie as below).
+        """
         self.counter.first_k += 1
         t = self._tree
-        pos = _first_k(t.start, t.end, t.leaf, t.box, self._px, self._py, x0, y0, direction, k)
+        pos = _first_k(
+            t.start,
+            t.end,
+            t.leaf,
+            t.box,
+            self._px,
+            self._py,
+            self._pid,
+            x0,
+            y0,
+            id0,
+            direction,
+            k,
+        )
         return self._px[pos]
 
-    def min_y(self, lo: float, hi: float, y0: float) -> int:
-        """Id of the object with the smallest ``y > y0`` and ``lo <= x <= hi``, or -1
-        (ties, which the paper rules out, go to the smaller id)."""
+    def min_y(self, lo: float, hi: float, y0: float, id0: int = 2**62) -> int:
+        """Id of the object with ``lo <= x <= hi`` lowest above ``y0`` in the order of
+        (y, id) (above ``(y0, id0)``; by default no tie counts as above), or -1."""
         self.counter.min_y += 1
         t = self._tree
-        pos = _min_y(t.start, t.end, t.leaf, t.box, self._px, self._py, self._pid, lo, hi, y0)
+        pos = _min_y(t.start, t.end, t.leaf, t.box, self._px, self._py, self._pid, lo, hi, y0, id0)
         return int(self._pid[pos]) if pos >= 0 else -1
 
 
 @numba.njit(cache=True)
-def _first_k(start, end, leaf, box, px, py, x0, y0, direction, k):
+def _first_k(start, end, leaf, box, px, py, pid, x0, y0, id0, direction, k):
     # Work on u = x (west) or u = -x (east): the objects met first are those with the
     # largest u < u0, so this is a k-nearest search along one axis with a y filter.
     s = -1.0 if direction > 0 else 1.0
@@ -182,12 +203,13 @@ def _first_k(start, end, leaf, box, px, py, x0, y0, direction, k):
         v = stack[sp]
         u_lo = min(s * box[v, 0], s * box[v, 1])
         u_hi = max(s * box[v, 0], s * box[v, 1])
-        if box[v, 2] >= y0 or u_lo >= u0 or (count == k and u_hi <= best_u[k - 1]):
+        if box[v, 2] > y0 or u_lo >= u0 or (count == k and u_hi <= best_u[k - 1]):
             continue
         if leaf[v]:
             for p in range(start[v], end[v]):
                 u = s * px[p]
-                if py[p] < y0 and u < u0 and (count < k or u > best_u[count - 1]):
+                below = py[p] < y0 or (py[p] == y0 < np.inf and pid[p] < id0)
+                if below and u < u0 and (count < k or u > best_u[count - 1]):
                     j = count if count < k else k - 1
                     while j > 0 and best_u[j - 1] < u:
                         best_u[j] = best_u[j - 1]
@@ -209,7 +231,7 @@ def _first_k(start, end, leaf, box, px, py, x0, y0, direction, k):
 
 
 @numba.njit(cache=True)
-def _min_y(start, end, leaf, box, px, py, pid, lo, hi, y0):
+def _min_y(start, end, leaf, box, px, py, pid, lo, hi, y0, id0):
     best_y = np.inf
     best_p = -1
     stack = np.empty(_STACK, np.int64)
@@ -218,13 +240,14 @@ def _min_y(start, end, leaf, box, px, py, pid, lo, hi, y0):
     while sp > 0:
         sp -= 1
         v = stack[sp]
-        if box[v, 1] < lo or box[v, 0] > hi or box[v, 3] <= y0 or box[v, 2] > best_y:
+        if box[v, 1] < lo or box[v, 0] > hi or box[v, 3] < y0 or box[v, 2] > best_y:
             continue
         if leaf[v]:
             for p in range(start[v], end[v]):
                 yp = py[p]
+                above = yp > y0 or (yp == y0 and pid[p] > id0)
                 better = yp < best_y or (yp == best_y and pid[p] < pid[best_p])
-                if y0 < yp < np.inf and better and lo <= px[p] <= hi:
+                if above and yp < np.inf and better and lo <= px[p] <= hi:
                     best_y = yp
                     best_p = p
             continue

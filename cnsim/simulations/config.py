@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cnsim.algorithms.registry import parse_approach
+from cnsim.algorithms.registry import canonical_name
 from cnsim.errors import ConfigError
 from cnsim.subscriptions.workload import (
     OBJECT_DISTRIBUTIONS,
@@ -49,7 +49,10 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "count": Key(int, 1_000, low=0, doc="number of events"),
         "update": Key(str, "uniform", UPDATE_MODELS, doc="how a new y-value is drawn"),
         "volatility": Key(float, 1.0, low=1e-9, high=1e6, doc="c of the volatile model"),
-        "churn": Key(float, 0.0, low=0.0, high=1.0, doc="share of events that delete"),
+        "inserts": Key(float, 0.0, low=0.0, high=1.0, doc="share of events inserting objects"),
+        "deletes": Key(float, 0.0, low=0.0, high=1.0, doc="share of events deleting objects"),
+        "moves": Key(float, 0.0, low=0.0, high=1.0, doc="share of events changing an x"),
+        "batch_size": Key(int, 1, low=1, doc="events per batch (1: every event alone)"),
     },
     "algorithm": {
         "approaches": Key(list, ["paint-dense", "paint-sparse"], doc="approaches to run"),
@@ -80,8 +83,8 @@ class Scenario:
 
     @property
     def approaches(self) -> list[str]:
-        """The approaches, as written (validated)."""
-        return list(self.values["algorithm"]["approaches"])
+        """The approaches, by canonical name (``paint-batch`` -> ``paint-batch(paint-dense)``)."""
+        return [canonical_name(a) for a in self.values["algorithm"]["approaches"]]
 
     def replace(self, **dotted: Any) -> Scenario:
         """A copy with ``section.key`` values replaced (validated as in a file)."""
@@ -131,6 +134,12 @@ def from_dict(data: dict[str, Any], source: str = "<dict>") -> Scenario:
         for key, spec in keys.items():
             values[section].setdefault(key, spec.default)
     _check_approaches(source, values["algorithm"]["approaches"])
+    mix = [values["events"][key] for key in ("inserts", "deletes", "moves")]
+    if sum(mix) > 1:
+        raise ConfigError(
+            f"{source}: events.inserts + events.deletes + events.moves = {sum(mix):g} "
+            "must be at most 1 (the rest are y-updates)"
+        )
     return Scenario(values, source)
 
 
@@ -158,10 +167,13 @@ def _check(source: str, section: str, key: str, value: Any) -> Any:
 def _check_approaches(source: str, approaches: list) -> None:
     if not approaches:
         raise ConfigError(f"{source}: algorithm.approaches = [] must name at least one approach")
+    names = []
     for name in approaches:
         try:
-            parse_approach(name)
+            names.append(canonical_name(name))
         except ValueError as exc:
             raise ConfigError(f"{source}: algorithm.approaches: {exc}") from None
-    if len(set(approaches)) != len(approaches):
-        raise ConfigError(f"{source}: algorithm.approaches = {approaches!r} lists a name twice")
+    if len(set(names)) != len(names):
+        raise ConfigError(
+            f"{source}: algorithm.approaches = {approaches!r} names an approach twice"
+        )

@@ -1,9 +1,10 @@
 """The counting-mode driver: wires one scenario's world and drives every approach
-over the identical event stream, recording one metrics row per (approach, event).
+over the identical event stream, recording one metrics row per (approach, batch).
 
-Per event, the server's object index takes the update once; then each approach
-turns the event into messages, the CN delivers them, and the approach's own copy
-of the subscriber lists applies the deliveries.
+Events are taken in batches of ``events.batch_size`` (1: every event alone). For
+each batch, every approach applies its updates to its own object index and turns
+them into messages, the CN delivers them, and the approach's own copy of the
+subscriber lists applies the deliveries.
 """
 
 from __future__ import annotations
@@ -22,11 +23,11 @@ from cnsim.algorithms.messages import Messages
 from cnsim.algorithms.registry import make_approach
 from cnsim.brokers.ideal import Delivery, IdealCN
 from cnsim.errors import InputError
-from cnsim.server.object_index import CallCounter, ObjectIndex
 from cnsim.simulations.config import Scenario
 from cnsim.simulations.world import Workload, build_workload
 from cnsim.subscriptions.index import SubscriptionIndex
 from cnsim.subscriptions.lists import TopKLists
+from cnsim.subscriptions.workload import Updates
 
 METRICS = (
     "server_out_msgs",
@@ -58,13 +59,11 @@ class Simulation:
         self.scenario = scenario
         self.workload: Workload = build_workload(scenario, events)
         w = self.workload
-        self.counter = CallCounter()
-        self.objects = ObjectIndex(w.x, w.y, self.counter)
-        self.subscriptions = SubscriptionIndex(w.l, w.r, self.counter)
+        self.batch_size = scenario["events"]["batch_size"]
+        self.subscriptions = SubscriptionIndex(w.l, w.r)
         self.cn = IdealCN(self.subscriptions)
         self.approaches = [
-            make_approach(name, self.objects, self.subscriptions, w.k)
-            for name in scenario.approaches
+            make_approach(name, w.x, w.y, self.subscriptions, w.k) for name in scenario.approaches
         ]
         self.lists: dict[str, TopKLists] = {}
         if track_lists:
@@ -72,24 +71,28 @@ class Simulation:
             for a in self.approaches:
                 self.lists[a.name] = initial.copy()
 
-    def steps(self) -> Iterator[tuple[int, dict[str, Outcome]]]:
-        """Process the events in order, yielding each event's outcome per approach."""
-        ev = self.workload.events
-        for e in range(len(ev)):
-            i, y_old, y_new = int(ev.obj[e]), float(ev.y_old[e]), float(ev.y_new[e])
-            self.objects.update(i, y_new)
-            yield e, {a.name: self._process(a, i, y_old, y_new) for a in self.approaches}
+    def batches(self) -> Iterator[tuple[int, int]]:
+        """``(first, stop)`` event indexes of every batch."""
+        n = len(self.workload.events)
+        for first in range(0, n, self.batch_size):
+            yield first, min(first + self.batch_size, n)
 
-    def _process(self, approach, i: int, y_old: float, y_new: float) -> Outcome:
-        before = self.counter.as_dict()
+    def steps(self) -> Iterator[tuple[int, dict[str, Outcome]]]:
+        """Process the batches in order, yielding each batch's outcome per approach."""
+        for b, (first, stop) in enumerate(self.batches()):
+            updates = self.workload.events.updates(first, stop)
+            yield b, {a.name: self._process(a, updates) for a in self.approaches}
+
+    def _process(self, approach, updates: Updates) -> Outcome:
+        before = approach.counter.as_dict()
         t0 = time.perf_counter()
-        messages = approach.messages(i, y_old, y_new)
+        messages = approach.process(updates)
         t1 = time.perf_counter()
         delivery = self.cn.deliver(messages)
         if approach.name in self.lists:
             self.lists[approach.name].apply(delivery.subs, delivery.obj, delivery.y)
         t2 = time.perf_counter()
-        calls = {key: value - before[key] for key, value in self.counter.as_dict().items()}
+        calls = {key: value - before[key] for key, value in approach.counter.as_dict().items()}
         return Outcome(messages, delivery, calls, t1 - t0, t2 - t1)
 
 
@@ -101,16 +104,16 @@ def run(
     started = time.perf_counter()
     sim = Simulation(scenario, events)
     setup_s = time.perf_counter() - started
-    n_events = len(sim.workload.events)
-    columns = {a.name: np.zeros((n_events, len(METRICS))) for a in sim.approaches}
+    n_batches = len(list(sim.batches()))
+    columns = {a.name: np.zeros((n_batches, len(METRICS))) for a in sim.approaches}
     cn_bytes = scenario["messages"]["cn_bytes"]
     steps = sim.steps()
-    if scenario["run"]["progress"] and n_events >= 200:
-        steps = tqdm(steps, total=n_events, desc="events", unit="ev", leave=False)
-    for e, outcomes in steps:
+    if scenario["run"]["progress"] and n_batches >= 200:
+        steps = tqdm(steps, total=n_batches, desc="batches", unit="batch", leave=False)
+    for b, outcomes in steps:
         for name, o in outcomes.items():
             n_msgs = len(o.messages)
-            columns[name][e] = (
+            columns[name][b] = (
                 n_msgs,
                 n_msgs * cn_bytes,
                 len(o.delivery),
@@ -140,16 +143,18 @@ def _prepare_out_dir(out_dir: str | Path | None) -> Path | None:
 
 
 def _frame(sim: Simulation, columns: dict[str, np.ndarray]) -> pd.DataFrame:
-    ev = sim.workload.events
-    kinds = ev.kinds()
+    bounds = np.array(list(sim.batches()), np.int64).reshape(-1, 2)
+    first, stop = bounds[:, 0], bounds[:, 1]
+    kinds = sim.workload.events.kinds()[first] if sim.batch_size == 1 else "batch"
     parts = []
     for name, values in columns.items():
         part = pd.DataFrame(values, columns=list(METRICS))
         int_cols = [c for c in METRICS if not c.endswith("_s")]
         part[int_cols] = part[int_cols].astype(np.int64)
-        part.insert(0, "object", ev.obj)
         part.insert(0, "kind", kinds)
-        part.insert(0, "event", np.arange(len(ev), dtype=np.int64))
+        part.insert(0, "events", stop - first)
+        part.insert(0, "event", first)
+        part.insert(0, "batch", np.arange(len(first), dtype=np.int64))
         part.insert(0, "approach", name)
         parts.append(part)
     return pd.concat(parts, ignore_index=True)
@@ -162,7 +167,7 @@ def _summary(
     for name, part in frame.groupby("approach", sort=False):
         means = {f"mean_{c}": float(part[c].mean()) for c in METRICS} if len(part) else {}
         per_approach[name] = {
-            "events": int(len(part)),
+            "batches": int(len(part)),
             **means,
             "max_server_out_bytes": int(part["server_out_bytes"].max()) if len(part) else 0,
             "total_delivered_msgs": int(part["delivered_msgs"].sum()),
@@ -174,6 +179,7 @@ def _summary(
         "subscriptions": int(len(sim.workload.l)),
         "k": sim.workload.k,
         "events": int(len(sim.workload.events)),
+        "batch_size": sim.batch_size,
         "setup_time_s": setup_s,
         "total_time_s": total_s,
         "approaches": per_approach,

@@ -1,20 +1,32 @@
 """``cnsim verify``: run the configured approaches against the brute-force oracle.
 
-After every event it checks, per approach (seed 003 §III, §IV-B):
+After every batch (every event when ``events.batch_size`` is 1) it checks, per
+approach (seed 003 §III, §IV):
 
 * ``lists``: every subscriber list equals the oracle's top-k;
 * ``exact-notifies-affected-only``: an exact approach notifies no subscription
-  whose top-k list did not change (membership or a member's y);
+  whose top-k list did not change (membership or a member's y) — per event, and
+  per batch for Paint-Batch;
 * ``sparse-same-notifications``: Paint-Sparse delivers the same (subscription,
   object, y) notifications as Paint-Dense, in the same order per subscription;
 * ``sparse-no-empty-message`` and ``sparse-not-more-than-dense``;
 * ``eps-theorem-7``: an ε variant delivers object o to subscription S only if o
-  ranks in [k − ⌈εk⌉, k + ⌈εk⌉] in S before or after the event, or o is the
+  ranks in [k − ⌈εk⌉, k + ⌈εk⌉] in S before or after the event, or o is an
   updated object and ranks within k + ⌈εk⌉ (Theorem 7, with εk rounded up to the
   whole rectangles the variants group);
-* ``eps-raising-messages``: a rank-raising update sends at most 1/ε messages.
+* ``eps-raising-messages``: a rank-raising event sends at most 1/ε messages;
+* ``batch-one-message-per-object``: Paint-Batch over an exact base sends no
+  subscription two messages about one object in a batch (Lemma 8).
 
-The reference Paint-Dense runs for the comparisons even when not configured.
+Besides the checks, verify measures three *claims* of seed 003 about Paint-Batch
+over an exact base that do not hold in general (see the README, "Paint-Batch"):
+``batch-minimum`` (Theorem 6: it delivers the minimum number of messages,
+:func:`cnsim.simulations.oracle.batch_minimum`), ``batch-not-more-than-coalesce``
+and ``batch-not-more-than-online`` (per subscription). Their violations are
+counted and reported, with examples, without failing the verification.
+
+Reference approaches (Paint-Dense for every Paint-Sparse, Coalesce and Online for
+every Paint-Batch) run beside the configured ones even when not configured.
 """
 
 from __future__ import annotations
@@ -25,13 +37,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from cnsim.algorithms.batch import coalesce
 from cnsim.algorithms.registry import make_approach, parse_approach
 from cnsim.brokers.ideal import Delivery
 from cnsim.simulations.config import Scenario
-from cnsim.simulations.oracle import ranks, true_top_k
+from cnsim.simulations.oracle import batch_minimum, ranks, true_top_k
 from cnsim.simulations.runner import Outcome, Simulation
-
-MAX_EXAMPLES = 5
+from cnsim.subscriptions.workload import Updates
 
 
 @dataclass
@@ -39,96 +51,172 @@ class Report:
     """Outcome of a verification: failures by (approach, check), with examples."""
 
     events: int = 0
+    batches: int = 0
     approaches: list[str] = field(default_factory=list)
     failures: Counter = field(default_factory=Counter)
     examples: list[str] = field(default_factory=list)
+    claims: Counter = field(default_factory=Counter)  # (approach, claim) -> violations
+    claim_examples: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
         """True when no check failed."""
         return not self.failures
 
-    def fail(self, approach: str, check: str, event: int, detail: str) -> None:
+    def fail(self, approach: str, check: str, batch: int, detail: str) -> None:
         """Record one failed check."""
         if self.failures[(approach, check)] == 0 and len(self.examples) < 50:
-            self.examples.append(f"{approach}: {check} failed at event {event}: {detail}")
+            self.examples.append(f"{approach}: {check} failed at batch {batch}: {detail}")
         self.failures[(approach, check)] += 1
+
+    def violate(self, approach: str, claim: str, batch: int, detail: str) -> None:
+        """Record a violation of a measured claim (not a failure)."""
+        if self.claims[(approach, claim)] == 0 and len(self.claim_examples) < 50:
+            self.claim_examples.append(f"{approach}: {claim} violated at batch {batch}: {detail}")
+        self.claims[(approach, claim)] += 1
 
     def text(self) -> str:
         """A human-readable summary."""
-        head = f"verified {len(self.approaches)} approaches over {self.events} events: "
+        text = self._checks_text()
+        if self.claims:
+            lines = ["paper claims measured (not failures; see README, Paint-Batch):"]
+            lines += [
+                f"  {a}: {c}: violated in {n} batches" for (a, c), n in sorted(self.claims.items())
+            ]
+            lines += [f"  {x}" for x in self.claim_examples[:5]]
+            text += "\n" + "\n".join(lines)
+        return text
+
+    def _checks_text(self) -> str:
+        head = (
+            f"verified {len(self.approaches)} approaches over {self.events} events "
+            f"in {self.batches} batches: "
+        )
         if self.ok:
             return head + "all checks passed (" + ", ".join(self.approaches) + ")"
         lines = [head + f"{sum(self.failures.values())} failed checks"]
-        lines += [f"  {a}: {c}: {n} events" for (a, c), n in sorted(self.failures.items())]
+        lines += [f"  {a}: {c}: {n} batches" for (a, c), n in sorted(self.failures.items())]
         lines += ["first failures:"] + [f"  {x}" for x in self.examples]
         return "\n".join(lines)
 
 
+class Truth:
+    """The true state of every object id, advanced update by update from the stream."""
+
+    def __init__(self, sim: Simulation):
+        w = sim.workload
+        cap = len(w.x) + len(w.events.obj)
+        self.x = np.full(cap, np.nan)
+        self.y = np.full(cap, np.inf)
+        self.x[: len(w.x)], self.y[: len(w.x)] = w.x, w.y
+        self.l, self.r, self.k = w.l, w.r, w.k
+
+    def apply(self, updates: Updates) -> None:
+        """Apply updates in order."""
+        self.x[updates.obj] = updates.x
+        self.y[updates.obj] = updates.y_new
+
+    def top_k(self, y: np.ndarray | None = None):
+        """Every subscription's true top-k (ids, ys) for the current y (or ``y``)."""
+        return true_top_k(self.x, self.y if y is None else y, self.l, self.r, self.k)
+
+
 def verify(scenario: Scenario, events: int | None = None) -> Report:
-    """Run every check after every event of ``scenario``."""
+    """Run every check after every batch of ``scenario``."""
     sim = Simulation(scenario, events)
     w = sim.workload
-    report = Report(events=len(w.events), approaches=[a.name for a in sim.approaches])
+    report = Report(
+        events=len(w.events),
+        batches=len(range(0, len(w.events), sim.batch_size)),
+        approaches=[a.name for a in sim.approaches],
+    )
     refs = _references(sim)
-    truth = true_top_k(sim.objects.x, sim.objects.y, w.l, w.r, w.k)
-    for e, outcomes in sim.steps():
-        i, y_old, y_new = int(w.events.obj[e]), float(w.events.y_old[e]), float(w.events.y_new[e])
-        old_y = sim.objects.y.copy()
-        old_y[i] = y_old
-        new_truth = true_top_k(sim.objects.x, sim.objects.y, w.l, w.r, w.k)
-        affected = ((new_truth[0] != truth[0]) | (new_truth[1] != truth[1])).any(axis=1)
-        ref_out = {name: sim.cn.deliver(a.messages(i, y_old, y_new)) for name, a in refs.items()}
+    truth = Truth(sim)
+    before = truth.top_k()
+    bounds = list(sim.batches())
+    for b, outcomes in sim.steps():
+        updates = w.events.updates(*bounds[b])
+        y_before = truth.y.copy()
+        truth.apply(updates)
+        after = truth.top_k()
+        ref_out = {name: sim.cn.deliver(a.process(updates)) for name, a in refs.items()}
+        state = BatchState(b, updates, y_before, before, after, truth)
         for a in sim.approaches:
-            o = outcomes[a.name]
-            _check_lists(report, sim, a.name, e, new_truth)
-            if a.exact:
-                _check_exact(report, a.name, e, o.delivery, affected)
-            if isinstance(a.eps, float):
-                _check_eps(report, sim, a, e, o, (i, y_old, y_new), old_y)
-            if a.name.startswith("paint-sparse"):
-                _check_sparse(report, a, e, o, ref_out[_dense_name(a)], refs[_dense_name(a)])
-        truth = new_truth
+            _check_approach(report, sim, a, outcomes[a.name], ref_out, state)
+        before = after
     return report
 
 
-def _dense_name(approach) -> str:
-    return approach.name.replace("paint-sparse", "paint-dense")
+@dataclass
+class BatchState:
+    """What the checks of one batch need to know about the truth."""
+
+    batch: int
+    updates: Updates
+    y_before: np.ndarray
+    before: tuple
+    after: tuple
+    truth: Truth
+
+    def affected(self) -> np.ndarray:
+        """Subscriptions whose top-k list changed over the batch."""
+        return ((self.after[0] != self.before[0]) | (self.after[1] != self.before[1])).any(axis=1)
+
+
+def _check_approach(report: Report, sim: Simulation, a, o: Outcome, ref_out: dict, st) -> None:
+    batch, family, _ = parse_approach(a.name)
+    _check_lists(report, sim, a.name, st)
+    single = sim.batch_size == 1
+    if a.exact and (single or batch == "paint-batch"):
+        _check_exact(report, a.name, st.batch, o.delivery, st.affected())
+    if a.eps is not None and single:
+        _check_eps(report, sim, a, o, st)
+    if family == "paint-sparse":
+        ref = _dense_name(a.name)
+        _check_sparse(report, a, st.batch, o, ref_out[ref], ref)
+    if batch == "paint-batch" and a.exact:
+        _check_batch(report, sim, a, o, ref_out, st)
+
+
+def _dense_name(name: str) -> str:
+    return name.replace("paint-sparse", "paint-dense")
 
 
 def _references(sim: Simulation) -> dict:
-    """A Paint-Dense with the same ε for every Paint-Sparse, run without lists."""
-    refs = {}
+    """Approaches the checks compare against, each with its own index, without lists."""
+    names = set()
     for a in sim.approaches:
-        family, _ = parse_approach(a.name)
+        batch, family, _ = parse_approach(a.name)
         if family == "paint-sparse":
-            name = _dense_name(a)
-            refs[name] = make_approach(name, sim.objects, sim.subscriptions, sim.workload.k)
-    return refs
+            names.add(_dense_name(a.name))
+        if batch == "paint-batch":
+            names.update(a.name.replace("paint-batch", other) for other in ("coalesce", "online"))
+    w = sim.workload
+    return {n: make_approach(n, w.x, w.y, sim.subscriptions, w.k) for n in sorted(names)}
 
 
-def _check_lists(report: Report, sim: Simulation, name: str, e: int, truth) -> None:
-    lists = sim.lists[name]
+def _check_lists(report: Report, sim: Simulation, name: str, st: BatchState) -> None:
+    lists, truth = sim.lists[name], st.after
     bad = np.flatnonzero(((lists.ids != truth[0]) | (lists.ys != truth[1])).any(axis=1))
     if len(bad):
         j = bad[0]
         report.fail(
             name,
             "lists",
-            e,
+            st.batch,
             f"{len(bad)} subscriptions differ from the oracle, e.g. #{j} "
             f"[{sim.workload.l[j]:.6g}, {sim.workload.r[j]:.6g}] holds {lists.ids[j].tolist()} "
             f"but the top-k is {truth[0][j].tolist()}",
         )
 
 
-def _check_exact(report: Report, name: str, e: int, delivery: Delivery, affected) -> None:
+def _check_exact(report: Report, name: str, b: int, delivery: Delivery, affected) -> None:
     extra = np.setdiff1d(delivery.subs, np.flatnonzero(affected))
     if len(extra):
         report.fail(
             name,
             "exact-notifies-affected-only",
-            e,
+            b,
             f"{len(extra)} unaffected subscriptions notified, e.g. #{extra[0]}",
         )
 
@@ -138,16 +226,17 @@ def _per_subscription(d: Delivery) -> np.ndarray:
     return np.stack([d.subs[order].astype(float), d.obj[order].astype(float), d.y[order]])
 
 
-def _check_sparse(report: Report, a, e: int, o: Outcome, ref: Delivery, dense) -> None:
+def _check_sparse(report: Report, a, b: int, o: Outcome, ref: Delivery, ref_name: str) -> None:
     reached = o.delivery.per_message()
     if (reached == 0).any():
-        report.fail(a.name, "sparse-no-empty-message", e, f"{(reached == 0).sum()} empty messages")
-    if len(o.messages) > len(ref.offsets) - 1:
+        report.fail(a.name, "sparse-no-empty-message", b, f"{(reached == 0).sum()} empty messages")
+    n_ref = len(ref.offsets) - 1
+    if len(o.messages) > n_ref:
         report.fail(
             a.name,
             "sparse-not-more-than-dense",
-            e,
-            f"{len(o.messages)} messages against {dense.name}'s {len(ref.offsets) - 1}",
+            b,
+            f"{len(o.messages)} messages against {ref_name}'s {n_ref}",
         )
     if a.exact:
         mine, theirs = _per_subscription(o.delivery), _per_subscription(ref)
@@ -155,32 +244,66 @@ def _check_sparse(report: Report, a, e: int, o: Outcome, ref: Delivery, dense) -
             report.fail(
                 a.name,
                 "sparse-same-notifications",
-                e,
-                f"{mine.shape[1]} notifications against paint-dense's {theirs.shape[1]}",
+                b,
+                f"{mine.shape[1]} notifications against {ref_name}'s {theirs.shape[1]}",
             )
 
 
-def _check_eps(report: Report, sim: Simulation, a, e: int, o: Outcome, event, old_y) -> None:
-    i, y_old, y_new = event
-    k, eps = sim.workload.k, a.eps
-    if y_new < y_old and len(o.messages) > math.floor(1 / eps):
-        report.fail(a.name, "eps-raising-messages", e, f"{len(o.messages)} messages > 1/ε")
+def _check_eps(report: Report, sim: Simulation, a, o: Outcome, st: BatchState) -> None:
+    k, eps, u = sim.workload.k, a.eps, st.updates
+    if (u.y_new < u.y_old).all() and len(o.messages) > len(u) * math.floor(1 / eps):
+        report.fail(a.name, "eps-raising-messages", st.batch, f"{len(o.messages)} messages > 1/ε")
     d = o.delivery
     if not len(d):
         return
-    w, x = sim.workload, sim.objects.x
-    after = ranks(x, sim.objects.y, w.l, w.r, d.subs, d.obj)
-    before = ranks(x, old_y, w.l, w.r, d.subs, d.obj)
-    # The ε variants group ⌈εk⌉ whole rectangles, so εk counts as ⌈εk⌉ here.
+    t = st.truth
+    after = ranks(t.x, t.y, t.l, t.r, d.subs, d.obj)
+    before = ranks(t.x, st.y_before, t.l, t.r, d.subs, d.obj)
     lo, hi = k - math.ceil(eps * k), k + math.ceil(eps * k)
     near_k = ((lo <= after) & (after <= hi)) | ((lo <= before) & (before <= hi))
-    changed = (d.obj == i) & (np.minimum(before, after) <= hi)
+    changed = np.isin(d.obj, u.obj) & (np.minimum(before, after) <= hi)
     bad = np.flatnonzero(~(near_k | changed))
     if len(bad):
-        t = bad[0]
+        j = bad[0]
         report.fail(
             a.name,
             "eps-theorem-7",
-            e,
-            f"object {d.obj[t]} sent to #{d.subs[t]} ranks {before[t]} before, {after[t]} after",
+            st.batch,
+            f"object {d.obj[j]} sent to #{d.subs[j]} ranks {before[j]} before, {after[j]} after",
         )
+
+
+def _check_batch(report: Report, sim: Simulation, a, o: Outcome, ref_out: dict, st) -> None:
+    d, m = o.delivery, len(sim.workload.l)
+    pairs = d.subs.astype(np.int64) * (int(d.obj.max(initial=0)) + 1) + d.obj
+    if len(np.unique(pairs)) != len(pairs):
+        report.fail(a.name, "batch-one-message-per-object", st.batch, "a repeated object")
+    mine = np.bincount(d.subs, minlength=m)
+    for other in ("coalesce", "online"):
+        theirs = np.bincount(ref_out[a.name.replace("paint-batch", other)].subs, minlength=m)
+        worse = np.flatnonzero(mine > theirs)
+        if len(worse):
+            j = worse[0]
+            report.violate(
+                a.name,
+                f"batch-not-more-than-{other}",
+                st.batch,
+                f"subscription #{j} receives {mine[j]} messages against {other}'s {theirs[j]}",
+            )
+    minimum = batch_minimum(st.before, st.after, _pre_state(st), coalesce(st.updates))
+    if len(d) != minimum.sum():
+        report.violate(
+            a.name,
+            "batch-minimum",
+            st.batch,
+            f"{len(d)} messages delivered, the minimum is {minimum.sum()}",
+        )
+
+
+def _pre_state(st: BatchState):
+    """Top-k lists once the batch's rank-raising updates are applied (and no other)."""
+    batch = coalesce(st.updates)
+    y = st.y_before.copy()
+    raising = batch.y_new < batch.y_old
+    y[batch.obj[raising]] = batch.y_new[raising]
+    return st.truth.top_k(y)

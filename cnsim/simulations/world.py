@@ -46,6 +46,8 @@ def build_workload(scenario: Scenario, events: int | None = None) -> Workload:
         e["count"] if events is None else events,
         e["update"],
         e["volatility"],
-        e["churn"],
+        (e["inserts"], e["deletes"], e["moves"]),
+        x,
+        o["distribution"],
     )
     return Workload(x, y, l, r, s["k"], stream)

@@ -14,7 +14,6 @@ import numba
 import numpy as np
 
 from cnsim import kdtree
-from cnsim.server.object_index import CallCounter
 
 _STACK = 128
 EMPTY_SNAP = (0, np.inf, -np.inf, np.inf, -np.inf)
@@ -27,12 +26,11 @@ def closed_box_rect(l_min: float, l_max: float, r_min: float, r_max: float) -> n
 
 
 class SubscriptionIndex:
-    """A static k-d tree over the subscription points, with counted ``snap`` calls."""
+    """A static k-d tree over the subscription points (callers count their snaps)."""
 
-    def __init__(self, l: np.ndarray, r: np.ndarray, counter: CallCounter | None = None):
+    def __init__(self, l: np.ndarray, r: np.ndarray):
         self.l = np.ascontiguousarray(l, np.float64)
         self.r = np.ascontiguousarray(r, np.float64)
-        self.counter = counter if counter is not None else CallCounter()
         self._tree = kdtree.build(self.l, self.r)
         self._pl = self.l[self._tree.perm]
         self._pr = self.r[self._tree.perm]
@@ -51,7 +49,6 @@ class SubscriptionIndex:
     def snap(self, rect) -> tuple[int, float, float, float, float]:
         """``(count, l_min, l_max, r_min, r_max)`` of the subscriptions inside ``rect``;
         count 0 means the empty rectangle (seed 003's ``snap(G) = ∅``)."""
-        self.counter.snap += 1
         t = self._tree
         lo_l, li, ri, ro = rect
         return _snap(t.start, t.end, t.leaf, t.box, self._pl, self._pr, lo_l, li, ri, ro)

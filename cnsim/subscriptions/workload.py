@@ -84,24 +84,62 @@ def _clustered(rng: np.random.Generator, m: int, sigma: float) -> tuple[np.ndarr
     return l, r
 
 
-@dataclass(frozen=True)
-class Events:
-    """A stream of y-update events ``Upd(x_obj, y_old -> y_new)``, columnar."""
+EVENT_KINDS = ("raise", "lower", "insert", "delete", "move")
 
-    obj: np.ndarray  # int64 object ids
-    y_old: np.ndarray  # float64
-    y_new: np.ndarray  # float64
+
+@dataclass(frozen=True)
+class Updates:
+    """y-updates ``Upd(x, y_old -> y_new)`` of objects, columnar, in order."""
+
+    obj: np.ndarray
+    x: np.ndarray
+    y_old: np.ndarray
+    y_new: np.ndarray
 
     def __len__(self) -> int:
         return len(self.obj)
 
+    def __iter__(self):
+        """``(obj, x, y_old, y_new)`` of each update as Python scalars."""
+        return zip(
+            self.obj.tolist(),
+            self.x.tolist(),
+            self.y_old.tolist(),
+            self.y_new.tolist(),
+            strict=True,
+        )
+
+
+@dataclass(frozen=True)
+class Events:
+    """A stream of events, each made of the y-updates ``Upd(x, y_old -> y_new)`` it
+    means for the server (seed 003 §II-A footnote 4), columnar.
+
+    Objects are identified by id; an id names one object *at one x*, as the paper
+    identifies objects by x: an insert creates a new id, and an x-update ("move")
+    is the delete of the object's id at the old x followed by the insert of a new
+    id at the new x. Event ``e`` consists of the updates ``start[e]:start[e + 1]``.
+    """
+
+    kind: np.ndarray  # per event: index into EVENT_KINDS
+    start: np.ndarray  # per event + 1: first update of each event
+    obj: np.ndarray  # per update: object id
+    x: np.ndarray  # per update: the object's x
+    y_old: np.ndarray  # per update: inf for an insert
+    y_new: np.ndarray  # per update: inf for a delete
+
+    def __len__(self) -> int:
+        return len(self.kind)
+
     def kinds(self) -> np.ndarray:
-        """``raise`` (rank-raising: y decreases), ``lower`` (rank-lowering: y increases),
-        ``insert`` (from y = inf) or ``delete`` (to y = inf) for each event."""
-        kinds = np.where(self.y_new < self.y_old, "raise", "lower").astype(object)
-        kinds[np.isinf(self.y_old)] = "insert"
-        kinds[np.isinf(self.y_new)] = "delete"
-        return kinds
+        """The kind of every event by name: ``raise`` (rank-raising: y decreases),
+        ``lower`` (rank-lowering: y increases), ``insert``, ``delete`` or ``move``."""
+        return np.array(EVENT_KINDS, dtype=object)[self.kind]
+
+    def updates(self, first: int, stop: int) -> Updates:
+        """The updates of events ``first .. stop - 1``, in order."""
+        rows = slice(int(self.start[first]), int(self.start[stop]))
+        return Updates(self.obj[rows], self.x[rows], self.y_old[rows], self.y_new[rows])
 
 
 def generate_events(
@@ -110,49 +148,98 @@ def generate_events(
     count: int,
     model: str = "uniform",
     volatility: float = 1.0,
-    churn: float = 0.0,
+    mix: tuple[float, float, float] = (0.0, 0.0, 0.0),
+    x: np.ndarray | None = None,
+    distribution: str = "uniform",
 ) -> Events:
-    """``count`` events over objects with current y-values ``y`` (not modified).
+    """``count`` events over objects ``(x, y)`` (not modified).
 
-    Each event picks an object uniformly and raises or lowers its y with probability
-    1/2; the new y is uniform on that side of the old value (``uniform``), or the old
-    value plus a Gaussian change of sd ``volatility/8`` of the y-range, reflected into
-    [0, 1) (``volatile``). With probability ``churn`` the event instead deletes the
-    object (``y -> inf``); an event that picks a deleted object inserts it again with
-    a uniform y (``inf -> y``), as in seed 003 §II-A footnote 4.
+    A y-update picks a live object uniformly and raises or lowers its y with
+    probability 1/2; the new y is uniform on that side of the old value
+    (``uniform``), or the old value plus a Gaussian change of sd ``volatility/8`` of
+    the y-range, reflected into [0, 1) (``volatile``). ``mix`` gives the shares of
+    inserts (new object, x from ``distribution``, y uniform), deletes and moves (new
+    x from ``distribution``, same y) among the events.
     """
     if model not in UPDATE_MODELS:
         raise ValueError(f"unknown update model {model!r}")
-    obj = rng.integers(len(y), size=count)
-    up = rng.random(count) < 0.5
-    u = rng.random(count)
-    g = np.abs(rng.normal(0.0, volatility / 8, count))
-    delete = rng.random(count) < churn
-    y_old, y_new = _walk(
-        np.asarray(y, np.float64).copy(), obj, up, u, g, delete, model == "volatile"
+    n = len(y)
+    x = np.zeros(n) if x is None else np.asarray(x, np.float64)
+    draws = (
+        rng.random(count),  # event type
+        rng.integers(0, 2**62, count),  # which live object
+        rng.random(count) < 0.5,  # raise y or lower it
+        rng.random(count),  # uniform new y
+        np.abs(rng.normal(0.0, volatility / 8, count)),  # volatile change
+        generate_objects(rng, count, distribution)[0],  # x of inserts and moves
     )
-    return Events(obj.astype(np.int64), y_old, y_new)
+    cuts = np.cumsum(mix)
+    kind, start, obj, xs, y_old, y_new = _walk(
+        x, np.asarray(y, np.float64), cuts, *draws, model == "volatile"
+    )
+    return Events(kind, start, obj, xs, y_old, y_new)
 
 
 @numba.njit(cache=True)
-def _walk(y, obj, up, u, g, delete, volatile):
-    y_old = np.empty(len(obj))
-    y_new = np.empty(len(obj))
-    for t in range(len(obj)):
-        o = obj[t]
-        old = y[o]
-        if old == np.inf:
-            new = u[t]  # insert a deleted object again
-        elif delete[t]:
-            new = np.inf
-        elif volatile:
-            new = old + g[t] if up[t] else old - g[t]
-            new = abs(new) % 2.0  # reflect into [0, 2), then fold [1, 2) back onto (0, 1]
-            if new >= 1.0:
-                new = 2.0 - new
-            new = min(new, np.nextafter(1.0, 0.0))
-        else:
-            new = old + u[t] * (1.0 - old) if up[t] else old * u[t]
-        y_old[t], y_new[t] = old, new
-        y[o] = new
-    return y_old, y_new
+def _walk(x0, y0, cuts, kind_u, pick, up, u, g, new_x, volatile):
+    n, count = len(y0), len(kind_u)
+    cap = n + count  # every event creates at most one id
+    xs, ys = np.empty(cap), np.full(cap, np.inf)
+    xs[:n], ys[:n] = x0, y0
+    live = np.empty(cap, np.int64)  # live ids, for uniform picks and O(1) removal
+    where = np.full(cap, -1, np.int64)
+    n_live = 0
+    for o in range(n):
+        if ys[o] < np.inf:
+            live[n_live], where[o] = o, n_live
+            n_live += 1
+    next_id = n
+    kind = np.empty(count, np.int64)
+    start = np.zeros(count + 1, np.int64)
+    obj = np.empty(2 * count, np.int64)
+    ux, uo, un = np.empty(2 * count), np.empty(2 * count), np.empty(2 * count)
+    rows = 0
+    for t in range(count):
+        # 0 insert, 1 delete, 2 move, 3 y-update; insert when no object is left
+        c = 0
+        while c < 3 and kind_u[t] >= cuts[c]:
+            c += 1
+        if n_live == 0:
+            c = 0
+        o = live[pick[t] % n_live] if n_live > 0 else -1
+        if c == 3:
+            old = ys[o]
+            if volatile:
+                new = old + g[t] if up[t] else old - g[t]
+                new = abs(new) % 2.0  # reflect into [0, 2), then fold back onto [0, 1]
+                if new >= 1.0:
+                    new = 2.0 - new
+                new = min(new, np.nextafter(1.0, 0.0))
+            else:
+                new = old + u[t] * (1.0 - old) if up[t] else old * u[t]
+            kind[t] = 0 if new < old else 1
+            obj[rows], ux[rows], uo[rows], un[rows] = o, xs[o], old, new
+            ys[o] = new
+            rows += 1
+        if c == 1 or c == 2:  # delete o (a move deletes it at its old x first)
+            kind[t] = 3 if c == 1 else 4
+            obj[rows], ux[rows], uo[rows], un[rows] = o, xs[o], ys[o], np.inf
+            rows += 1
+            last = live[n_live - 1]
+            live[where[o]], where[last] = last, where[o]
+            n_live -= 1
+        if c == 0 or c == 2:  # insert a new id
+            if c == 0:
+                kind[t] = 2
+            y_ins = u[t] if c == 0 else ys[o]
+            i = next_id
+            next_id += 1
+            xs[i], ys[i] = new_x[t], y_ins
+            obj[rows], ux[rows], uo[rows], un[rows] = i, xs[i], np.inf, y_ins
+            rows += 1
+            live[n_live], where[i] = i, n_live
+            n_live += 1
+        if c == 1 or c == 2:
+            ys[o] = np.inf
+        start[t + 1] = rows
+    return kind, start, obj[:rows].copy(), ux[:rows].copy(), uo[:rows].copy(), un[:rows].copy()

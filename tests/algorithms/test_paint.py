@@ -24,7 +24,7 @@ def scenario(seed, k, objects, subscriptions, n=80, m=1500, events=120, churn=0.
             "seed": seed,
             "objects": {"count": n, "distribution": objects},
             "subscriptions": {"count": m, "distribution": subscriptions, "k": k},
-            "events": {"count": events, "churn": churn},
+            "events": {"count": events, "inserts": churn, "deletes": churn, "moves": churn},
             "algorithm": {"approaches": ALL},
             "run": {"progress": False},
         }

@@ -25,7 +25,11 @@ def test_defaults_are_the_papers():
         ({"algorithm": {"approaches": ["paint-magic"]}}, ["'paint-magic'", "paint-dense"]),
         ({"algorithm": {"approaches": ["paint-dense(0.3)"]}}, ["1/2^i", "0.3"]),
         ({"algorithm": {"approaches": []}}, ["algorithm.approaches"]),
-        ({"events": {"churn": 1.5}}, ["events.churn", "1.5", "0.0 .. 1.0"]),
+        ({"events": {"deletes": 1.5}}, ["events.deletes", "1.5", "0.0 .. 1.0"]),
+        ({"events": {"inserts": 0.6, "moves": 0.6}}, ["events.inserts + ", "1.2", "at most 1"]),
+        ({"events": {"batch_size": 0}}, ["events.batch_size", "0"]),
+        ({"algorithm": {"approaches": ["online", "online(paint-dense)"]}}, ["twice"]),
+        ({"algorithm": {"approaches": ["paint-batch(coalesce)"]}}, ["do not nest"]),
         ({"seed": True}, ["seed", "True", "int"]),
     ],
 )
@@ -36,9 +40,15 @@ def test_bad_values_are_named(data, words):
         assert word in str(err.value)
 
 
-def test_approach_names_with_eps_parse():
-    s = from_dict({"algorithm": {"approaches": ["paint-sparse(1/4)", "paint-dense(1)"]}})
-    assert s.approaches == ["paint-sparse(1/4)", "paint-dense(1)"]
+def test_approach_names_parse_to_canonical_names():
+    names = ["paint-sparse(1/4)", "paint-dense(1)", "paint-batch", "coalesce(paint-sparse(.5))"]
+    s = from_dict({"algorithm": {"approaches": names}})
+    assert s.approaches == [
+        "paint-sparse(0.25)",
+        "paint-dense(1)",
+        "paint-batch(paint-dense)",
+        "coalesce(paint-sparse(0.5))",
+    ]
 
 
 def test_load_reports_missing_and_malformed_files(tmp_path):

@@ -20,11 +20,11 @@ SMALL = {
 def test_run_writes_events_and_summary(tmp_path):
     frame, summary = run(from_dict(SMALL), tmp_path)
     on_disk = pd.read_parquet(tmp_path / "events.parquet")
-    assert list(on_disk.columns) == ["approach", "event", "kind", "object", *METRICS]
+    assert list(on_disk.columns) == ["approach", "batch", "event", "events", "kind", *METRICS]
     assert len(on_disk) == 3 * 150
-    assert set(on_disk["kind"]) <= {"raise", "lower", "insert", "delete"}
+    assert set(on_disk["kind"]) <= {"raise", "lower", "insert", "delete", "move"}
     saved = json.loads((tmp_path / "summary.json").read_text())
-    assert saved["approaches"]["paint-dense"]["events"] == 150
+    assert saved["approaches"]["paint-dense"]["batches"] == 150
     assert saved == json.loads(json.dumps(summary))
     dense = frame[frame.approach == "paint-dense"]
     assert (
@@ -48,3 +48,13 @@ def test_same_seed_same_results_and_events_override():
     )
     other, _ = run(from_dict({**SMALL, "seed": 6}), events=60)
     assert not other[counts].equals(a[counts])
+
+
+def test_batches_have_one_row_each():
+    batched = {**SMALL, "events": {"count": 95, "batch_size": 10, "moves": 0.2}}
+    frame, summary = run(from_dict(batched))
+    dense = frame[frame.approach == "paint-dense"]
+    assert dense["batch"].tolist() == list(range(10))
+    assert dense["event"].tolist() == list(range(0, 95, 10))
+    assert dense["events"].sum() == 95 and (dense["kind"] == "batch").all()
+    assert summary["batch_size"] == 10

@@ -38,4 +38,3 @@ def test_report_and_snap_match_brute_force(m, seed, rects):
             # The snapped rectangle reaches exactly the same subscriptions.
             snapped = closed_box_rect(l_min, l_max, r_min, r_max)
             assert np.array_equal(np.flatnonzero(inside(l, r, snapped)), want)
-    assert index.counter.snap == len(rects)

@@ -44,25 +44,43 @@ def test_anti_correlated_centres_fall_between_object_clusters():
     assert np.median(distance) > W / 4
 
 
+def replay(x0, y0, ev):
+    """Apply the updates in order, checking each starts from the object's state."""
+    x = dict(enumerate(x0.tolist()))
+    y = dict(enumerate(y0.tolist()))
+    for o, xo, old, new in ev.updates(0, len(ev)):
+        assert y.get(o, np.inf) == old
+        assert x.setdefault(o, xo) == xo  # an id never changes its x
+        y[o] = new
+    return x, y
+
+
 def test_events_move_y_to_the_chosen_side_and_chain():
-    y0 = rng(3).random(50)
-    ev = generate_events(rng(4), y0, 2000)
+    x0, y0 = rng(3).random(50), rng(3).random(50)
+    ev = generate_events(rng(4), y0, 2000, x=x0)
+    assert len(ev.obj) == len(ev) == 2000  # one update per y-update event
     assert ((ev.y_new >= 0) & (ev.y_new < 1)).all()
     raised = ev.y_new > ev.y_old
     assert 0.4 < raised.mean() < 0.6
-    # Each event's old value is the object's value after its previous event.
-    y = y0.copy()
-    for o, old, new in zip(ev.obj, ev.y_old, ev.y_new, strict=True):
-        assert y[o] == old
-        y[o] = new
+    assert set(ev.kinds()) == {"raise", "lower"}
+    replay(x0, y0, ev)
 
 
-def test_volatile_changes_are_small_and_churn_deletes_and_reinserts():
+def test_volatile_changes_are_small():
     y0 = rng(5).random(100)
     ev = generate_events(rng(6), y0, 3000, "volatile", volatility=0.5)
     assert np.median(np.abs(ev.y_new - ev.y_old)) < 0.1
-    ev = generate_events(rng(7), y0, 3000, churn=0.2)
+
+
+def test_mixes_of_inserts_deletes_and_moves():
+    x0, y0 = rng(8).random(40), rng(8).random(40)
+    ev = generate_events(rng(9), y0, 4000, mix=(0.2, 0.2, 0.2), x=x0)
     kinds = ev.kinds()
-    assert (kinds == "delete").sum() > 300
-    assert (kinds == "insert").sum() > 100
-    assert np.isinf(ev.y_new[kinds == "delete"]).all()
+    for kind in ("insert", "delete", "move"):
+        assert 600 < (kinds == kind).sum() < 1000
+    per_event = np.diff(ev.start)
+    assert (per_event[kinds == "move"] == 2).all()  # delete at the old x, insert at the new
+    assert (per_event[kinds != "move"] == 1).all()
+    inserted = ev.obj[np.isinf(ev.y_old)]
+    assert np.array_equal(inserted, np.arange(40, 40 + len(inserted)))  # fresh ids in order
+    replay(x0, y0, ev)
