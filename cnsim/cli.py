@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from cnsim.errors import CnsimError
+from cnsim.network.cli import topology_app
 
 app = typer.Typer(
     help="cnsim: simulate range top-k subscriptions over a content-driven network.",
@@ -19,6 +20,7 @@ app = typer.Typer(
 )
 bench_app = typer.Typer(help="Reproducible performance measurements.", no_args_is_help=True)
 app.add_typer(bench_app, name="bench")
+app.add_typer(topology_app, name="topology")
 
 ConfigArg = Annotated[Path, typer.Argument(help="scenario TOML file")]
 EventsOpt = Annotated[

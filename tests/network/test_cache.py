@@ -1,0 +1,108 @@
+"""World cache: round trip, keying, location, atomic entries; the topology CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from cnsim.network import NetworkParams, build_world, cache_dir, world_key
+from cnsim.network.cache import ARRAYS, _arrays
+from cnsim.network.cli import topology_app
+
+SMALL = NetworkParams(ip_nodes=60, brokers=10, seed=4, publishers=3, subscribers=5)
+
+
+def test_roundtrip_identical(tmp_path: Path) -> None:
+    built = build_world(SMALL, directory=tmp_path)
+    entry = tmp_path / built.key
+    assert (entry / "meta.json").is_file()
+    loaded = build_world(SMALL, directory=tmp_path)
+    assert loaded.key == built.key
+    for name, array in _arrays(built).items():
+        other = _arrays(loaded)[name]
+        if array is None:
+            assert other is None
+            continue
+        assert other.dtype == array.dtype and np.array_equal(other, array), name
+        assert not other.flags.writeable
+    assert {p.stem for p in entry.glob("*.npy")} <= set(ARRAYS)
+    assert not list(tmp_path.glob(".tmp-*"))  # no leftover temporary directories
+    # a second save of the same key (lost race) leaves the entry intact
+    from cnsim.network.cache import save_world
+
+    save_world(built, tmp_path)
+    assert np.array_equal(build_world(SMALL, directory=tmp_path).node_hops, built.node_hops)
+
+
+def test_pos_survives_roundtrip(tmp_path: Path) -> None:
+    p = NetworkParams(ip_nodes=40, brokers=4, generator="waxman", latency="geometric")
+    built = build_world(p, directory=tmp_path)
+    loaded = build_world(p, directory=tmp_path)
+    assert loaded.topology.pos is not None
+    assert np.array_equal(loaded.topology.pos, built.topology.pos)
+
+
+def test_key_is_stable_and_discriminating() -> None:
+    key = world_key(SMALL)
+    assert key == world_key(NetworkParams(**SMALL.to_dict()))
+    assert key.startswith("internet-as-n60-b10-s4-")
+    changed = [
+        NetworkParams(**{**SMALL.to_dict(), "seed": 5}),
+        NetworkParams(**{**SMALL.to_dict(), "brokers": 11}),
+        NetworkParams(**{**SMALL.to_dict(), "latency_range_ms": (1.0, 11.0)}),
+        NetworkParams(**{**SMALL.to_dict(), "subscribers": 6}),
+        NetworkParams(**{**SMALL.to_dict(), "generator": "barabasi-albert"}),
+    ]
+    assert len({key, *map(world_key, changed)}) == 1 + len(changed)
+    # parameters that do not shape this world do not change its key
+    assert world_key(NetworkParams(**{**SMALL.to_dict(), "waxman_beta": 0.2, "ba_m": 3})) == key
+    # the key is a pure function of the parameters (no hash(), no process state)
+    assert key == "internet-as-n60-b10-s4-" + key.rsplit("-", 1)[1]
+
+
+def test_file_topology_keyed_by_content(tmp_path: Path) -> None:
+    path = tmp_path / "net.edges"
+    path.write_text("0 1\n1 2\n2 0\n")
+    p = NetworkParams(brokers=2, generator="file", path=str(path))
+    first = world_key(p)
+    copy = tmp_path / "copy.edges"
+    copy.write_text(path.read_text())
+    assert world_key(NetworkParams(brokers=2, generator="file", path=str(copy))) == first
+    path.write_text("0 1\n1 2\n")
+    assert world_key(p) != first
+
+
+def test_cache_dir_env_and_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CNSIM_CACHE", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert cache_dir() == tmp_path / ".cnsim-cache"
+    monkeypatch.setenv("CNSIM_CACHE", str(tmp_path / "env"))
+    assert cache_dir() == tmp_path / "env"
+    assert cache_dir(tmp_path / "x") == tmp_path / "x"
+    world = build_world(SMALL)
+    assert (tmp_path / "env" / world.key / "meta.json").is_file()
+
+
+def test_no_cache_builds_without_writing(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("CNSIM_CACHE", str(tmp_path / "env"))
+    build_world(SMALL, cache=False)
+    assert not (tmp_path / "env").exists()
+
+
+def test_cli_build_show(tmp_path: Path) -> None:
+    runner = CliRunner()
+    args = ["--ip-nodes", "50", "--brokers", "5", "--cache", str(tmp_path)]
+    missing = runner.invoke(topology_app, ["show", *args])
+    assert missing.exit_code == 1
+    out = tmp_path / "t.graphml"
+    built = runner.invoke(topology_app, ["build", *args, "--json", "--export", str(out)])
+    assert built.exit_code == 0, built.output
+    assert json.loads(built.output)["nodes"] == 50 and out.is_file()
+    shown = runner.invoke(topology_app, ["show", *args])
+    assert shown.exit_code == 0 and "broker_hop_histogram" in shown.output
+    bad = runner.invoke(topology_app, ["build", *args, "--generator", "inet"])
+    assert bad.exit_code == 2 and "network.generator" in bad.output

@@ -1,0 +1,148 @@
+"""Topology generators, file import, placement and parameter validation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.sparse import csgraph
+
+from cnsim.errors import ConfigError, InputError
+from cnsim.network import NetworkParams, build_topology, compute_world, export
+from cnsim.network.placement import place_brokers, place_endpoints
+
+
+def _connected(topo) -> bool:
+    return csgraph.connected_components(topo.adjacency(), directed=False)[0] == 1
+
+
+def _check_csr(topo) -> None:
+    """Symmetric, no self loops, no duplicate arcs, latency equal in both directions."""
+    adj = topo.adjacency("latency")
+    assert (adj != adj.T).nnz == 0
+    assert not np.any(adj.diagonal())
+    u, v, _ = topo.edges()
+    assert len(set(zip(u.tolist(), v.tolist(), strict=True))) == topo.n_edges
+    assert (topo.latency > 0).all()
+
+
+@pytest.mark.parametrize("generator", ["internet-as", "barabasi-albert"])
+@pytest.mark.parametrize("n", [30, 250])
+def test_generators_connected_of_requested_size(generator: str, n: int) -> None:
+    topo = build_topology(NetworkParams(ip_nodes=n, brokers=5, generator=generator, seed=3))
+    assert topo.n_nodes == n
+    assert _connected(topo)
+    _check_csr(topo)
+
+
+def test_waxman_keeps_largest_component_with_geometric_latency() -> None:
+    sparse = NetworkParams(
+        ip_nodes=200,
+        brokers=5,
+        generator="waxman",
+        seed=1,
+        waxman_beta=0.05,
+        waxman_alpha=0.05,
+        latency="geometric",
+    )
+    topo = build_topology(sparse)
+    assert 2 <= topo.n_nodes < 200  # stragglers dropped
+    assert _connected(topo) and topo.pos is not None and len(topo.pos) == topo.n_nodes
+    u, v, lat = topo.edges()
+    expected = sparse.latency_ms * np.hypot(*(topo.pos[u] - topo.pos[v]).T)
+    np.testing.assert_allclose(lat, expected, rtol=1e-6)
+    dense = build_topology(
+        NetworkParams(ip_nodes=150, brokers=5, generator="waxman", seed=1, waxman_alpha=0.4)
+    )
+    assert dense.n_nodes == 150 and _connected(dense)
+
+
+def test_seed_determinism_and_latency_models() -> None:
+    p = NetworkParams(ip_nodes=120, brokers=10, seed=7)
+    a, b = build_topology(p), build_topology(p)
+    assert np.array_equal(a.indices, b.indices) and np.array_equal(a.latency, b.latency)
+    low, high = p.latency_range_ms
+    assert a.latency.min() >= low and a.latency.max() < high
+    other = build_topology(NetworkParams(ip_nodes=120, brokers=10, seed=8))
+    assert not (np.array_equal(a.indptr, other.indptr) and np.array_equal(a.indices, other.indices))
+    const = build_topology(
+        NetworkParams(ip_nodes=120, brokers=10, seed=7, latency="constant", latency_ms=2.5)
+    )
+    assert np.array_equal(const.indices, a.indices) and (const.latency == 2.5).all()
+
+
+def test_placement_seeded_and_valid() -> None:
+    rng = np.random.default_rng(0)
+    brokers = place_brokers(100, 40, rng)
+    assert len(np.unique(brokers)) == 40 and brokers.min() >= 0 and brokers.max() < 100
+    ends = place_endpoints(100, 1000, np.random.default_rng(0))
+    assert ends.dtype == np.int32 and ends.max() < 100
+    assert np.array_equal(place_brokers(100, 40, np.random.default_rng(0)), brokers)
+    with pytest.raises(ConfigError):
+        place_brokers(10, 11, rng)
+    world = compute_world(NetworkParams(ip_nodes=80, brokers=20, publishers=3, subscribers=9))
+    assert len(world.publisher_nodes) == 3 and len(world.subscriber_nodes) == 9
+    assert len(np.unique(world.broker_nodes)) == 20
+
+
+@pytest.mark.parametrize("suffix", [".graphml", ".edges", ".csv"])
+def test_export_and_reimport_roundtrip(tmp_path, suffix: str) -> None:
+    world = compute_world(NetworkParams(ip_nodes=60, brokers=8, generator="barabasi-albert"))
+    path = tmp_path / f"topo{suffix}"
+    export(world, path)
+    again = build_topology(
+        NetworkParams(brokers=8, generator="file", path=str(path), latency="attribute")
+    )
+    assert np.array_equal(again.indptr, world.topology.indptr)
+    assert np.array_equal(again.indices, world.topology.indices)
+    np.testing.assert_allclose(again.latency, world.topology.latency, rtol=1e-6)
+
+
+def test_file_import_labels_components_and_errors(tmp_path) -> None:
+    path = tmp_path / "net.txt"
+    path.write_text("# comment\na b\nb c\nc a\nx y\n")
+    topo = build_topology(NetworkParams(brokers=1, generator="file", path=str(path)))
+    assert topo.n_nodes == 3 and topo.n_edges == 3  # the pair x-y is dropped
+    with pytest.raises(InputError, match="latency"):
+        build_topology(
+            NetworkParams(brokers=1, generator="file", path=str(path), latency="attribute")
+        )
+    with pytest.raises(InputError, match="does not exist"):
+        build_topology(NetworkParams(brokers=1, generator="file", path=str(tmp_path / "no.txt")))
+    with pytest.raises(ConfigError, match="network.brokers"):
+        compute_world(NetworkParams(brokers=4, generator="file", path=str(path)))
+
+
+@pytest.mark.parametrize(
+    ("values", "key"),
+    [
+        ({"generator": "inet"}, "network.generator"),
+        ({"ip_nodes": 1}, "network.ip_nodes"),
+        ({"ip_nodes": 10.5}, "network.ip_nodes"),
+        ({"brokers": 0}, "network.brokers"),
+        ({"ip_nodes": 10, "brokers": 11}, "network.brokers"),
+        ({"seed": -1}, "network.seed"),
+        ({"latency": "fast"}, "network.latency"),
+        ({"latency_ms": -1.0}, "network.latency_ms"),
+        ({"latency_range_ms": (5.0, 1.0)}, "network.latency_range_ms"),
+        ({"latency_range_ms": (1.0,)}, "network.latency_range_ms"),
+        ({"latency": "geometric"}, "network.latency"),
+        ({"latency": "attribute"}, "network.latency"),
+        ({"generator": "file"}, "network.path"),
+        ({"path": "x.graphml"}, "network.path"),
+        ({"generator": "file", "path": "x.bin"}, "network.path"),
+        ({"waxman_beta": 2.0}, "network.waxman_beta"),
+        ({"ba_m": 0}, "network.ba_m"),
+        ({"subscribers": -3}, "network.subscribers"),
+        ({"brokers": True}, "network.brokers"),
+    ],
+)
+def test_bad_params_raise_config_error(values: dict, key: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        NetworkParams(**values)
+    assert key in str(info.value)
+
+
+def test_from_dict_rejects_unknown_keys() -> None:
+    assert NetworkParams.from_dict({"seed": 3, "latency_range_ms": [1, 2]}).seed == 3
+    with pytest.raises(ConfigError, match="network.nodes"):
+        NetworkParams.from_dict({"nodes": 3})
