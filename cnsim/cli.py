@@ -70,6 +70,17 @@ def bench_paint(
     typer.echo(json.dumps(results["headline"], indent=2))
 
 
+@bench_app.command("stabbing")
+def bench_stabbing(
+    quick: Annotated[bool, typer.Option("--quick", help="small sizes, under a minute")] = False,
+    json_path: Annotated[Path | None, typer.Option("--json", help="write results here")] = None,
+) -> None:
+    """Top-k stabbing indexes (seeds 000 and 004): build time, memory, query time."""
+    from cnsim.bench.stabbing import run as run_bench
+
+    run_bench(quick, None if json_path is None else str(json_path))
+
+
 def _summary_table(summary: dict) -> str:
     rows = [
         f"{'approach':<22}{'msgs/ev':>10}{'bytes/ev':>11}{'delivered/ev':>14}{'min_y/ev':>10}"
