@@ -20,6 +20,8 @@ k = 4
 count = 50
 [algorithm]
 approaches = ["paint-dense", "paint-sparse(0.5)"]
+[overlay]
+kind = "ideal"
 """
 
 

@@ -22,6 +22,8 @@ class Messages:
     obj: np.ndarray  # (M,) int64 object ids
     x: np.ndarray  # (M,) float64 object x-values
     y: np.ndarray  # (M,) float64 object y-values carried (inf: the object is gone)
+    target: np.ndarray | None = None  # unicast only: the subscription each message is for
+    evict: np.ndarray | None = None  # unicast only: the object each message replaces, or -1
 
     def __len__(self) -> int:
         return len(self.obj)

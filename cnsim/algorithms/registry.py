@@ -3,7 +3,8 @@
 * ``paint-dense``, ``paint-sparse``, each optionally with ε = 1/2^i in parentheses:
   ``paint-dense(0.25)``, ``paint-sparse(1/8)``;
 * batch processing over one of those (default ``paint-dense``): ``paint-batch``,
-  ``coalesce``, ``online``, e.g. ``paint-batch(paint-sparse(0.5))``.
+  ``coalesce``, ``online``, e.g. ``paint-batch(paint-sparse(0.5))``;
+* the baselines of §V: ``unicast`` and ``cn-relax``.
 
 One interface for all (scikit-learn style): ``approach.process(updates)`` applies a
 batch of y-updates to the approach's own object index and returns the
@@ -19,18 +20,21 @@ import re
 import numpy as np
 
 from cnsim.algorithms.batch import Coalesce, Online, PaintBatch
+from cnsim.algorithms.cn_relax import CNRelax
 from cnsim.algorithms.paint_dense import PaintDense
 from cnsim.algorithms.paint_sparse import PaintSparse
+from cnsim.algorithms.unicast import Unicast
 from cnsim.server.object_index import CallCounter, ObjectIndex
 from cnsim.subscriptions.index import SubscriptionIndex
 
 FAMILIES = ("paint-dense", "paint-sparse")
+BASELINES = ("unicast", "cn-relax")
 BATCH = {"paint-batch": PaintBatch, "coalesce": Coalesce, "online": Online}
 _NAME = re.compile(r"^\s*([a-z-]+)\s*(?:\((.*)\))?\s*$")
 _ALLOWED = (
     "paint-dense, paint-sparse (optionally with ε = 1/2^i in parentheses, e.g. "
-    "'paint-sparse(0.25)'), or paint-batch, coalesce, online (optionally over one of "
-    "those, e.g. 'paint-batch(paint-sparse)')"
+    "'paint-sparse(0.25)'), paint-batch, coalesce, online (optionally over one of "
+    "those, e.g. 'paint-batch(paint-sparse)'), unicast, cn-relax"
 )
 
 
@@ -38,10 +42,15 @@ def parse_approach(name: str) -> tuple[str | None, str, float | None]:
     """``(batch, family, eps)`` from a written name; ``batch`` is None for plain
     approaches. Raises ValueError saying what is allowed."""
     match = _NAME.match(name) if isinstance(name, str) else None
+    if match and match.group(1) in BASELINES and match.group(2) is None:
+        return None, match.group(1), None
     if match and match.group(1) in BATCH:
         _, family, eps = parse_approach(match.group(2) or "paint-dense")
-        if _ is not None:
-            raise ValueError(f"unknown approach {name!r}: batch approaches do not nest")
+        if _ is not None or family in BASELINES:
+            raise ValueError(
+                f"unknown approach {name!r}: batch approaches run over paint-dense or "
+                "paint-sparse (with or without ε)"
+            )
         return match.group(1), family, eps
     if not match or match.group(1) not in FAMILIES:
         raise ValueError(f"unknown approach {name!r}; allowed: {_ALLOWED}")
@@ -72,7 +81,11 @@ def make_approach(
 ):
     """The approach called ``name``, with its own object index over objects ``(x, y)``."""
     batch, family, eps = parse_approach(name)
+    if family == "cn-relax":
+        return CNRelax(subscriptions)
     objects = ObjectIndex(x, y, CallCounter())
+    if family == "unicast":
+        return Unicast(objects, subscriptions, k)
     if family == "paint-dense":
         base = PaintDense(objects, k, eps)
     else:

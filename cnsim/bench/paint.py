@@ -43,6 +43,7 @@ def _scenario(m: int, k: int, events: int, seed: int = 1):
             "events": {"count": events},
             "algorithm": {"approaches": APPROACHES},
             "run": {"progress": False},
+            "overlay": {"kind": "ideal"},
         }
     )
 

@@ -22,6 +22,7 @@ class Delivery:
     subs: np.ndarray
     obj: np.ndarray  # object of each delivery
     y: np.ndarray  # y-value of each delivery
+    evict: np.ndarray | None = None  # unicast: object each delivery replaces, or -1
 
     def __len__(self) -> int:
         return len(self.subs)
@@ -29,6 +30,12 @@ class Delivery:
     def per_message(self) -> np.ndarray:
         """Number of subscriptions each message reached."""
         return np.diff(self.offsets)
+
+    def restrict(self, keep: np.ndarray) -> Delivery:
+        """Only the deliveries where ``keep`` is true."""
+        kept = np.concatenate([[0], np.cumsum(keep)])
+        evict = None if self.evict is None else self.evict[keep]
+        return Delivery(kept[self.offsets], self.subs[keep], self.obj[keep], self.y[keep], evict)
 
 
 class IdealCN:
@@ -39,6 +46,9 @@ class IdealCN:
 
     def deliver(self, messages: Messages) -> Delivery:
         """Deliveries of ``messages``, in send order."""
+        if messages.target is not None:  # unicast: one subscription per message
+            offsets = np.arange(len(messages) + 1)
+            return Delivery(offsets, messages.target, messages.obj, messages.y, messages.evict)
         offsets, subs = self.subscriptions.report(messages.rects)
         counts = np.diff(offsets)
         return Delivery(

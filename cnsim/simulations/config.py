@@ -14,6 +14,7 @@ from typing import Any
 
 from cnsim.algorithms.registry import canonical_name
 from cnsim.errors import ConfigError
+from cnsim.network.params import NetworkParams
 from cnsim.subscriptions.workload import (
     OBJECT_DISTRIBUTIONS,
     SUBSCRIPTION_DISTRIBUTIONS,
@@ -57,8 +58,17 @@ SCHEMA: dict[str, dict[str, Key]] = {
     "algorithm": {
         "approaches": Key(list, ["paint-dense", "paint-sparse"], doc="approaches to run"),
     },
+    "overlay": {
+        "kind": Key(
+            str, "meghdoot", ("meghdoot", "ideal"), doc="broker overlay or direct delivery"
+        ),
+        "split": Key(str, "random", ("random", "load"), doc="how joining brokers split zones"),
+    },
     "messages": {
         "cn_bytes": Key(int, 24, low=1, doc="bytes of a CN message (six 4-byte values)"),
+        "unicast_bytes": Key(int, 16, low=1, doc="bytes of a unicast message (four values)"),
+        "event_bytes": Key(int, 16, low=1, doc="bytes of an event, publisher to server"),
+        "object_bytes": Key(int, 8, low=1, doc="bytes a subscriber stores per object"),
     },
     "run": {
         "progress": Key(bool, True, doc="show a progress bar on long runs"),
@@ -101,6 +111,11 @@ class Scenario:
         out.update({s: dict(v) for s, v in self.values.items() if s})
         return out
 
+    @property
+    def network(self) -> NetworkParams:
+        """The IP network's parameters."""
+        return NetworkParams.from_dict(self.values["network"])
+
 
 def load(path: str | Path) -> Scenario:
     """Read and validate a scenario TOML file."""
@@ -119,7 +134,10 @@ def load(path: str | Path) -> Scenario:
 def from_dict(data: dict[str, Any], source: str = "<dict>") -> Scenario:
     """Validate nested data shaped like the TOML file; unknown keys are errors."""
     values: dict[str, dict[str, Any]] = {s: {} for s in SCHEMA}
+    network = dict(data.get("network", {}))
     for name, value in data.items():
+        if name == "network" and isinstance(value, dict):
+            continue  # validated as a whole by NetworkParams below
         if isinstance(value, dict):
             if name not in SCHEMA or not name:
                 raise ConfigError(
@@ -133,6 +151,7 @@ def from_dict(data: dict[str, Any], source: str = "<dict>") -> Scenario:
     for section, keys in SCHEMA.items():
         for key, spec in keys.items():
             values[section].setdefault(key, spec.default)
+    values["network"] = _check_network(source, network, values[""]["seed"])
     _check_approaches(source, values["algorithm"]["approaches"])
     mix = [values["events"][key] for key in ("inserts", "deletes", "moves")]
     if sum(mix) > 1:
@@ -162,6 +181,17 @@ def _check(source: str, section: str, key: str, value: Any) -> Any:
             f"{source}: {where} = {value!r} is out of range; allowed: {spec.low} .. {spec.high}"
         )
     return value
+
+
+def _check_network(source: str, table: dict[str, Any], seed: int) -> dict[str, Any]:
+    """The [network] table, validated by NetworkParams; its seed defaults to the run's."""
+    table.setdefault("seed", seed)
+    try:
+        return NetworkParams.from_dict(table).to_dict()
+    except ConfigError as exc:
+        raise ConfigError(f"{source}: {exc}") from None
+    except TypeError as exc:
+        raise ConfigError(f"{source}: [network]: {exc}") from None
 
 
 def _check_approaches(source: str, approaches: list) -> None:

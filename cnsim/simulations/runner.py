@@ -21,9 +21,11 @@ from tqdm import tqdm
 
 from cnsim.algorithms.messages import Messages
 from cnsim.algorithms.registry import make_approach
-from cnsim.brokers.ideal import Delivery, IdealCN
+from cnsim.brokers.ideal import Delivery
+from cnsim.brokers.overlay import Traffic
 from cnsim.errors import InputError
 from cnsim.simulations.config import Scenario
+from cnsim.simulations.dissemination import Dissemination
 from cnsim.simulations.world import Workload, build_workload
 from cnsim.subscriptions.index import SubscriptionIndex
 from cnsim.subscriptions.lists import TopKLists
@@ -33,6 +35,10 @@ METRICS = (
     "server_out_msgs",
     "server_out_bytes",
     "delivered_msgs",
+    "overlay_bytes",
+    "ip_bytes",
+    "last_hop_ip_bytes",
+    "publish_ip_bytes",
     "calls_first_k",
     "calls_min_y",
     "calls_snap",
@@ -47,6 +53,8 @@ class Outcome:
 
     messages: Messages
     delivery: Delivery
+    traffic: Traffic
+    publish_ip_hops: int
     calls: dict[str, int]
     server_time_s: float
     delivery_time_s: float
@@ -61,7 +69,7 @@ class Simulation:
         w = self.workload
         self.batch_size = scenario["events"]["batch_size"]
         self.subscriptions = SubscriptionIndex(w.l, w.r)
-        self.cn = IdealCN(self.subscriptions)
+        self.cn = Dissemination(scenario, w, self.subscriptions)
         self.approaches = [
             make_approach(name, w.x, w.y, self.subscriptions, w.k) for name in scenario.approaches
         ]
@@ -69,7 +77,8 @@ class Simulation:
         if track_lists:
             initial = TopKLists.initial(w.x, w.y, w.l, w.r, w.k)
             for a in self.approaches:
-                self.lists[a.name] = initial.copy()
+                if not getattr(a, "serverless", False):  # CN-Relax keeps whole ranges
+                    self.lists[a.name] = initial.copy()
 
     def batches(self) -> Iterator[tuple[int, int]]:
         """``(first, stop)`` event indexes of every batch."""
@@ -79,21 +88,30 @@ class Simulation:
 
     def steps(self) -> Iterator[tuple[int, dict[str, Outcome]]]:
         """Process the batches in order, yielding each batch's outcome per approach."""
+        ev = self.workload.events
         for b, (first, stop) in enumerate(self.batches()):
-            updates = self.workload.events.updates(first, stop)
-            yield b, {a.name: self._process(a, updates) for a in self.approaches}
+            updates = ev.updates(first, stop)
+            update_events = np.repeat(np.arange(first, stop), np.diff(ev.start[first : stop + 1]))
+            yield (
+                b,
+                {
+                    a.name: self._process(a, updates, update_events, first, stop)
+                    for a in self.approaches
+                },
+            )
 
-    def _process(self, approach, updates: Updates) -> Outcome:
+    def _process(self, approach, updates: Updates, update_events, first, stop) -> Outcome:
         before = approach.counter.as_dict()
         t0 = time.perf_counter()
         messages = approach.process(updates)
         t1 = time.perf_counter()
-        delivery = self.cn.deliver(messages)
+        delivery, traffic = self.cn.deliver(approach, messages, update_events)
         if approach.name in self.lists:
-            self.lists[approach.name].apply(delivery.subs, delivery.obj, delivery.y)
+            self.lists[approach.name].apply(delivery.subs, delivery.obj, delivery.y, delivery.evict)
         t2 = time.perf_counter()
         calls = {key: value - before[key] for key, value in approach.counter.as_dict().items()}
-        return Outcome(messages, delivery, calls, t1 - t0, t2 - t1)
+        publish = self.cn.publish_ip_hops(approach, first, stop)
+        return Outcome(messages, delivery, traffic, publish, calls, t1 - t0, t2 - t1)
 
 
 def run(
@@ -106,29 +124,45 @@ def run(
     setup_s = time.perf_counter() - started
     n_batches = len(list(sim.batches()))
     columns = {a.name: np.zeros((n_batches, len(METRICS))) for a in sim.approaches}
-    cn_bytes = scenario["messages"]["cn_bytes"]
     steps = sim.steps()
     if scenario["run"]["progress"] and n_batches >= 200:
         steps = tqdm(steps, total=n_batches, desc="batches", unit="batch", leave=False)
+    sizes = scenario["messages"]
+    approaches = {a.name: a for a in sim.approaches}
     for b, outcomes in steps:
         for name, o in outcomes.items():
-            n_msgs = len(o.messages)
-            columns[name][b] = (
-                n_msgs,
-                n_msgs * cn_bytes,
-                len(o.delivery),
-                o.calls["calls_first_k"],
-                o.calls["calls_min_y"],
-                o.calls["calls_snap"],
-                o.server_time_s,
-                o.delivery_time_s,
-            )
-    frame = _frame(sim, columns)
+            columns[name][b] = _row(approaches[name], o, sizes)
+    frame = _with_redundancy(_frame(sim, columns), sim)
     summary = _summary(scenario, sim, frame, setup_s, time.perf_counter() - started)
     if out is not None:
         frame.to_parquet(out / "events.parquet", index=False)
         (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+        load = _broker_load(sim)
+        if load is not None:
+            load.to_parquet(out / "brokers.parquet", index=False)
     return frame, summary
+
+
+def _row(approach, o: Outcome, sizes: dict) -> tuple:
+    """One metrics row; message sizes by kind (CN or unicast), nothing from a server
+    for the serverless CN-Relax."""
+    size = sizes["unicast_bytes"] if o.messages.target is not None else sizes["cn_bytes"]
+    from_server = 0 if getattr(approach, "serverless", False) else len(o.messages)
+    t = o.traffic
+    return (
+        from_server,
+        from_server * size,
+        len(o.delivery),
+        t.overlay_hops * size,
+        t.ip_hops * size,
+        t.last_hop_ip_hops * size,
+        o.publish_ip_hops * sizes["event_bytes"],
+        o.calls["calls_first_k"],
+        o.calls["calls_min_y"],
+        o.calls["calls_snap"],
+        o.server_time_s,
+        o.delivery_time_s,
+    )
 
 
 def _prepare_out_dir(out_dir: str | Path | None) -> Path | None:
@@ -160,17 +194,73 @@ def _frame(sim: Simulation, columns: dict[str, np.ndarray]) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
+def reference_approach(sim: Simulation) -> str | None:
+    """The exact approach redundancy is measured against: the first exact CN approach
+    configured, else Unicast (whose messages also carry the object they replace, so
+    it delivers fewer messages than the CN approaches)."""
+    exact = [a.name for a in sim.approaches if a.exact]
+    return next((n for n in exact if n != "unicast"), exact[0] if exact else None)
+
+
+def _with_redundancy(frame: pd.DataFrame, sim: Simulation) -> pd.DataFrame:
+    """``redundancy`` = delivered / delivered by the exact reference − 1, per batch
+    (NaN without an exact approach, or where it delivered nothing)."""
+    ref = reference_approach(sim)
+    if ref is None:
+        frame["redundancy"] = np.nan
+        return frame
+    by_batch = frame.loc[frame.approach == ref].set_index("batch")["delivered_msgs"]
+    exact = frame["batch"].map(by_batch).to_numpy(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = frame["delivered_msgs"].to_numpy(float) / exact
+    frame["redundancy"] = np.where(exact > 0, ratio - 1, np.nan)
+    return frame
+
+
+def _broker_load(sim: Simulation) -> pd.DataFrame | None:
+    load = sim.cn.broker_load()
+    if not load:
+        return None
+    held = load.pop("subscriptions_held")
+    parts = [
+        pd.DataFrame(
+            {
+                "approach": name,
+                "broker": np.arange(len(held)),
+                "subscriptions_held": held,
+                "messages_handled": handled,
+            }
+        )
+        for name, handled in load.items()
+    ]
+    return pd.concat(parts, ignore_index=True) if parts else None
+
+
+def _memory(approach, sim: Simulation, object_bytes: int) -> int:
+    """Bytes all subscribers store under ``approach`` (CN-Relax keeps whole ranges)."""
+    if getattr(approach, "serverless", False):
+        return approach.memory_bytes(sim.workload.x, sim.workload.y, object_bytes)
+    return len(sim.workload.l) * sim.workload.k * object_bytes
+
+
 def _summary(
     scenario: Scenario, sim: Simulation, frame: pd.DataFrame, setup_s: float, total_s: float
 ):
     per_approach = {}
-    for name, part in frame.groupby("approach", sort=False):
+    ref = reference_approach(sim)
+    total_ref = int(frame.loc[frame.approach == ref, "delivered_msgs"].sum()) if ref else 0
+    object_bytes = scenario["messages"]["object_bytes"]
+    for a in sim.approaches:
+        part = frame[frame.approach == a.name]
         means = {f"mean_{c}": float(part[c].mean()) for c in METRICS} if len(part) else {}
-        per_approach[name] = {
+        delivered = int(part["delivered_msgs"].sum())
+        per_approach[a.name] = {
             "batches": int(len(part)),
             **means,
             "max_server_out_bytes": int(part["server_out_bytes"].max()) if len(part) else 0,
-            "total_delivered_msgs": int(part["delivered_msgs"].sum()),
+            "total_delivered_msgs": delivered,
+            "redundancy": delivered / total_ref - 1 if total_ref else None,
+            "subscriber_memory_bytes": _memory(a, sim, object_bytes),
         }
     return {
         "scenario": scenario.as_dict(),
@@ -180,6 +270,8 @@ def _summary(
         "k": sim.workload.k,
         "events": int(len(sim.workload.events)),
         "batch_size": sim.batch_size,
+        "overlay": sim.cn.kind,
+        "redundancy_reference": ref,
         "setup_time_s": setup_s,
         "total_time_s": total_s,
         "approaches": per_approach,

@@ -39,7 +39,7 @@ import numpy as np
 
 from cnsim.algorithms.batch import coalesce
 from cnsim.algorithms.registry import make_approach, parse_approach
-from cnsim.brokers.ideal import Delivery
+from cnsim.brokers.ideal import Delivery, IdealCN
 from cnsim.simulations.config import Scenario
 from cnsim.simulations.oracle import batch_minimum, ranks, true_top_k
 from cnsim.simulations.runner import Outcome, Simulation
@@ -139,7 +139,8 @@ def verify(scenario: Scenario, events: int | None = None) -> Report:
         y_before = truth.y.copy()
         truth.apply(updates)
         after = truth.top_k()
-        ref_out = {name: sim.cn.deliver(a.process(updates)) for name, a in refs.items()}
+        ideal = IdealCN(sim.subscriptions)
+        ref_out = {name: ideal.deliver(a.process(updates)) for name, a in refs.items()}
         state = BatchState(b, updates, y_before, before, after, truth)
         for a in sim.approaches:
             _check_approach(report, sim, a, outcomes[a.name], ref_out, state)
@@ -165,6 +166,11 @@ class BatchState:
 
 def _check_approach(report: Report, sim: Simulation, a, o: Outcome, ref_out: dict, st) -> None:
     batch, family, _ = parse_approach(a.name)
+    if sim.cn.kind != "ideal":
+        _check_overlay(report, sim, a.name, st.batch, o)
+    if family == "cn-relax":
+        _check_cn_relax(report, sim, a.name, st, o)
+        return
     _check_lists(report, sim, a.name, st)
     single = sim.batch_size == 1
     if a.exact and (single or batch == "paint-batch"):
@@ -193,6 +199,27 @@ def _references(sim: Simulation) -> dict:
             names.update(a.name.replace("paint-batch", other) for other in ("coalesce", "online"))
     w = sim.workload
     return {n: make_approach(n, w.x, w.y, sim.subscriptions, w.k) for n in sorted(names)}
+
+
+def _check_overlay(report: Report, sim: Simulation, name: str, b: int, o: Outcome) -> None:
+    ideal = IdealCN(sim.subscriptions).deliver(o.messages)
+    if not np.array_equal(ideal.subs, o.delivery.subs):
+        lost = len(np.setdiff1d(ideal.subs, o.delivery.subs))
+        report.fail(
+            name,
+            "overlay-delivers-as-ideal",
+            b,
+            f"{len(o.delivery)} deliveries through the overlay, {len(ideal)} directly "
+            f"({lost} subscriptions missed)",
+        )
+
+
+def _check_cn_relax(report: Report, sim: Simulation, name: str, st: BatchState, o: Outcome):
+    """CN-Relax reaches exactly the subscriptions whose range holds each updated x."""
+    l, r = sim.workload.l, sim.workload.r
+    want = np.concatenate([np.flatnonzero((l <= x) & (x <= r)) for x in st.updates.x] or [[]])
+    if not np.array_equal(np.sort(o.delivery.subs), np.sort(want.astype(np.int64))):
+        report.fail(name, "cn-relax-reaches-ranges", st.batch, "deliveries differ from ranges")
 
 
 def _check_lists(report: Report, sim: Simulation, name: str, st: BatchState) -> None:

@@ -37,9 +37,14 @@ class TopKLists:
         """An independent copy."""
         return TopKLists(self.ids.copy(), self.ys.copy())
 
-    def apply(self, subs: np.ndarray, obj: np.ndarray, y: np.ndarray) -> None:
-        """Apply deliveries ``(subs[t], obj[t], y[t])`` in order with the subscriber rule."""
-        _apply(self.ids, self.ys, subs, obj, y)
+    def apply(
+        self, subs: np.ndarray, obj: np.ndarray, y: np.ndarray, evict: np.ndarray | None = None
+    ) -> None:
+        """Apply deliveries ``(subs[t], obj[t], y[t])`` in order with the subscriber rule;
+        a unicast delivery first removes the object it replaces (``evict[t] >= 0``)."""
+        if evict is None:
+            evict = np.full(len(subs), -1, np.int64)
+        _apply(self.ids, self.ys, subs, obj, y, evict)
 
 
 @numba.njit(cache=True)
@@ -48,29 +53,36 @@ def _before(ya, ia, yb, ib):
 
 
 @numba.njit(cache=True)
-def _apply(ids, ys, subs, obj, y):
-    k = ids.shape[1]
+def _apply(ids, ys, subs, obj, y, evict):
     for t in range(len(subs)):
-        s, o, yv = subs[t], obj[t], y[t]
-        j = -1
-        for c in range(k):
-            if ids[s, c] == o:
-                j = c
-                break
-        if j < 0:
-            if not _before(yv, o, ys[s, k - 1], ids[s, k - 1]):
-                continue  # not better than the k-th: the list keeps its top k
-            j = k - 1
-        if yv == np.inf:
-            o = -1  # a deleted object leaves the list; its slot becomes empty
-        ids[s, j], ys[s, j] = o, yv
-        # Restore (y, id) order by moving the changed entry left or right.
-        while j > 0 and _before(ys[s, j], ids[s, j], ys[s, j - 1], ids[s, j - 1]):
-            _swap(ids, ys, s, j, j - 1)
-            j -= 1
-        while j < k - 1 and _before(ys[s, j + 1], ids[s, j + 1], ys[s, j], ids[s, j]):
-            _swap(ids, ys, s, j, j + 1)
-            j += 1
+        if evict[t] >= 0:
+            _receive(ids, ys, subs[t], evict[t], np.inf)
+        _receive(ids, ys, subs[t], obj[t], y[t])
+
+
+@numba.njit(cache=True)
+def _receive(ids, ys, s, o, yv):
+    """The subscriber rule for one delivery of object o with value yv to list s."""
+    k = ids.shape[1]
+    j = -1
+    for c in range(k):
+        if ids[s, c] == o:
+            j = c
+            break
+    if j < 0:
+        if not _before(yv, o, ys[s, k - 1], ids[s, k - 1]):
+            return  # not better than the k-th: the list keeps its top k
+        j = k - 1
+    if yv == np.inf:
+        o = -1  # a deleted object leaves the list; its slot becomes empty
+    ids[s, j], ys[s, j] = o, yv
+    # Restore (y, id) order by moving the changed entry left or right.
+    while j > 0 and _before(ys[s, j], ids[s, j], ys[s, j - 1], ids[s, j - 1]):
+        _swap(ids, ys, s, j, j - 1)
+        j -= 1
+    while j < k - 1 and _before(ys[s, j + 1], ids[s, j + 1], ys[s, j], ids[s, j]):
+        _swap(ids, ys, s, j, j + 1)
+        j += 1
 
 
 @numba.njit(cache=True)

@@ -27,6 +27,7 @@ def scenario(seed, k, objects, subscriptions, n=80, m=1500, events=120, churn=0.
             "events": {"count": events, "inserts": churn, "deletes": churn, "moves": churn},
             "algorithm": {"approaches": ALL},
             "run": {"progress": False},
+            "overlay": {"kind": "ideal"},
         }
     )
 

@@ -8,6 +8,9 @@ from cnsim.simulations.config import SCHEMA, from_dict, load
 
 def test_defaults_are_the_papers():
     s = from_dict({})
+    assert (s.network.ip_nodes, s.network.brokers) == (20_000, 1_000)
+    assert s["overlay"]["kind"] == "meghdoot"
+    assert s.network.seed == s.seed  # the network's seed follows the run's
     assert s["objects"]["count"] == 10_000
     assert s["subscriptions"]["count"] == 2_000_000
     assert s["subscriptions"]["k"] == 10
@@ -21,7 +24,12 @@ def test_defaults_are_the_papers():
         ({"objects": {"distribution": "zipf"}}, ["objects.distribution", "'zipf'", "'clustered'"]),
         ({"subscriptions": {"k": "ten"}}, ["subscriptions.k", "'ten'", "int"]),
         ({"subscriptions": {"kk": 3}}, ["subscriptions.kk", "count, distribution, k"]),
-        ({"network": {"brokers": 3}}, ["[network]", "[objects]"]),
+        ({"netwrk": {"brokers": 3}}, ["[netwrk]", "[objects]"]),
+        ({"network": {"brokers": 0}}, ["network.brokers = 0"]),
+        ({"network": {"ip_nodes": 10, "brokers": 20}}, ["network.brokers = 20", "10"]),
+        ({"network": {"generater": "x"}}, ["network.generater", "generator"]),
+        ({"overlay": {"kind": "chord"}}, ["overlay.kind", "'meghdoot'", "'ideal'"]),
+        ({"algorithm": {"approaches": ["coalesce(unicast)"]}}, ["paint-dense or"]),
         ({"algorithm": {"approaches": ["paint-magic"]}}, ["'paint-magic'", "paint-dense"]),
         ({"algorithm": {"approaches": ["paint-dense(0.3)"]}}, ["1/2^i", "0.3"]),
         ({"algorithm": {"approaches": []}}, ["algorithm.approaches"]),
@@ -29,7 +37,7 @@ def test_defaults_are_the_papers():
         ({"events": {"inserts": 0.6, "moves": 0.6}}, ["events.inserts + ", "1.2", "at most 1"]),
         ({"events": {"batch_size": 0}}, ["events.batch_size", "0"]),
         ({"algorithm": {"approaches": ["online", "online(paint-dense)"]}}, ["twice"]),
-        ({"algorithm": {"approaches": ["paint-batch(coalesce)"]}}, ["do not nest"]),
+        ({"algorithm": {"approaches": ["paint-batch(coalesce)"]}}, ["run over paint-dense"]),
         ({"seed": True}, ["seed", "True", "int"]),
     ],
 )

@@ -14,13 +14,15 @@ SMALL = {
     "events": {"count": 150},
     "algorithm": {"approaches": ["paint-dense", "paint-sparse", "paint-sparse(0.5)"]},
     "run": {"progress": False},
+    "overlay": {"kind": "ideal"},
 }
 
 
 def test_run_writes_events_and_summary(tmp_path):
     frame, summary = run(from_dict(SMALL), tmp_path)
     on_disk = pd.read_parquet(tmp_path / "events.parquet")
-    assert list(on_disk.columns) == ["approach", "batch", "event", "events", "kind", *METRICS]
+    columns = ["approach", "batch", "event", "events", "kind", *METRICS, "redundancy"]
+    assert list(on_disk.columns) == columns
     assert len(on_disk) == 3 * 150
     assert set(on_disk["kind"]) <= {"raise", "lower", "insert", "delete", "move"}
     saved = json.loads((tmp_path / "summary.json").read_text())
