@@ -70,6 +70,20 @@ def bench_paint(
     typer.echo(json.dumps(results["headline"], indent=2))
 
 
+@bench_app.command("overlay")
+def bench_overlay(
+    quick: Annotated[bool, typer.Option("--quick", help="small sizes, for a fast look")] = False,
+    json_path: Annotated[Path | None, typer.Option("--json", help="write results here")] = None,
+) -> None:
+    """The Meghdoot overlay: world build, routing rate, cost over the ideal CN, traffic."""
+    from cnsim.bench.overlay import run_bench
+
+    results = run_bench(quick=quick)
+    if json_path is not None:
+        json_path.write_text(json.dumps(results, indent=2) + "\n")
+    typer.echo(json.dumps(results["headline"], indent=2))
+
+
 @bench_app.command("stabbing")
 def bench_stabbing(
     quick: Annotated[bool, typer.Option("--quick", help="small sizes, under a minute")] = False,
@@ -81,20 +95,32 @@ def bench_stabbing(
     run_bench(quick, None if json_path is None else str(json_path))
 
 
+_COLUMNS = (  # (header, summary key, scale, format) of the per-approach table
+    ("msgs", "mean_server_out_msgs", 1, ".2f"),
+    ("server B", "mean_server_out_bytes", 1, ".0f"),
+    ("overlay B", "mean_overlay_bytes", 1, ".0f"),
+    ("IP B", "mean_ip_bytes", 1, ".0f"),
+    ("delivered", "mean_delivered_msgs", 1, ".1f"),
+    ("redund.", "redundancy", 1, ".3f"),
+    ("min_y", "mean_calls_min_y", 1, ".2f"),
+    ("snap", "mean_calls_snap", 1, ".2f"),
+    ("server µs", "mean_server_time_s", 1e6, ".0f"),
+)
+
+
 def _summary_table(summary: dict) -> str:
-    rows = [
-        f"{'approach':<22}{'msgs/ev':>10}{'bytes/ev':>11}{'delivered/ev':>14}{'min_y/ev':>10}"
-        f"{'snap/ev':>10}{'server µs':>11}"
-    ]
+    per = "event" if summary["batch_size"] == 1 else f"batch of {summary['batch_size']}"
+    rows = [f"{'per ' + per:<28}" + "".join(f"{h:>11}" for h, *_ in _COLUMNS)]
     for name, s in summary["approaches"].items():
-        rows.append(
-            f"{name:<22}{s['mean_server_out_msgs']:>10.2f}{s['mean_server_out_bytes']:>11.1f}"
-            f"{s['mean_delivered_msgs']:>14.1f}{s['mean_calls_min_y']:>10.2f}"
-            f"{s['mean_calls_snap']:>10.2f}{1e6 * s['mean_server_time_s']:>11.1f}"
-        )
+        cells = []
+        for _, key, scale, fmt in _COLUMNS:
+            value = s.get(key)
+            cells.append(f"{'-':>11}" if value is None else f"{scale * value:>11{fmt}}")
+        rows.append(f"{name:<28}" + "".join(cells))
     head = (
         f"{summary['events']} events, {summary['objects']} objects, "
-        f"{summary['subscriptions']} subscriptions, k = {summary['k']}"
+        f"{summary['subscriptions']} subscriptions, k = {summary['k']}, "
+        f"overlay: {summary['overlay']}"
     )
     return "\n".join([head, *rows])
 
