@@ -113,9 +113,9 @@ class ObjectIndex:
         self.update(i, np.inf)
 
     def apply(self, i: int, x: float, y_new: float) -> None:
-        """Apply ``Upd(x, y_old -> y_new)`` to object ``i``; an id beyond the last one
-        inserts a new object at ``x``."""
-        if i >= self.n_ids:
+        """Apply ``Upd(x, y_old -> y_new)`` to object ``i``; an id never seen before
+        (beyond the last one, or skipped) inserts a new object at ``x``."""
+        if i >= self.n_ids or np.isnan(self._x[i]):
             self.insert(x, y_new, i)
         else:
             self.update(i, y_new)

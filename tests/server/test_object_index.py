@@ -110,3 +110,13 @@ def test_bad_input_is_rejected():
         assert "NaN" in str(exc)
     else:
         raise AssertionError("NaN accepted")
+
+
+def test_apply_inserts_ids_in_any_order():
+    # A coalesced batch may insert id 5 before id 3 (and never insert id 4).
+    index = ObjectIndex(np.array([0.1, 0.2, 0.3]), np.array([0.5, 0.6, 0.7]))
+    index.apply(5, 0.9, 0.1)
+    index.apply(3, 0.8, 0.2)
+    assert index.x[3] == 0.8 and index.x[5] == 0.9 and np.isnan(index.x[4])
+    assert index.first_k(1.0, 1.0, WEST, 10).tolist() == [0.9, 0.8, 0.3, 0.2, 0.1]
+    assert index.min_y(0.75, 0.95, 0.0) == 5
