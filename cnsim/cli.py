@@ -84,6 +84,20 @@ def bench_overlay(
     typer.echo(json.dumps(results["headline"], indent=2))
 
 
+@bench_app.command("batch")
+def bench_batch(
+    quick: Annotated[bool, typer.Option("--quick", help="small sizes, for a fast look")] = False,
+    json_path: Annotated[Path | None, typer.Option("--json", help="write results here")] = None,
+) -> None:
+    """Paint-Batch, Coalesce and Online on one long batch, by k (seed 003 Figure 16)."""
+    from cnsim.bench.batch import run_bench
+
+    results = run_bench(quick=quick)
+    if json_path is not None:
+        json_path.write_text(json.dumps(results, indent=2) + "\n")
+    typer.echo(json.dumps(results["by_k"], indent=1))
+
+
 @bench_app.command("stabbing")
 def bench_stabbing(
     quick: Annotated[bool, typer.Option("--quick", help="small sizes, under a minute")] = False,

@@ -121,34 +121,43 @@ class ObjectIndex:
             self.update(i, y_new)
 
     def _place(self, i: int) -> None:
-        # Reuse the slot of a dead object; the boxes grow to cover the new point, which
-        # costs query time until the next rebuild, so rebuild after a few such moves.
+        # Reuse a spare slot or the slot of a dead object; the boxes grow to cover the new
+        # point, which costs query time until the next rebuild, so rebuild after a few.
         while self._free:
             pos = self._free.pop()
             old = self._pid[pos]
             if np.isfinite(self._py[pos]):
                 continue  # revived in place since it was freed
-            if self._pos_of[old] == pos:
+            if old >= 0 and self._pos_of[old] == pos:
                 self._pos_of[old] = -1
             self._pid[pos], self._pos_of[i] = i, pos
             self._px[pos], self._py[pos] = self._x[i], self._y[i]
             t = self._tree
             kdtree.refit(t.start, t.end, self._px, self._py, t.box, t.leaf_of, pos)
-            self._drift += max(1, self.n_ids // 64)
+            self._drift += max(1, len(self._pid) // 64)
             return
         self._rebuild()
 
     def _rebuild(self) -> None:
+        # Spare dead slots (a quarter more, spread over the x-range of the live objects)
+        # let inserts land in the tree without a rebuild each: O(log n) amortised.
         ids = self.live()
-        self._tree = kdtree.build(self.x[ids], self.y[ids])
-        self._pid = ids[self._tree.perm]
-        self._px = self.x[self._pid].copy()
-        self._py = self.y[self._pid].copy()
+        n_spare = max(16, len(ids) // 4)
+        xs = np.sort(self.x[ids]) if len(ids) else np.zeros(1)
+        spare_x = xs[np.linspace(0, len(xs) - 1, n_spare).astype(np.int64)]
+        all_ids = np.concatenate([ids, np.full(n_spare, -1, np.int64)])
+        a = np.concatenate([self.x[ids], spare_x])
+        b = np.concatenate([self.y[ids], np.full(n_spare, np.inf)])
+        self._tree = kdtree.build(a, b)
+        self._pid = all_ids[self._tree.perm]
+        self._px = a[self._tree.perm]
+        self._py = b[self._tree.perm]
         if not hasattr(self, "_pos_of") or len(self._pos_of) < len(self._x):
             self._pos_of = np.full(len(self._x), -1, np.int64)
         self._pos_of[:] = -1
-        self._pos_of[self._pid] = np.arange(len(self._pid))
-        self._free: list[int] = []
+        live = self._pid >= 0
+        self._pos_of[self._pid[live]] = np.flatnonzero(live)
+        self._free: list[int] = np.flatnonzero(~live).tolist()
         self._drift = 0
 
     # -- queries ----------------------------------------------------------------------------
