@@ -98,6 +98,20 @@ def bench_batch(
     typer.echo(json.dumps(results["by_k"], indent=1))
 
 
+@bench_app.command("timed")
+def bench_timed(
+    quick: Annotated[bool, typer.Option("--quick", help="small sizes, for a fast look")] = False,
+    json_path: Annotated[Path | None, typer.Option("--json", help="write results here")] = None,
+) -> None:
+    """Timed (SimPy) mode against counting mode on the same scenario."""
+    from cnsim.bench.timed import run_bench
+
+    results = run_bench(quick=quick)
+    if json_path is not None:
+        json_path.write_text(json.dumps(results, indent=2) + "\n")
+    typer.echo(json.dumps({k: results[k] for k in ("paint", "with_baselines")}, indent=1))
+
+
 @bench_app.command("stabbing")
 def bench_stabbing(
     quick: Annotated[bool, typer.Option("--quick", help="small sizes, under a minute")] = False,

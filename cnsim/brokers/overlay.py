@@ -30,12 +30,24 @@ from cnsim.subscriptions.index import SubscriptionIndex
 
 
 @dataclass(frozen=True)
+class Paths:
+    """The overlay hops of each message, in causal order (CSR over messages), with the
+    zone each message starts from; what the timed mode replays."""
+
+    source: np.ndarray  # (M,) zone each message leaves from
+    hop_ptr: np.ndarray  # (M + 1,)
+    hop_from: np.ndarray  # zones
+    hop_to: np.ndarray  # zones
+
+
+@dataclass(frozen=True)
 class Traffic:
     """Message-hops of one batch of messages in the broker network."""
 
     overlay_hops: int = 0
     ip_hops: int = 0
     last_hop_ip_hops: int = 0
+    paths: Paths | None = None
 
 
 class MeghdootCN(IdealCN):
@@ -54,6 +66,8 @@ class MeghdootCN(IdealCN):
         self.gateway_zone = zones.zone_of(subscriptions.l, subscriptions.r).astype(np.int64)
         self.gateway = zones.owner[self.gateway_zone].astype(np.int64)
         self.last_hop = world.last_hops(self.gateway, subscriber_nodes).astype(np.int64)
+        latency_ms = np.asarray(world.node_latency)[self.gateway, subscriber_nodes]
+        self.last_hop_latency_s = latency_ms.astype(np.float64) / 1000.0
         self.held = np.bincount(self.gateway, minlength=world.n_brokers)
         self.server = zones.server
 
@@ -86,10 +100,12 @@ class MeghdootCN(IdealCN):
         hop_from, hop_to = owner[routes.hop_from], owner[routes.hop_to]
         np.add.at(handled, hop_to, 1)
         np.add.at(handled, owner[np.broadcast_to(source_zone, len(messages))], 1)
+        source = np.broadcast_to(np.asarray(source_zone, np.int64), len(messages))
         traffic = Traffic(
             overlay_hops=int(len(hop_from)),
             ip_hops=int(self.world.broker_hops[hop_from, hop_to].sum(dtype=np.int64)),
             last_hop_ip_hops=int(self.last_hop[delivery.subs].sum()),
+            paths=Paths(source, routes.hop_ptr, routes.hop_from, routes.hop_to),
         )
         return delivery, traffic
 
@@ -98,10 +114,18 @@ class MeghdootCN(IdealCN):
         remote = gateways != self.server
         np.add.at(handled, gateways, 1)
         handled[self.server] += len(messages)
+        server_zone = self.zones.server_zone
+        gateway_zones = self.gateway_zone[messages.target][remote]
         traffic = Traffic(
             overlay_hops=int(remote.sum()),
             ip_hops=int(self.world.broker_hops[self.server, gateways].sum(dtype=np.int64)),
             last_hop_ip_hops=int(self.last_hop[messages.target].sum()),
+            paths=Paths(
+                np.full(len(messages), server_zone),
+                np.concatenate([[0], np.cumsum(remote)]),
+                np.full(len(gateway_zones), server_zone),
+                gateway_zones,
+            ),
         )
         return delivery, traffic
 

@@ -72,6 +72,15 @@ SCHEMA: dict[str, dict[str, Key]] = {
     },
     "run": {
         "progress": Key(bool, True, doc="show a progress bar on long runs"),
+        "mode": Key(str, "counting", ("counting", "timed"), doc="no clock, or SimPy time"),
+    },
+    "timing": {
+        "arrivals": Key(str, "poisson", ("poisson", "trace"), doc="how events arrive"),
+        "rate": Key(float, 100.0, low=1e-9, high=1e9, doc="Poisson events per second"),
+        "trace": Key(str, "", doc="file of publication times (s), one per line"),
+        "server_service_s": Key(float, 5e-5, low=0.0, high=1e3, doc="server s per message"),
+        "broker_service_s": Key(float, 1e-5, low=0.0, high=1e3, doc="broker s per message"),
+        "bandwidth_mbps": Key(float, 100.0, low=1e-6, high=1e9, doc="overlay link bandwidth"),
     },
 }
 
@@ -153,6 +162,7 @@ def from_dict(data: dict[str, Any], source: str = "<dict>") -> Scenario:
             values[section].setdefault(key, spec.default)
     values["network"] = _check_network(source, network, values[""]["seed"])
     _check_approaches(source, values["algorithm"]["approaches"])
+    _check_timed(source, values)
     mix = [values["events"][key] for key in ("inserts", "deletes", "moves")]
     if sum(mix) > 1:
         raise ConfigError(
@@ -181,6 +191,25 @@ def _check(source: str, section: str, key: str, value: Any) -> Any:
             f"{source}: {where} = {value!r} is out of range; allowed: {spec.low} .. {spec.high}"
         )
     return value
+
+
+def _check_timed(source: str, values: dict[str, dict[str, Any]]) -> None:
+    """Timed mode replays the overlay's paths per event."""
+    if values["run"]["mode"] != "timed":
+        return
+    if values["overlay"]["kind"] != "meghdoot":
+        raise ConfigError(
+            f"{source}: run.mode = 'timed' needs overlay.kind = 'meghdoot' (it times the "
+            f"overlay's hops), not {values['overlay']['kind']!r}"
+        )
+    if values["events"]["batch_size"] != 1:
+        raise ConfigError(
+            f"{source}: run.mode = 'timed' times single events; events.batch_size = "
+            f"{values['events']['batch_size']} must be 1"
+        )
+    timing = values["timing"]
+    if timing["arrivals"] == "trace" and not timing["trace"]:
+        raise ConfigError(f"{source}: timing.arrivals = 'trace' needs timing.trace = a file")
 
 
 def _check_network(source: str, table: dict[str, Any], seed: int) -> dict[str, Any]:

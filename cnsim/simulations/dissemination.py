@@ -76,6 +76,12 @@ class Dissemination:
             brokers = np.full(len(events), self.cn.server)
         return int(self.world.last_hops(brokers, nodes).sum())
 
+    def entry_delay_s(self, serverless: bool, event: int) -> float:
+        """IP latency (s) from event ``event``'s publisher to where it enters."""
+        node = self.publisher[event]
+        broker = self._entry_brokers(np.array([event]))[0] if serverless else self.cn.server
+        return float(self.world.node_latency[broker, node]) / 1000.0
+
     def _entry_brokers(self, events: np.ndarray) -> np.ndarray:
         """The broker nearest (in IP hops) to each event's publisher."""
         return self.world.hops_from_brokers(self.publisher[events]).argmin(axis=0)

@@ -26,6 +26,7 @@ from cnsim.brokers.overlay import Traffic
 from cnsim.errors import InputError
 from cnsim.simulations.config import Scenario
 from cnsim.simulations.dissemination import Dissemination
+from cnsim.simulations.timed import TIMED_METRICS, Timer
 from cnsim.simulations.world import Workload, build_workload
 from cnsim.subscriptions.index import SubscriptionIndex
 from cnsim.subscriptions.lists import TopKLists
@@ -129,15 +130,24 @@ def run(
         steps = tqdm(steps, total=n_batches, desc="batches", unit="batch", leave=False)
     sizes = scenario["messages"]
     approaches = {a.name: a for a in sim.approaches}
+    timer = None
+    if scenario["run"]["mode"] == "timed":
+        source = Path(scenario.source)
+        timer = Timer(sim, scenario, source.parent if source.is_file() else None)
+        steps = timer.replay(steps)
     for b, outcomes in steps:
         for name, o in outcomes.items():
             columns[name][b] = _row(approaches[name], o, sizes)
     frame = _with_redundancy(_frame(sim, columns), sim)
+    if timer is not None:
+        frame = _with_timing(frame, timer)
     summary = _summary(scenario, sim, frame, setup_s, time.perf_counter() - started)
+    if timer is not None:
+        _timed_summary(summary, frame, timer)
     if out is not None:
         frame.to_parquet(out / "events.parquet", index=False)
         (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
-        load = _broker_load(sim)
+        load = _broker_load(sim, timer)
         if load is not None:
             load.to_parquet(out / "brokers.parquet", index=False)
     return frame, summary
@@ -217,13 +227,14 @@ def _with_redundancy(frame: pd.DataFrame, sim: Simulation) -> pd.DataFrame:
     return frame
 
 
-def _broker_load(sim: Simulation) -> pd.DataFrame | None:
+def _broker_load(sim: Simulation, timer: Timer | None = None) -> pd.DataFrame | None:
     load = sim.cn.broker_load()
     if not load:
         return None
     held = load.pop("subscriptions_held")
-    parts = [
-        pd.DataFrame(
+    parts = []
+    for name, handled in load.items():
+        part = pd.DataFrame(
             {
                 "approach": name,
                 "broker": np.arange(len(held)),
@@ -231,9 +242,35 @@ def _broker_load(sim: Simulation) -> pd.DataFrame | None:
                 "messages_handled": handled,
             }
         )
-        for name, handled in load.items()
-    ]
+        if timer is not None:
+            part["utilisation"] = timer.utilisation(name)
+        parts.append(part)
     return pd.concat(parts, ignore_index=True) if parts else None
+
+
+def _with_timing(frame: pd.DataFrame, timer: Timer) -> pd.DataFrame:
+    """The timed metrics as columns (timed runs have one row per event)."""
+    timed = np.concatenate([timer.columns(name) for name in frame["approach"].unique()])
+    for j, col in enumerate(TIMED_METRICS):
+        frame[col] = timed[:, j]
+    frame["server_queue_len"] = frame["server_queue_len"].astype(np.int64)
+    frame["reordered"] = frame["reordered"].astype(np.int64)
+    return frame
+
+
+def _timed_summary(summary: dict, frame: pd.DataFrame, timer: Timer) -> None:
+    """Percentiles of latency and server waiting, reordering and utilisation."""
+    summary["simulated_time_s"] = timer.env.now
+    for name, part in frame.groupby("approach", sort=False):
+        s = summary["approaches"][name]
+        for col in ("latency_first_s", "latency_last_s", "server_wait_s"):
+            values = part[col].dropna().to_numpy()
+            for q in (50, 95, 99):
+                s[f"p{q}_{col}"] = float(np.percentile(values, q)) if len(values) else None
+        s["mean_server_queue_len"] = float(part["server_queue_len"].mean())
+        s["total_reordered"] = int(part["reordered"].sum())
+        util = timer.utilisation(name)
+        s["max_broker_utilisation"] = float(util.max()) if len(util) else 0.0
 
 
 def _memory(approach, sim: Simulation, object_bytes: int) -> int:

@@ -1,0 +1,318 @@
+"""Timed mode (SimPy): the counting mode's messages and overlay paths, replayed in
+simulated time to give latencies, queueing and reordering.
+
+* Events are published by one arrival process — Poisson at ``timing.rate`` events
+  per second, or the times of a trace file — and reach the server (CN-Relax: the
+  publisher's nearest broker) after the IP latency from the publisher's node.
+* The server is a FIFO resource: generating each message takes
+  ``timing.server_service_s``. Every broker is a FIFO resource taking
+  ``timing.broker_service_s`` per message it handles. A link between brokers adds
+  their IP latency plus serialisation at ``timing.bandwidth_mbps``; the last hop
+  to a subscriber adds the gateway-to-subscriber latency.
+* A hop is a scheduled callback (a SimPy timeout with a callback), not a process:
+  a process per hop is about ten times slower.
+
+Messages of one event take different paths and may arrive out of send order; the
+subscriber protocol needs i's new value before its replacement (seed 003 footnote
+5). cnsim models a per-subscriber ordered channel: every message carries the
+server's send sequence number, and a subscriber applies messages in that order,
+holding back one that arrives before an earlier-sent one. Lists therefore stay
+exact (they are the counting mode's), latencies are measured at application, and
+``reordered`` counts the deliveries that arrived before an earlier-sent one.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+import simpy
+
+from cnsim.brokers.overlay import MeghdootCN
+from cnsim.errors import InputError
+
+TIMED_METRICS = (
+    "latency_first_s",
+    "latency_last_s",
+    "server_queue_len",
+    "server_wait_s",
+    "reordered",
+)
+
+
+def publication_times(timing: dict, n_events: int, seed: int) -> np.ndarray:
+    """When each event is published: Poisson arrivals, or a trace file's times."""
+    if timing["arrivals"] == "poisson":
+        rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(7)[6])
+        return np.cumsum(rng.exponential(1.0 / timing["rate"], n_events))
+    try:
+        times = np.loadtxt(timing["trace"], dtype=np.float64, ndmin=1, comments="#")
+    except (OSError, ValueError) as exc:
+        raise InputError(f"timing.trace = {timing['trace']!r}: cannot read times ({exc})") from None
+    if times.ndim != 1 or len(times) < n_events or (np.diff(times[:n_events]) < 0).any():
+        raise InputError(
+            f"timing.trace = {timing['trace']!r}: needs at least {n_events} non-decreasing "
+            f"publication times in seconds, one per line (found {len(times)})"
+        )
+    return times[:n_events]
+
+
+@dataclass
+class _EventInFlight:
+    """What one event of one approach still has on the way (Python lists: the hop
+    callbacks index them one element at a time, which numpy arrays make slow)."""
+
+    event: int
+    published: float
+    paths: object
+    delivery: object
+    pending: int  # hops not yet arrived
+    to_broker: list  # per hop: the broker it arrives at
+    link_s: list  # per hop: link latency plus serialisation
+    firsts: tuple[list, list]  # hops leaving each message's source, CSR
+    children: tuple[list, list]  # child hops of each hop, CSR
+    departure: list  # per hop: when the message left the hop's broker
+    source_departure: list  # per message: when it left its source
+
+
+class TimedNetwork:
+    """Queues and clocks of one approach's server and brokers."""
+
+    def __init__(self, env: simpy.Environment, cn: MeghdootCN, timing: dict, size: int):
+        self.env = env
+        self.cn = cn
+        self.owner = cn.zones.owner.astype(np.int64)
+        self.latency_s = np.asarray(cn.world.broker_latency, np.float64) / 1000.0
+        self.serialise_s = size * 8 / (timing["bandwidth_mbps"] * 1e6)
+        self.server_s = timing["server_service_s"]
+        self.broker_s = timing["broker_service_s"]
+        n_brokers = cn.world.n_brokers
+        self.busy_until = [0.0] * n_brokers
+        self.busy_time = [0.0] * n_brokers
+        self.server_free = 0.0
+        self.server_finishes: deque[float] = deque()
+        m = len(cn.gateway)
+        self.last_arrival = np.full(m, -np.inf)
+        self.last_applied = np.full(m, -np.inf)
+        self.metrics: dict[int, tuple] = {}
+        self._done: dict[int, _EventInFlight] = {}
+        self._next_to_apply = 0
+
+    # -- arrival at the entry point ----------------------------------------------------------
+    def publish(self, event: int, entry_delay: float, outcome, serverless: bool) -> None:
+        """Event ``event`` is published now; it reaches its entry after ``entry_delay``."""
+        paths = outcome.traffic.paths or _no_paths()
+        n_zones = self.cn.zones.n_zones
+        firsts, children = _hop_tree(
+            paths.source, paths.hop_ptr, paths.hop_from, paths.hop_to, n_zones
+        )
+        frm, to = self.owner[paths.hop_from], self.owner[paths.hop_to]
+        n_hops = len(to)
+        state = _EventInFlight(
+            event, self.env.now, paths, outcome.delivery, n_hops, to.tolist(),
+            (self.latency_s[frm, to] + self.serialise_s).tolist(),
+            (firsts[0].tolist(), firsts[1].tolist()), (children[0].tolist(), children[1].tolist()),
+            [0.0] * n_hops, [0.0] * len(outcome.messages),
+        )  # fmt: skip
+        arrive = self._at_entry_serverless if serverless else self._at_server
+        self._after(entry_delay, arrive, state)
+
+    def _at_server(self, state: _EventInFlight) -> None:
+        now = self.env.now
+        while self.server_finishes and self.server_finishes[0] <= now:
+            self.server_finishes.popleft()
+        queue_len = len(self.server_finishes)
+        start = max(now, self.server_free)
+        n = len(state.source_departure)
+        state.source_departure[:] = [start + self.server_s * (j + 1) for j in range(n)]
+        self.server_free = start + self.server_s * n
+        self.server_finishes.append(self.server_free)
+        self.metrics[state.event] = (queue_len, start - now)
+        self._leave_sources(state)
+
+    def _at_entry_serverless(self, state: _EventInFlight) -> None:
+        # CN-Relax: each message leaves its entry broker after that broker's service.
+        self.metrics[state.event] = (0, 0.0)
+        for m, zone in enumerate(state.paths.source.tolist()):
+            state.source_departure[m] = self._serve(int(self.owner[zone]), self.env.now)
+        self._leave_sources(state)
+
+    def _leave_sources(self, state: _EventInFlight) -> None:
+        ptr, idx = state.firsts
+        for m, dep in enumerate(state.source_departure):
+            for h in idx[ptr[m] : ptr[m + 1]]:
+                self._after(dep - self.env.now + state.link_s[h], self._arrive, state, h)
+        self._maybe_done(state)
+
+    # -- hops ----------------------------------------------------------------------------------
+    def _arrive(self, state: _EventInFlight, h: int) -> None:
+        now = self.env.now
+        dep = self._serve(state.to_broker[h], now)
+        state.departure[h] = dep
+        ptr, idx = state.children
+        for c in idx[ptr[h] : ptr[h + 1]]:
+            self._after(dep - now + state.link_s[c], self._arrive, state, c)
+        state.pending -= 1
+        self._maybe_done(state)
+
+    def _serve(self, broker: int, now: float) -> float:
+        start = now if now > self.busy_until[broker] else self.busy_until[broker]
+        self.busy_until[broker] = start + self.broker_s
+        self.busy_time[broker] += self.broker_s
+        return start + self.broker_s
+
+    def _after(self, delay: float, callback, *args) -> None:
+        timeout = self.env.timeout(delay if delay > 0.0 else 0.0)
+        timeout.callbacks.append(lambda _event: callback(*args))
+
+    # -- deliveries, in send order -------------------------------------------------------------
+    def _maybe_done(self, state: _EventInFlight) -> None:
+        if state.pending == 0:
+            self._done[state.event] = state
+            while self._next_to_apply in self._done:
+                self._apply(self._done.pop(self._next_to_apply))
+                self._next_to_apply += 1
+
+    def _apply(self, state: _EventInFlight) -> None:
+        """Arrival times of the event's deliveries, then the subscribers' in-order
+        application (events complete out of order; they are applied in order)."""
+        d, p, cn = state.delivery, state.paths, self.cn
+        first, last, reordered = _arrivals(
+            d.offsets, d.subs, p.source, p.hop_ptr, p.hop_to, np.array(state.departure),
+            np.array(state.source_departure), cn.gateway_zone, self.owner, cn.last_hop_latency_s,
+            self.serialise_s, self.last_arrival, self.last_applied, state.published,
+            cn.zones.n_zones,
+        )  # fmt: skip
+        queue_len, wait = self.metrics.pop(state.event, (0, 0.0))
+        self.metrics[state.event] = (first, last, queue_len, wait, reordered)
+
+    def utilisation(self, makespan: float) -> np.ndarray:
+        """Share of the run each broker spent serving messages."""
+        busy = np.array(self.busy_time)
+        return busy / makespan if makespan > 0 else np.zeros_like(busy)
+
+
+def _no_paths():
+    from cnsim.brokers.overlay import Paths
+
+    empty = np.empty(0, np.int64)
+    return Paths(empty, np.zeros(1, np.int64), empty, empty)
+
+
+@numba.njit(cache=True)
+def _hop_tree(source, hop_ptr, hop_from, hop_to, n_zones):
+    """Who sends each hop on: the hop that brought the message to the hop's start, or
+    the message's source. Returns the first hops of every message and the child hops
+    of every hop, both as CSR (ptr, hop indexes)."""
+    n_hops, n_msgs = len(hop_to), len(hop_ptr) - 1
+    parent = np.full(n_hops, -1, np.int64)
+    seen = np.full(n_zones, -1, np.int64)  # message that last reached each zone ...
+    into = np.empty(n_zones, np.int64)  # ... and by which hop
+    for m in range(n_msgs):
+        for h in range(hop_ptr[m], hop_ptr[m + 1]):
+            z = hop_from[h]
+            if seen[z] == m:
+                parent[h] = into[z]
+            seen[hop_to[h]] = m
+            into[hop_to[h]] = h
+    first_ptr = np.zeros(n_msgs + 1, np.int64)
+    child_ptr = np.zeros(n_hops + 1, np.int64)
+    for m in range(n_msgs):
+        first_ptr[m + 1] = first_ptr[m]
+        for h in range(hop_ptr[m], hop_ptr[m + 1]):
+            if parent[h] < 0:
+                first_ptr[m + 1] += 1
+            else:
+                child_ptr[parent[h] + 1] += 1
+    child_ptr = np.cumsum(child_ptr)
+    first_idx = np.empty(first_ptr[-1], np.int64)
+    child_idx = np.empty(child_ptr[-1], np.int64)
+    fill = child_ptr[:-1].copy()
+    j = 0
+    for h in range(n_hops):  # hop order keeps each message's hops together
+        if parent[h] < 0:
+            first_idx[j] = h
+            j += 1
+        else:
+            child_idx[fill[parent[h]]] = h
+            fill[parent[h]] += 1
+    return (first_ptr, first_idx), (child_ptr, child_idx)
+
+
+@numba.njit(cache=True)
+def _arrivals(
+    offsets, subs, source, hop_ptr, hop_to, departure, source_departure, gateway_zone, owner,
+    last_hop_s, serialise_s, last_arrival, last_applied, published, n_zones,
+):  # fmt: skip
+    """Apply one event's deliveries in send order: (first latency, last latency,
+    deliveries that overtook an earlier-sent one)."""
+    left = np.full(n_zones, np.nan)
+    first, last = np.inf, -np.inf
+    reordered = 0
+    for m in range(len(offsets) - 1):
+        left[:] = np.nan
+        left[source[m]] = source_departure[m]
+        for h in range(hop_ptr[m], hop_ptr[m + 1]):
+            left[hop_to[h]] = departure[h]
+        for t in range(offsets[m], offsets[m + 1]):
+            s = subs[t]
+            arrival = left[gateway_zone[s]] + last_hop_s[s] + serialise_s
+            if arrival < last_arrival[s]:
+                reordered += 1
+            applied = max(arrival, last_applied[s])
+            last_arrival[s] = arrival
+            last_applied[s] = applied
+            first = min(first, applied - published)
+            last = max(last, applied - published)
+    if first == np.inf:
+        return np.nan, np.nan, reordered
+    return first, last, reordered
+
+
+class Timer:
+    """Replays a run's outcomes in SimPy time, one network per approach."""
+
+    def __init__(self, sim, scenario, trace_base=None):
+        timing = dict(scenario["timing"])
+        if timing["arrivals"] == "trace" and trace_base is not None:
+            timing["trace"] = str(trace_base / timing["trace"])
+        self.env = simpy.Environment()
+        self.sim = sim
+        self.times = publication_times(timing, len(sim.workload.events), scenario.seed)
+        sizes = scenario["messages"]
+        cn = sim.cn.cn
+        self.networks = {
+            a.name: TimedNetwork(
+                self.env,
+                cn,
+                timing,
+                sizes["unicast_bytes"] if a.name == "unicast" else sizes["cn_bytes"],
+            )
+            for a in sim.approaches
+        }
+
+    def replay(self, steps):
+        """Pass ``steps`` through, publishing each event at its time in between."""
+        approaches = {a.name: a for a in self.sim.approaches}
+        for e, outcomes in steps:
+            if self.times[e] > self.env.now:
+                self.env.run(until=self.times[e])
+            for name, o in outcomes.items():
+                serverless = getattr(approaches[name], "serverless", False)
+                delay = self.sim.cn.entry_delay_s(serverless, e)
+                self.networks[name].publish(e, delay, o, serverless)
+            yield e, outcomes
+        self.env.run()
+
+    def columns(self, name: str) -> np.ndarray:
+        """The timed metrics of every event of one approach, in TIMED_METRICS order."""
+        metrics = self.networks[name].metrics
+        return np.array([metrics[e] for e in range(len(self.times))], np.float64).reshape(
+            -1, len(TIMED_METRICS)
+        )
+
+    def utilisation(self, name: str) -> np.ndarray:
+        """Per-broker utilisation of one approach over the whole run."""
+        return self.networks[name].utilisation(self.env.now)
