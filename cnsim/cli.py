@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import sys
 from pathlib import Path
@@ -56,71 +57,33 @@ def verify(config: ConfigArg, events: EventsOpt = None) -> None:
         raise typer.Exit(1)
 
 
-@bench_app.command("paint")
-def bench_paint(
-    quick: Annotated[bool, typer.Option("--quick", help="small sizes, for a fast look")] = False,
-    json_path: Annotated[Path | None, typer.Option("--json", help="write results here")] = None,
-) -> None:
-    """Per-event server and delivery cost of the Paint algorithms vs k and m."""
-    from cnsim.bench.paint import run as run_bench
-
-    results = run_bench(quick=quick)
-    if json_path is not None:
-        json_path.write_text(json.dumps(results, indent=2) + "\n")
-    typer.echo(json.dumps(results["headline"], indent=2))
+BENCHES = {  # name -> (module with run_bench(quick) -> dict, what it measures)
+    "paint": ("cnsim.bench.paint", "Per-event cost of the Paint algorithms vs k and m."),
+    "overlay": ("cnsim.bench.overlay", "The overlay: world build, routing, cost, traffic."),
+    "batch": ("cnsim.bench.batch", "Paint-Batch, Coalesce, Online on one long batch."),
+    "timed": ("cnsim.bench.timed", "Timed (SimPy) mode against counting mode."),
+    "stabbing": ("cnsim.bench.stabbing", "Top-k stabbing indexes: build, memory, queries."),
+}
 
 
-@bench_app.command("overlay")
-def bench_overlay(
-    quick: Annotated[bool, typer.Option("--quick", help="small sizes, for a fast look")] = False,
-    json_path: Annotated[Path | None, typer.Option("--json", help="write results here")] = None,
-) -> None:
-    """The Meghdoot overlay: world build, routing rate, cost over the ideal CN, traffic."""
-    from cnsim.bench.overlay import run_bench
+def _bench_command(module: str, doc: str):
+    def command(
+        quick: Annotated[bool, typer.Option("--quick", help="small sizes, a fast look")] = False,
+        json_path: Annotated[Path | None, typer.Option("--json", help="write results")] = None,
+    ) -> None:
+        bench = importlib.import_module(module)
+        results = bench.run_bench(quick=quick)
+        default = getattr(bench, "json_default", None)
+        if json_path is not None:
+            json_path.write_text(json.dumps(results, indent=2, default=default) + "\n")
+        typer.echo(json.dumps(results["headline"], indent=1, default=default))
 
-    results = run_bench(quick=quick)
-    if json_path is not None:
-        json_path.write_text(json.dumps(results, indent=2) + "\n")
-    typer.echo(json.dumps(results["headline"], indent=2))
-
-
-@bench_app.command("batch")
-def bench_batch(
-    quick: Annotated[bool, typer.Option("--quick", help="small sizes, for a fast look")] = False,
-    json_path: Annotated[Path | None, typer.Option("--json", help="write results here")] = None,
-) -> None:
-    """Paint-Batch, Coalesce and Online on one long batch, by k (seed 003 Figure 16)."""
-    from cnsim.bench.batch import run_bench
-
-    results = run_bench(quick=quick)
-    if json_path is not None:
-        json_path.write_text(json.dumps(results, indent=2) + "\n")
-    typer.echo(json.dumps(results["by_k"], indent=1))
+    command.__doc__ = doc
+    return command
 
 
-@bench_app.command("timed")
-def bench_timed(
-    quick: Annotated[bool, typer.Option("--quick", help="small sizes, for a fast look")] = False,
-    json_path: Annotated[Path | None, typer.Option("--json", help="write results here")] = None,
-) -> None:
-    """Timed (SimPy) mode against counting mode on the same scenario."""
-    from cnsim.bench.timed import run_bench
-
-    results = run_bench(quick=quick)
-    if json_path is not None:
-        json_path.write_text(json.dumps(results, indent=2) + "\n")
-    typer.echo(json.dumps({k: results[k] for k in ("paint", "with_baselines")}, indent=1))
-
-
-@bench_app.command("stabbing")
-def bench_stabbing(
-    quick: Annotated[bool, typer.Option("--quick", help="small sizes, under a minute")] = False,
-    json_path: Annotated[Path | None, typer.Option("--json", help="write results here")] = None,
-) -> None:
-    """Top-k stabbing indexes (seeds 000 and 004): build time, memory, query time."""
-    from cnsim.bench.stabbing import run as run_bench
-
-    run_bench(quick, None if json_path is None else str(json_path))
+for _name, (_module, _doc) in BENCHES.items():
+    bench_app.command(_name)(_bench_command(_module, _doc))
 
 
 _COLUMNS = (  # (header, summary key, scale, format) of the per-approach table

@@ -19,7 +19,6 @@ import numba
 import numpy as np
 
 LEAF_SIZE = 16
-EMPTY_BOX = (np.inf, -np.inf, np.inf, -np.inf)
 
 
 @dataclass

@@ -51,7 +51,7 @@ class PaintSparse(PaintDense):
         return l_star, r_star
 
     def emit(self, out: MessageWriter, rects: list[tuple], obj: int, x: float, y: float) -> None:
-        snapped = [self._snap(rect) for rect in rects]
+        snapped = [self._snapped(rect) for rect in rects]
         if self.eps is not None:
             # Coarsen the snapped rectangles, not the raw ones: with skipped exposed
             # objects the raw ones may overhang into subscription-free space, and their
@@ -61,7 +61,7 @@ class PaintSparse(PaintDense):
                 [g[0] for g in snapped[s : s + size] if g is not None]
                 for s in range(0, len(snapped), size)
             ]
-            snapped = [self._snap(regions.enclosing_box(g)) for g in groups if g]
+            snapped = [self._snapped(regions.enclosing_box(g)) for g in groups if g]
         out.send(self.greedy_merge([g for g in snapped if g is not None]), obj, x, y)
 
     def snap(self, rect: tuple) -> tuple[int, float, float, float, float]:
@@ -69,7 +69,7 @@ class PaintSparse(PaintDense):
         self.counter.snap += 1
         return self.subscriptions.snap(rect)
 
-    def _snap(self, rect: tuple) -> tuple | None:
+    def _snapped(self, rect: tuple) -> tuple | None:
         """The message rectangle reaching exactly the subscriptions in ``rect``, and
         their number, as ``(rect, count)``; None when there are none."""
         count, l_min, l_max, r_min, r_max = self.snap(rect)

@@ -49,5 +49,6 @@ def run_bench(quick: bool = False) -> dict:
         "subscriptions": m,
         "events": events,
         "by_k": by_k,
+        "headline": by_k,
         "wall_s": time.perf_counter() - started,
     }

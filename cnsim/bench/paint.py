@@ -109,7 +109,7 @@ def _calls(figures: dict) -> float:
     return figures["first_k"] + figures["min_y"] + figures["snap"]
 
 
-def run(quick: bool = False) -> dict:
+def run_bench(quick: bool = False) -> dict:
     """All measurements; ``quick`` shrinks m and the event counts about tenfold."""
     m_big, m_small = (200_000, 20_000) if quick else (2_000_000, 200_000)
     events = 200 if quick else 1_000

@@ -7,7 +7,6 @@ do); the cost of one Python ``top_k`` call is reported beside them.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import platform
@@ -21,10 +20,21 @@ from cnsim.subscriptions.ranked.multidim import ExactMatcher, RelaxedMatcher
 from cnsim.subscriptions.ranked.st_psa import STPSA
 
 KS = (1, 5, 10, 20, 25, 50, 100)
-SEED000_1D = ("scored_interval_tree", "scored_rtree", "scored_segment_tree", "ir_tree",
-              "sopt_rtree")
-SEED004 = ("scan", "interval_tree", "interval_forest", "st_psa", "segment_tree",
-           "scored_segment_tree")
+SEED000_1D = (
+    "scored_interval_tree",
+    "scored_rtree",
+    "scored_segment_tree",
+    "ir_tree",
+    "sopt_rtree",
+)
+SEED004 = (
+    "scan",
+    "interval_tree",
+    "interval_forest",
+    "st_psa",
+    "segment_tree",
+    "scored_segment_tree",
+)
 RTREE_FAMILY = ("scored_rtree", "ir_tree", "sopt_rtree")
 RAW_BYTES = 24  # l, r, score as float64
 PSA_CAP = 4 * 2**30
@@ -38,8 +48,15 @@ def zipf(rng: np.random.Generator, size, n_values: int, skew: float) -> np.ndarr
     return rng.choice(n_values, size=size, p=p / p.sum()) + 1
 
 
-def zipf_points(rng, n: int, d: int, c: int = 100, n_regions: int = 10,
-                skew_across: float = 0.0, skew_within: float = 1.0) -> np.ndarray:
+def zipf_points(
+    rng,
+    n: int,
+    d: int,
+    c: int = 100,
+    n_regions: int = 10,
+    skew_across: float = 0.0,
+    skew_within: float = 1.0,
+) -> np.ndarray:
     """Seed 000's d-dimensional Zipfian data generator (Table 1 defaults): [0, 1)^d in
     c cells per dimension, n_regions boxes of volume c^d / 20 cells, points spread over
     regions by Zipf(skew_across) and, inside one, by Zipf(skew_within) distance from
@@ -50,8 +67,7 @@ def zipf_points(rng, n: int, d: int, c: int = 100, n_regions: int = 10,
     half = side // 2
     dist = zipf(rng, (n, d), half + 1, skew_within) - 1
     sign = rng.choice([-1, 1], size=(n, d))
-    cell = np.clip(corner[region] + half + sign * dist, corner[region],
-                   corner[region] + side - 1)
+    cell = np.clip(corner[region] + half + sign * dist, corner[region], corner[region] + side - 1)
     return (cell + rng.random((n, d))) / c
 
 
@@ -83,8 +99,11 @@ def long_intervals(rng, n: int, days: int = 30):
     (denser at 07-09 and 17-20), durations lognormal with median 2.5 h."""
     day = rng.integers(0, days, n)
     peak = rng.random(n)
-    dep = np.where(peak < 0.3, rng.uniform(420, 540, n),
-                   np.where(peak < 0.55, rng.uniform(1020, 1200, n), rng.uniform(330, 1380, n)))
+    dep = np.where(
+        peak < 0.3,
+        rng.uniform(420, 540, n),
+        np.where(peak < 0.55, rng.uniform(1020, 1200, n), rng.uniform(330, 1380, n)),
+    )
     start = np.round(day * 1440 + dep)
     dur = np.round(np.exp(rng.normal(np.log(150), 0.4, n)))
     return start, start + dur
@@ -128,9 +147,14 @@ def measure(name, l, r, s, qs, ks=KS) -> dict:
     """Build time, memory and query times of one structure."""
     params = {"max_bytes": PSA_CAP} if name == "st_psa" else {}
     ix, secs = build(name, l, r, s, **params)
-    row = {"n": len(l), "build_s": secs, "mb": ix.nbytes() / 2**20,
-           "x_raw": ix.nbytes() / (RAW_BYTES * len(l)), "query_us": time_queries(ix, qs, ks),
-           "python_call_us": python_call_us(ix, qs[:200])}
+    row = {
+        "n": len(l),
+        "build_s": secs,
+        "mb": ix.nbytes() / 2**20,
+        "x_raw": ix.nbytes() / (RAW_BYTES * len(l)),
+        "query_us": time_queries(ix, qs, ks),
+        "python_call_us": python_call_us(ix, qs[:200]),
+    }
     del ix
     return row
 
@@ -139,8 +163,11 @@ def stab_counts(l, r, qs) -> dict:
     """Mean / median / fraction-zero of the number m of stabbed intervals."""
     ls, rs = np.sort(l), np.sort(r)
     m = np.searchsorted(ls, qs, "right") - np.searchsorted(rs, qs, "left")
-    return {"m_mean": float(m.mean()), "m_median": float(np.median(m)),
-            "m_zero_frac": float((m == 0).mean())}
+    return {
+        "m_mean": float(m.mean()),
+        "m_median": float(np.median(m)),
+        "m_zero_frac": float((m == 0).mean()),
+    }
 
 
 def largest_psa_n(l, r, sizes) -> int:
@@ -207,8 +234,11 @@ def bench_seed000_1d(rng, sizes, n_q: int, log) -> dict:
                 mem[n][name] = {"mb": row["mb"], "build_s": row["build_s"], "x_raw": row["x_raw"]}
             else:
                 ix, secs = build(name, l, r, s)
-                mem[n][name] = {"mb": ix.nbytes() / 2**20, "build_s": secs,
-                                "x_raw": ix.nbytes() / (RAW_BYTES * n)}
+                mem[n][name] = {
+                    "mb": ix.nbytes() / 2**20,
+                    "build_s": secs,
+                    "x_raw": ix.nbytes() / (RAW_BYTES * n),
+                }
                 del ix
         if n == sizes[-1]:
             fig6["_stab"] = stab_counts(l, r, qs)
@@ -246,15 +276,22 @@ def targets(res: dict) -> dict:
     st = side["structures"]
     if "st_psa" in st:
         ratio = st["scan"]["query_us"][25] / st["st_psa"]["query_us"][25]
-        t["st_psa_vs_scan_long_k25"] = {"n": side["n"], "ratio": ratio, "target": 100,
-                                        "met": ratio >= 100}
+        t["st_psa_vs_scan_long_k25"] = {
+            "n": side["n"],
+            "ratio": ratio,
+            "target": 100,
+            "met": ratio >= 100,
+        }
     full = long["structures"]
     ratio = full["interval_tree"]["query_us"][25] / full["interval_forest"]["query_us"][25]
     t["if_vs_it_long_k25"] = {"n": long["n"], "ratio": ratio, "target": 5, "met": ratio >= 5}
     it = full["interval_tree"]["query_us"][25]
     best_c, best = min(long["if_group_sweep"].items(), key=lambda kv: kv[1][25])
-    t["if_vs_it_long_k25_best_group"] = {"group_size": f"{best_c} * ceil(sqrt(n))",
-                                         "ratio": it / best[25], "met": it / best[25] >= 5}
+    t["if_vs_it_long_k25_best_group"] = {
+        "group_size": f"{best_c} * ceil(sqrt(n))",
+        "ratio": it / best[25],
+        "met": it / best[25] >= 5,
+    }
     g = res["seed000_1d"]["getnext"]
     worst = max(g["sopt_rtree"]["query_us"][k] / g["ir_tree"]["query_us"][k] for k in KS)
     t["sopt_vs_ir_time"] = {"worst_ratio_over_k": worst, "target": "<= 1", "met": worst <= 1}
@@ -269,16 +306,22 @@ def machine() -> dict:
     model = ""
     try:
         info = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
-        model = next((x.split(":", 1)[1].strip() for x in info.splitlines()
-                      if x.startswith("Model name")), "")
+        model = next(
+            (x.split(":", 1)[1].strip() for x in info.splitlines() if x.startswith("Model name")),
+            "",
+        )
     except OSError:
         pass
-    return {"nproc": os.cpu_count(), "cpu": model, "python": platform.python_version(),
-            "date": time.strftime("%Y-%m-%d %H:%M:%S")}
+    return {
+        "nproc": os.cpu_count(),
+        "cpu": model,
+        "python": platform.python_version(),
+        "date": time.strftime("%Y-%m-%d %H:%M:%S"),
+    }
 
 
-def run(quick: bool, json_path: str | None) -> dict:
-    """Run the benchmark (quick: small sizes, well under a minute); optionally write JSON."""
+def run_bench(quick: bool = False) -> dict:
+    """Run the benchmark (quick: small sizes, well under a minute)."""
     rng = np.random.default_rng(20240600)
     t0 = time.perf_counter()
 
@@ -290,10 +333,20 @@ def run(quick: bool, json_path: str | None) -> dict:
     else:
         n004, sizes000, n_md = 1_000_000, [100_000, 200_000, 500_000, 1_000_000], 200_000
         dims, n_q, n_q_md = tuple(range(1, 9)), 1000, 100
-    res = {"quick": quick, "machine": machine(),
-           "params": {"n_seed004": n004, "sizes_seed000": sizes000, "n_multidim": n_md,
-                      "queries": n_q, "queries_multidim": n_q_md, "b": 50, "k_multidim": 20,
-                      "st_psa_cap_mb": PSA_CAP / 2**20}}
+    res = {
+        "quick": quick,
+        "machine": machine(),
+        "params": {
+            "n_seed004": n004,
+            "sizes_seed000": sizes000,
+            "n_multidim": n_md,
+            "queries": n_q,
+            "queries_multidim": n_q_md,
+            "b": 50,
+            "k_multidim": 20,
+            "st_psa_cap_mb": PSA_CAP / 2**20,
+        },
+    }
     log(" seed 004")
     res["seed004"] = bench_seed004(rng, n004, n_q, log)
     log(" seed 000, d = 1")
@@ -301,15 +354,14 @@ def run(quick: bool, json_path: str | None) -> dict:
     log(" multi-d")
     res["multidim"] = bench_multidim(rng, n_md, n_q_md, dims, 20, log)
     res["targets"] = targets(res)
+    res["headline"] = res["targets"]
     res["elapsed_s"] = time.perf_counter() - t0
-    log(f" done: {json.dumps(res['targets'])}")
-    if json_path:
-        with open(json_path, "w") as f:
-            json.dump(res, f, indent=1, default=_json_default)
+    log(" done")
     return res
 
 
-def _json_default(o):
+def json_default(o):
+    """JSON for numpy scalars and NaN (as null)."""
     if isinstance(o, np.generic):
         return o.item()
     if isinstance(o, float) and math.isnan(o):

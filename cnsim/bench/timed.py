@@ -58,4 +58,5 @@ def run_bench(quick: bool = False) -> dict:
         "network": network,
         **results,
         "timed_over_counting": results["paint"]["timed_over_counting"],
+        "headline": results,
     }

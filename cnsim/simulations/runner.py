@@ -50,7 +50,7 @@ METRICS = (
 
 @dataclass
 class Outcome:
-    """What one approach did for one event."""
+    """What one approach did for one batch (one event when batches hold one)."""
 
     messages: Messages
     delivery: Delivery

@@ -16,7 +16,6 @@ import numpy as np
 from cnsim import kdtree
 
 _STACK = 128
-EMPTY_SNAP = (0, np.inf, -np.inf, np.inf, -np.inf)
 
 
 def closed_box_rect(l_min: float, l_max: float, r_min: float, r_max: float) -> np.ndarray:
