@@ -57,6 +57,17 @@ def verify(config: ConfigArg, events: EventsOpt = None) -> None:
         raise typer.Exit(1)
 
 
+@app.command()
+def report(
+    src: Annotated[Path, typer.Argument(help="run directory (cnsim run --out) or sweep dataset")],
+    out: Annotated[Path, typer.Option("--out", help="directory for index.html, figures, CSV")],
+) -> None:
+    """Write an HTML report (figures and tables of seed 003 §V) of a run or a sweep."""
+    from cnsim.simulations.report import build_report
+
+    typer.echo(f"wrote {build_report(src, out)}")
+
+
 BENCHES = {  # name -> (module with run_bench(quick) -> dict, what it measures)
     "paint": ("cnsim.bench.paint", "Per-event cost of the Paint algorithms vs k and m."),
     "overlay": ("cnsim.bench.overlay", "The overlay: world build, routing, cost, traffic."),
