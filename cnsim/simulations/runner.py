@@ -127,7 +127,9 @@ def run(
     columns = {a.name: np.zeros((n_batches, len(METRICS))) for a in sim.approaches}
     steps = sim.steps()
     if scenario["run"]["progress"] and n_batches >= 200:
-        steps = tqdm(steps, total=n_batches, desc="batches", unit="batch", leave=False)
+        steps = tqdm(
+            steps, total=n_batches, desc="batches", unit="batch", leave=False, disable=None
+        )
     sizes = scenario["messages"]
     approaches = {a.name: a for a in sim.approaches}
     timer = None
