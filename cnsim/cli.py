@@ -58,6 +58,24 @@ def verify(config: ConfigArg, events: EventsOpt = None) -> None:
 
 
 @app.command()
+def sweep(
+    sweep_file: Annotated[Path, typer.Argument(metavar="SWEEP", help="sweep TOML file")],
+    out: Annotated[Path, typer.Option("--out", help="directory of the results dataset")],
+    master: Annotated[
+        str | None, typer.Option("--master", help="Spark master URL (default local[*])")
+    ] = None,
+    repeat: Annotated[int | None, typer.Option("--repeat", min=1, help="runs per point")] = None,
+    serial: Annotated[bool, typer.Option("--serial", help="run in this process, no Spark")] = False,
+    quick: Annotated[bool, typer.Option("--quick", help="apply the file's [quick] table")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="validate and list runs")] = False,
+) -> None:
+    """Run a parameter sweep on Spark (one task per run), resuming an interrupted one."""
+    from cnsim.simulations.sweep import sweep_command
+
+    sweep_command(sweep_file, out, master, repeat, serial, quick, dry_run)
+
+
+@app.command()
 def report(
     src: Annotated[Path, typer.Argument(help="run directory (cnsim run --out) or sweep dataset")],
     out: Annotated[Path, typer.Option("--out", help="directory for index.html, figures, CSV")],
@@ -73,6 +91,7 @@ BENCHES = {  # name -> (module with run_bench(quick) -> dict, what it measures)
     "overlay": ("cnsim.bench.overlay", "The overlay: world build, routing, cost, traffic."),
     "batch": ("cnsim.bench.batch", "Paint-Batch, Coalesce, Online on one long batch."),
     "timed": ("cnsim.bench.timed", "Timed (SimPy) mode against counting mode."),
+    "sweep": ("cnsim.bench.sweep", "A 16-run sweep serially and on Spark local[2]."),
     "stabbing": ("cnsim.bench.stabbing", "Top-k stabbing indexes: build, memory, queries."),
 }
 
