@@ -1,4 +1,5 @@
-"""The ``cnsim`` command line: ``run``, ``verify`` and ``bench``."""
+"""The ``cnsim`` command line: ``run``, ``verify``, ``sweep``, ``report``, ``topology``
+and ``bench``."""
 
 from __future__ import annotations
 
@@ -47,7 +48,7 @@ def run(
 
 @app.command()
 def verify(config: ConfigArg, events: EventsOpt = None) -> None:
-    """Check every approach against the brute-force oracle after every event."""
+    """Check every approach against the brute-force oracle after every event (batch)."""
     from cnsim.simulations import config as config_mod
     from cnsim.simulations.verify import verify as verify_scenario
 

@@ -19,6 +19,12 @@ from cnsim.server.object_index import EAST, WEST, ObjectIndex
 from cnsim.subscriptions.workload import Updates
 
 
+def eps_text(eps: float) -> str:
+    """ε as written in names: short (0.25) where that is exact, else in full."""
+    short = f"{eps:g}"
+    return short if float(short) == eps else repr(eps)
+
+
 class PaintDense:
     """Paint-Dense, or Paint-Dense(ε) when ``eps`` is given. It owns ``objects``, the
     server's object index, and counts its calls in ``objects.counter``."""
@@ -34,7 +40,7 @@ class PaintDense:
     @property
     def name(self) -> str:
         """The approach's name as written in a scenario (``paint-dense(0.25)``)."""
-        return self.exact_name if self.eps is None else f"{self.exact_name}({self.eps:g})"
+        return self.exact_name if self.eps is None else f"{self.exact_name}({eps_text(self.eps)})"
 
     @property
     def exact(self) -> bool:

@@ -38,6 +38,7 @@ class PaintSparse(PaintDense):
     ):
         super().__init__(objects, k, eps)
         self.subscriptions = subscriptions
+        self._snaps: dict[tuple, tuple] = {}  # this update's snap answers, by rectangle
 
     def search_range(self, x_i: float, L: np.ndarray, R: np.ndarray) -> tuple[float, float]:
         """``[ℓ*, r*]``: the apex of the smallest southeast quadrant holding every
@@ -64,10 +65,26 @@ class PaintSparse(PaintDense):
             snapped = [self._snapped(regions.enclosing_box(g)) for g in groups if g]
         out.send(self.greedy_merge([g for g in snapped if g is not None]), obj, x, y)
 
+    def rank_raising(self, *args, **kwargs) -> None:
+        self._snaps: dict[tuple, tuple] = {}
+        super().rank_raising(*args, **kwargs)
+
+    def rank_lowering(self, *args, **kwargs) -> None:
+        self._snaps = {}
+        super().rank_lowering(*args, **kwargs)
+
     def snap(self, rect: tuple) -> tuple[int, float, float, float, float]:
-        """The subscription index's ``snap``, counted as one of this approach's calls."""
-        self.counter.snap += 1
-        return self.subscriptions.snap(rect)
+        """The subscription index's ``snap``, counted as one of this approach's calls.
+
+        Within one update the same strip is asked about more than once (when it is
+        sent and when ``[ℓ*, r*]`` is computed; strips the sweep left unchanged), so
+        answers are remembered per update and each distinct query is counted once.
+        """
+        answer = self._snaps.get(rect)
+        if answer is None:
+            self.counter.snap += 1
+            answer = self._snaps[rect] = self.subscriptions.snap(rect)
+        return answer
 
     def _snapped(self, rect: tuple) -> tuple | None:
         """The message rectangle reaching exactly the subscriptions in ``rect``, and
@@ -75,7 +92,7 @@ class PaintSparse(PaintDense):
         count, l_min, l_max, r_min, r_max = self.snap(rect)
         if count == 0:
             return None
-        return tuple(closed_box_rect(l_min, l_max, r_min, r_max)), count
+        return closed_box_rect(l_min, l_max, r_min, r_max), count
 
     def greedy_merge(self, snapped: list[tuple]) -> list[tuple]:
         """Grow the last output rectangle over the next snapped one (west to east)

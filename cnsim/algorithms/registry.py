@@ -21,11 +21,12 @@ import numpy as np
 
 from cnsim.algorithms.batch import Coalesce, Online, PaintBatch
 from cnsim.algorithms.cn_relax import CNRelax
-from cnsim.algorithms.paint_dense import PaintDense
+from cnsim.algorithms.paint_dense import PaintDense, eps_text
 from cnsim.algorithms.paint_sparse import PaintSparse
 from cnsim.algorithms.unicast import Unicast
 from cnsim.server.object_index import CallCounter, ObjectIndex
 from cnsim.subscriptions.index import SubscriptionIndex
+from cnsim.subscriptions.lists import TopKLists
 
 FAMILIES = ("paint-dense", "paint-sparse")
 BASELINES = ("unicast", "cn-relax")
@@ -60,7 +61,7 @@ def parse_approach(name: str) -> tuple[str | None, str, float | None]:
 def canonical_name(name: str) -> str:
     """The name results are reported under (``paint-batch`` -> ``paint-batch(paint-dense)``)."""
     batch, family, eps = parse_approach(name)
-    base = family if eps is None else f"{family}({eps:g})"
+    base = family if eps is None else f"{family}({eps_text(eps)})"
     return base if batch is None else f"{batch}({base})"
 
 
@@ -77,15 +78,21 @@ def parse_eps(text: str) -> float:
 
 
 def make_approach(
-    name: str, x: np.ndarray, y: np.ndarray, subscriptions: SubscriptionIndex, k: int
+    name: str,
+    x: np.ndarray,
+    y: np.ndarray,
+    subscriptions: SubscriptionIndex,
+    k: int,
+    lists: TopKLists | None = None,
 ):
-    """The approach called ``name``, with its own object index over objects ``(x, y)``."""
+    """The approach called ``name``, with its own object index over objects ``(x, y)``;
+    ``lists``, the subscribers' initial lists, spares Unicast computing them again."""
     batch, family, eps = parse_approach(name)
     if family == "cn-relax":
         return CNRelax(subscriptions)
     objects = ObjectIndex(x, y, CallCounter())
     if family == "unicast":
-        return Unicast(objects, subscriptions, k)
+        return Unicast(objects, subscriptions, k, None if lists is None else lists.copy())
     if family == "paint-dense":
         base = PaintDense(objects, k, eps)
     else:

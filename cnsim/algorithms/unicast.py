@@ -2,8 +2,9 @@
 subscription and its list, finds the affected subscriptions itself and sends each
 one message to its gateway broker.
 
-For ``Upd(x_i, y_old -> y_new)`` it computes ``II_old(i) ∪ II_new(i) = (ℓ, r)`` (four
-``first_k`` calls), takes the subscriptions in ``(ℓ, x_i] × [x_i, r)`` of S as
+For ``Upd(x_i, y_old -> y_new)`` it computes ``II_old(i) ∪ II_new(i) = (ℓ, r)`` — the
+influence interval at the lower of the two values, which holds the other (two
+``first_k`` calls) — takes the subscriptions in ``(ℓ, x_i] × [x_i, r)`` of S as
 candidates, and checks each against its copy of that subscription's list. A
 subscription that loses i gets the object replacing it, found by one ``min_y``
 call over its range above its current k-th (the paper's ``min_y(σ_j, y_old)`` when
@@ -33,12 +34,20 @@ class Unicast:
     exact = True
     eps = None
 
-    def __init__(self, objects: ObjectIndex, subscriptions: SubscriptionIndex, k: int):
+    def __init__(
+        self,
+        objects: ObjectIndex,
+        subscriptions: SubscriptionIndex,
+        k: int,
+        lists: TopKLists | None = None,
+    ):
         self.objects = objects
         self.counter = objects.counter
         self.subscriptions = subscriptions
         self.k = k
-        self.lists = TopKLists.initial(objects.x, objects.y, subscriptions.l, subscriptions.r, k)
+        if lists is None:
+            lists = TopKLists.initial(objects.x, objects.y, subscriptions.l, subscriptions.r, k)
+        self.lists = lists  # the server's own copy of every subscriber's list
 
     def process(self, updates: Updates) -> Messages:
         """Apply ``updates`` in order; one message per affected subscription each."""
@@ -49,13 +58,11 @@ class Unicast:
         return _concat(parts)
 
     def _notify(self, i: int, x_i: float, y_old: float, y_new: float) -> tuple:
-        lo, hi = x_i, x_i
-        for z in (y_old, y_new):
-            if np.isfinite(z):
-                L = self.objects.first_k(x_i, z, WEST, self.k, i)
-                R = self.objects.first_k(x_i, z, EAST, self.k, i)
-                ell, r = regions.influence_interval(x_i, L, R, self.k)
-                lo, hi = min(lo, ell), max(hi, r)
+        # Fewer objects lie below the lower value, so its influence interval is the wider.
+        z = min(y_old, y_new)
+        L = self.objects.first_k(x_i, z, WEST, self.k, i)
+        R = self.objects.first_k(x_i, z, EAST, self.k, i)
+        lo, hi = regions.influence_interval(x_i, L, R, self.k)
         _, candidates = self.subscriptions.report(np.array([[lo, x_i, x_i, hi]]))
         o = self.objects
         t = o._tree
@@ -67,10 +74,6 @@ class Unicast:
         self.counter.min_y += int(calls)
         self.lists.apply(target, obj, y, evict)  # the server's copy stays in step
         return target, obj, o.x[obj], y, evict
-
-    def memory_bytes(self, object_bytes: int) -> int:
-        """Subscriber memory: k objects per subscription."""
-        return int(self.lists.ids.size) * object_bytes
 
 
 def _concat(parts: list[tuple]) -> Messages:

@@ -98,9 +98,9 @@ class MeghdootCN(IdealCN):
         delivery = ideal.restrict(keep)
         owner = self.zones.owner
         hop_from, hop_to = owner[routes.hop_from], owner[routes.hop_to]
-        np.add.at(handled, hop_to, 1)
-        np.add.at(handled, owner[np.broadcast_to(source_zone, len(messages))], 1)
         source = np.broadcast_to(np.asarray(source_zone, np.int64), len(messages))
+        np.add.at(handled, hop_to, 1)
+        np.add.at(handled, owner[source], 1)
         traffic = Traffic(
             overlay_hops=int(len(hop_from)),
             ip_hops=int(self.world.broker_hops[hop_from, hop_to].sum(dtype=np.int64)),
@@ -112,7 +112,7 @@ class MeghdootCN(IdealCN):
     def _unicast(self, messages: Messages, delivery: Delivery, handled: np.ndarray):
         gateways = self.gateway[messages.target]
         remote = gateways != self.server
-        np.add.at(handled, gateways, 1)
+        np.add.at(handled, gateways[remote], 1)
         handled[self.server] += len(messages)
         server_zone = self.zones.server_zone
         gateway_zones = self.gateway_zone[messages.target][remote]

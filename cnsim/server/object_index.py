@@ -86,9 +86,7 @@ class ObjectIndex:
         kdtree.refit(t.start, t.end, self._px, self._py, t.box, t.leaf_of, pos)
         if not np.isfinite(y_new):
             self._free.append(pos)
-        self._drift += 1
-        if self._drift > max(1024, 2 * self.n_ids):
-            self._rebuild()
+        self._add_drift(1)
 
     def insert(self, x: float, y: float, i: int | None = None) -> int:
         """Add an object at ``x`` and return its id: the next one, or ``i`` if given
@@ -134,9 +132,15 @@ class ObjectIndex:
             self._px[pos], self._py[pos] = self._x[i], self._y[i]
             t = self._tree
             kdtree.refit(t.start, t.end, self._px, self._py, t.box, t.leaf_of, pos)
-            self._drift += max(1, len(self._pid) // 64)
+            self._add_drift(max(1, len(self._pid) // 64))
             return
         self._rebuild()
+
+    def _add_drift(self, amount: int) -> None:
+        # Moved and placed points loosen the boxes; rebuild once they add up to 2n.
+        self._drift += amount
+        if self._drift > max(1024, 2 * self.n_ids):
+            self._rebuild()
 
     def _rebuild(self) -> None:
         # Spare dead slots (a quarter more, spread over the x-range of the live objects)

@@ -7,10 +7,14 @@ their defaults and meaning are listed in :data:`SCHEMA` (and in the README).
 
 from __future__ import annotations
 
+import copy
+import math
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from cnsim.algorithms.registry import canonical_name
 from cnsim.errors import ConfigError
@@ -87,7 +91,8 @@ SCHEMA: dict[str, dict[str, Key]] = {
 
 @dataclass(frozen=True)
 class Scenario:
-    """A validated scenario; sections are plain read-only mappings of key -> value."""
+    """A validated scenario: sections of key -> value (treat them as read-only; use
+    :meth:`replace` for a changed copy)."""
 
     values: dict[str, dict[str, Any]] = field(default_factory=dict)
     source: str = "<defaults>"
@@ -111,6 +116,10 @@ class Scenario:
         for path, value in dotted.items():
             section, _, key = path.rpartition(".")
             raw.setdefault(section, {})[key] = value
+        # A network seed that followed the run's seed keeps following it.
+        follows = raw["network"].get("seed") == self.seed
+        if "seed" in dotted and "network.seed" not in dotted and follows:
+            del raw["network"]["seed"]
         top = raw.pop("")
         return from_dict({**top, **raw}, self.source)
 
@@ -143,7 +152,10 @@ def load(path: str | Path) -> Scenario:
 def from_dict(data: dict[str, Any], source: str = "<dict>") -> Scenario:
     """Validate nested data shaped like the TOML file; unknown keys are errors."""
     values: dict[str, dict[str, Any]] = {s: {} for s in SCHEMA}
-    network = dict(data.get("network", {}))
+    network = data.get("network", {})
+    if not isinstance(network, dict):
+        raise ConfigError(f"{source}: network = {network!r} must be a table ([network])")
+    network = dict(network)
     for name, value in data.items():
         if name == "network" and isinstance(value, dict):
             continue  # validated as a whole by NetworkParams below
@@ -159,7 +171,7 @@ def from_dict(data: dict[str, Any], source: str = "<dict>") -> Scenario:
             values[""][name] = _check(source, "", name, value)
     for section, keys in SCHEMA.items():
         for key, spec in keys.items():
-            values[section].setdefault(key, spec.default)
+            values[section].setdefault(key, copy.deepcopy(spec.default))
     values["network"] = _check_network(source, network, values[""]["seed"])
     _check_approaches(source, values["algorithm"]["approaches"])
     _check_timed(source, values)
@@ -183,6 +195,8 @@ def _check(source: str, section: str, key: str, value: Any) -> Any:
     if not isinstance(value, spec.kind) or (spec.kind is int and isinstance(value, bool)):
         kind = spec.kind.__name__ if isinstance(spec.kind, type) else str(spec.kind)
         raise ConfigError(f"{source}: {where} = {value!r} must be of type {kind}")
+    if spec.kind is float and not math.isfinite(value):
+        raise ConfigError(f"{source}: {where} = {value!r} must be a finite number")
     if spec.allowed is not None and value not in spec.allowed:
         choices = ", ".join(repr(a) for a in spec.allowed)
         raise ConfigError(f"{source}: {where} = {value!r} is not allowed; choose one of {choices}")
@@ -208,8 +222,37 @@ def _check_timed(source: str, values: dict[str, dict[str, Any]]) -> None:
             f"{values['events']['batch_size']} must be 1"
         )
     timing = values["timing"]
-    if timing["arrivals"] == "trace" and not timing["trace"]:
+    if timing["arrivals"] == "trace":
+        timing["trace"] = str(_check_trace(source, timing["trace"], values["events"]["count"]))
+
+
+def _check_trace(source: str, trace: str, n_events: int) -> Path:
+    """The trace file, resolved against the scenario file's folder, with at least
+    ``n_events`` finite, non-negative, non-decreasing publication times."""
+    if not trace:
         raise ConfigError(f"{source}: timing.arrivals = 'trace' needs timing.trace = a file")
+    path = Path(trace)
+    if not path.is_absolute() and Path(source).is_file():
+        path = Path(source).parent / path
+    try:
+        times = np.loadtxt(path, dtype=np.float64, ndmin=1, comments="#")
+    except (OSError, ValueError) as exc:
+        raise ConfigError(
+            f"{source}: timing.trace = {trace!r}: cannot read times ({exc})"
+        ) from None
+    head = times[:n_events]
+    if (
+        len(times) < n_events
+        or not np.isfinite(head).all()
+        or (head < 0).any()
+        or (np.diff(head) < 0).any()
+    ):
+        raise ConfigError(
+            f"{source}: timing.trace = {trace!r} needs at least {n_events} finite, "
+            f"non-negative, non-decreasing publication times in seconds, one per line "
+            f"(found {len(times)} values)"
+        )
+    return path.resolve()
 
 
 def _check_network(source: str, table: dict[str, Any], seed: int) -> dict[str, Any]:

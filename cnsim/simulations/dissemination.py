@@ -33,7 +33,7 @@ class Dissemination:
         self.world = build_world(scenario.network)
         # Children 3.. of the run's seed (0..2 drew objects, subscriptions, events).
         nodes_seed, pubs_seed, zones_seed = np.random.SeedSequence(scenario.seed).spawn(6)[3:]
-        n_nodes = len(self.world.topology.indptr) - 1
+        n_nodes = self.world.topology.n_nodes
         sub_nodes = np.random.default_rng(nodes_seed).integers(n_nodes, size=len(subscriptions))
         self.publisher = np.random.default_rng(pubs_seed).integers(
             n_nodes, size=len(workload.events)
@@ -45,6 +45,7 @@ class Dissemination:
             points=(subscriptions.l, subscriptions.r),
         )
         self.cn = MeghdootCN(subscriptions, zones, self.world, sub_nodes)
+        self.entry_broker = self._nearest_brokers(self.publisher)  # CN-Relax's entry points
         self.zone_of_broker = np.empty(zones.n_zones, np.int64)
         self.zone_of_broker[zones.owner] = np.arange(zones.n_zones)
 
@@ -84,7 +85,15 @@ class Dissemination:
 
     def _entry_brokers(self, events: np.ndarray) -> np.ndarray:
         """The broker nearest (in IP hops) to each event's publisher."""
-        return self.world.hops_from_brokers(self.publisher[events]).argmin(axis=0)
+        return self.entry_broker[events]
+
+    def _nearest_brokers(self, nodes: np.ndarray, chunk: int = 4096) -> np.ndarray:
+        """The broker with the fewest IP hops to each node (in chunks: B × chunk)."""
+        parts = [
+            self.world.hops_from_brokers(nodes[s : s + chunk]).argmin(axis=0)
+            for s in range(0, len(nodes), chunk)
+        ]
+        return np.concatenate(parts) if parts else np.empty(0, np.int64)
 
     def broker_load(self) -> dict[str, np.ndarray]:
         """Per broker: subscriptions held, and messages handled per approach."""

@@ -25,6 +25,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import NullLocator
 
+from cnsim.algorithms.registry import parse_approach
 from cnsim.errors import InputError
 
 PAPER = "seed 003"
@@ -1007,14 +1008,14 @@ def _eps_trend(r: _Report, sweep: _Sweep) -> list[str]:
 
 
 def _parse_eps(name: str) -> float:
-    match = _EPS.match(name)
-    if not match:
+    """ε of a Paint-Dense(ε) or Paint-Sparse(ε) name, else NaN."""
+    if not _EPS.match(name):
         return np.nan
-    num, _, den = match.group(2).partition("/")
     try:
-        return float(num) / float(den) if den else float(num)
+        eps = parse_approach(name)[2]
     except ValueError:
         return np.nan
+    return np.nan if eps is None else eps
 
 
 # ---------------------------------------------------------------- drawing helpers

@@ -71,12 +71,13 @@ class Simulation:
         self.batch_size = scenario["events"]["batch_size"]
         self.subscriptions = SubscriptionIndex(w.l, w.r)
         self.cn = Dissemination(scenario, w, self.subscriptions)
+        initial = TopKLists.initial(w.x, w.y, w.l, w.r, w.k)
         self.approaches = [
-            make_approach(name, w.x, w.y, self.subscriptions, w.k) for name in scenario.approaches
+            make_approach(name, w.x, w.y, self.subscriptions, w.k, initial)
+            for name in scenario.approaches
         ]
         self.lists: dict[str, TopKLists] = {}
         if track_lists:
-            initial = TopKLists.initial(w.x, w.y, w.l, w.r, w.k)
             for a in self.approaches:
                 if not getattr(a, "serverless", False):  # CN-Relax keeps whole ranges
                     self.lists[a.name] = initial.copy()
@@ -134,8 +135,7 @@ def run(
     approaches = {a.name: a for a in sim.approaches}
     timer = None
     if scenario["run"]["mode"] == "timed":
-        source = Path(scenario.source)
-        timer = Timer(sim, scenario, source.parent if source.is_file() else None)
+        timer = Timer(sim, scenario)
         steps = timer.replay(steps)
     for b, outcomes in steps:
         for name, o in outcomes.items():

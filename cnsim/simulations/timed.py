@@ -93,9 +93,7 @@ class TimedNetwork:
         self.busy_time = [0.0] * n_brokers
         self.server_free = 0.0
         self.server_finishes: deque[float] = deque()
-        m = len(cn.gateway)
-        self.last_arrival = np.full(m, -np.inf)
-        self.last_applied = np.full(m, -np.inf)
+        self.last_applied = np.full(len(cn.gateway), -np.inf)  # per subscription
         self.metrics: dict[int, tuple] = {}
         self._done: dict[int, _EventInFlight] = {}
         self._next_to_apply = 0
@@ -182,7 +180,7 @@ class TimedNetwork:
         first, last, reordered = _arrivals(
             d.offsets, d.subs, p.source, p.hop_ptr, p.hop_to, np.array(state.departure),
             np.array(state.source_departure), cn.gateway_zone, self.owner, cn.last_hop_latency_s,
-            self.serialise_s, self.last_arrival, self.last_applied, state.published,
+            self.serialise_s, self.last_applied, state.published,
             cn.zones.n_zones,
         )  # fmt: skip
         queue_len, wait = self.metrics.pop(state.event, (0, 0.0))
@@ -244,28 +242,29 @@ def _hop_tree(source, hop_ptr, hop_from, hop_to, n_zones):
 @numba.njit(cache=True)
 def _arrivals(
     offsets, subs, source, hop_ptr, hop_to, departure, source_departure, gateway_zone, owner,
-    last_hop_s, serialise_s, last_arrival, last_applied, published, n_zones,
+    last_hop_s, serialise_s, last_applied, published, n_zones,
 ):  # fmt: skip
     """Apply one event's deliveries in send order: (first latency, last latency,
     deliveries that overtook an earlier-sent one)."""
-    left = np.full(n_zones, np.nan)
+    left = np.full(n_zones, np.nan)  # when message m left each zone it reached
     first, last = np.inf, -np.inf
     reordered = 0
     for m in range(len(offsets) - 1):
-        left[:] = np.nan
         left[source[m]] = source_departure[m]
         for h in range(hop_ptr[m], hop_ptr[m + 1]):
             left[hop_to[h]] = departure[h]
         for t in range(offsets[m], offsets[m + 1]):
             s = subs[t]
             arrival = left[gateway_zone[s]] + last_hop_s[s] + serialise_s
-            if arrival < last_arrival[s]:
-                reordered += 1
+            if arrival < last_applied[s]:
+                reordered += 1  # an earlier-sent message arrived later: hold this one back
             applied = max(arrival, last_applied[s])
-            last_arrival[s] = arrival
             last_applied[s] = applied
             first = min(first, applied - published)
             last = max(last, applied - published)
+        left[source[m]] = np.nan  # reset only what this message set
+        for h in range(hop_ptr[m], hop_ptr[m + 1]):
+            left[hop_to[h]] = np.nan
     if first == np.inf:
         return np.nan, np.nan, reordered
     return first, last, reordered
@@ -274,10 +273,8 @@ def _arrivals(
 class Timer:
     """Replays a run's outcomes in SimPy time, one network per approach."""
 
-    def __init__(self, sim, scenario, trace_base=None):
-        timing = dict(scenario["timing"])
-        if timing["arrivals"] == "trace" and trace_base is not None:
-            timing["trace"] = str(trace_base / timing["trace"])
+    def __init__(self, sim, scenario):
+        timing = scenario["timing"]  # a trace path is absolute once validated
         self.env = simpy.Environment()
         self.sim = sim
         self.times = publication_times(timing, len(sim.workload.events), scenario.seed)

@@ -112,9 +112,9 @@ class Truth:
         self.l, self.r, self.k = w.l, w.r, w.k
 
     def apply(self, updates: Updates) -> None:
-        """Apply updates in order."""
-        self.x[updates.obj] = updates.x
-        self.y[updates.obj] = updates.y_new
+        """Apply updates in order (an object may be updated twice in a batch)."""
+        for i, x, _, y_new in updates:
+            self.x[i], self.y[i] = x, y_new
 
     def top_k(self, y: np.ndarray | None = None):
         """Every subscription's true top-k (ids, ys) for the current y (or ``y``)."""

@@ -10,6 +10,8 @@ is inside iff ``lO < l <= lI`` and ``rI <= r < rO`` (``[lI, rI] ⊆ σ ⊆ (lO, 
 
 from __future__ import annotations
 
+import math
+
 import numba
 import numpy as np
 
@@ -18,10 +20,10 @@ from cnsim import kdtree
 _STACK = 128
 
 
-def closed_box_rect(l_min: float, l_max: float, r_min: float, r_max: float) -> np.ndarray:
+def closed_box_rect(l_min: float, l_max: float, r_min: float, r_max: float) -> tuple:
     """The message rectangle reaching exactly the points of the closed box
     ``[l_min, l_max] × [r_min, r_max]``."""
-    return np.array([np.nextafter(l_min, -np.inf), l_max, r_min, np.nextafter(r_max, np.inf)])
+    return (math.nextafter(l_min, -math.inf), l_max, r_min, math.nextafter(r_max, math.inf))
 
 
 class SubscriptionIndex:

@@ -17,6 +17,7 @@ SUBSCRIPTION_DISTRIBUTIONS = ("uniform", "clustered", "correlated", "anti-correl
 UPDATE_MODELS = ("uniform", "volatile")
 N_CLUSTERS = 10
 W = 1.0 / (N_CLUSTERS + 1)  # cluster centres split [0, 1) into 11 segments of length w
+_BELOW_ONE = np.nextafter(1.0, 0.0)  # the domains are [0, 1)
 
 
 def object_cluster_centres() -> np.ndarray:
@@ -28,14 +29,21 @@ def generate_objects(
     rng: np.random.Generator, n: int, distribution: str
 ) -> tuple[np.ndarray, np.ndarray]:
     """x and y of ``n`` objects; x uniform, or in 10 clusters (10% each, sd w/8)."""
+    return object_x(rng, n, distribution, balanced=True), rng.random(n)
+
+
+def object_x(rng: np.random.Generator, n: int, distribution: str, balanced: bool) -> np.ndarray:
+    """x-values of ``n`` objects. Clustered objects get 10% per cluster when
+    ``balanced`` (the initial objects), else a uniformly drawn cluster each (inserts)."""
     if distribution == "uniform":
-        x = rng.random(n)
-    elif distribution == "clustered":
-        centres = np.repeat(object_cluster_centres(), -(-n // N_CLUSTERS))[:n]
-        x = np.clip(centres + rng.normal(0.0, W / 8, n), 0.0, np.nextafter(1.0, 0.0))
-    else:
+        return rng.random(n)
+    if distribution != "clustered":
         raise ValueError(f"unknown object distribution {distribution!r}")
-    return x, rng.random(n)
+    if balanced:
+        centres = np.repeat(object_cluster_centres(), -(-n // N_CLUSTERS))[:n]
+    else:
+        centres = object_cluster_centres()[rng.integers(N_CLUSTERS, size=n)]
+    return np.clip(centres + rng.normal(0.0, W / 8, n), 0.0, _BELOW_ONE)
 
 
 def generate_subscriptions(
@@ -62,8 +70,8 @@ def generate_subscriptions(
         if distribution == "anti-correlated":
             centres = (centres + W / 2)[:-1]
         c = centres[rng.integers(len(centres), size=m)]
-        l = np.clip(c - np.abs(rng.normal(0, W / 8, m)), 0.0, 1.0)
-        r = np.clip(c + np.abs(rng.normal(0, W / 8, m)), 0.0, 1.0)
+        l = np.clip(c - np.abs(rng.normal(0, W / 8, m)), 0.0, _BELOW_ONE)
+        r = np.clip(c + np.abs(rng.normal(0, W / 8, m)), 0.0, _BELOW_ONE)
         return l, r
     raise ValueError(f"unknown subscription distribution {distribution!r}")
 
@@ -171,7 +179,7 @@ def generate_events(
         rng.random(count) < 0.5,  # raise y or lower it
         rng.random(count),  # uniform new y
         np.abs(rng.normal(0.0, volatility / 8, count)),  # volatile change
-        generate_objects(rng, count, distribution)[0],  # x of inserts and moves
+        object_x(rng, count, distribution, balanced=False),  # x of inserts and moves
     )
     cuts = np.cumsum(mix)
     kind, start, obj, xs, y_old, y_new = _walk(

@@ -39,6 +39,8 @@ def test_defaults_are_the_papers():
         ({"algorithm": {"approaches": ["online", "online(paint-dense)"]}}, ["twice"]),
         ({"algorithm": {"approaches": ["paint-batch(coalesce)"]}}, ["run over paint-dense"]),
         ({"seed": True}, ["seed", "True", "int"]),
+        ({"events": {"volatility": float("nan")}}, ["events.volatility", "nan", "finite"]),
+        ({"network": 5}, ["network = 5", "table"]),
     ],
 )
 def test_bad_values_are_named(data, words):
@@ -74,3 +76,16 @@ def test_replace_validates_and_every_key_is_documented():
     with pytest.raises(ConfigError):
         s.replace(**{"subscriptions.k": -1})
     assert all(spec.doc for keys in SCHEMA.values() for spec in keys.values())
+
+
+def test_small_eps_names_round_trip():
+    s = from_dict({"algorithm": {"approaches": ["paint-dense(1/512)", "paint-sparse(1/4)"]}})
+    assert s.approaches == ["paint-dense(0.001953125)", "paint-sparse(0.25)"]
+    assert from_dict({"algorithm": {"approaches": s.approaches}}).approaches == s.approaches
+
+
+def test_network_seed_follows_the_run_seed_on_replace():
+    s = from_dict({"seed": 4})
+    assert s.replace(seed=9).network.seed == 9
+    pinned = from_dict({"seed": 4, "network": {"seed": 1}})
+    assert pinned.replace(seed=9).network.seed == 1

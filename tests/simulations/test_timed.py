@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from cnsim.errors import ConfigError, InputError
+from cnsim.errors import ConfigError
 from cnsim.simulations.config import from_dict
 from cnsim.simulations.runner import METRICS, run
 from cnsim.simulations.timed import TIMED_METRICS
@@ -73,8 +73,11 @@ def test_trace_arrivals_and_determinism(tmp_path):
     pd.testing.assert_frame_equal(a.drop(columns=timing_cols), b.drop(columns=timing_cols))
     assert sa["simulated_time_s"] >= 30.0  # the last event is published at 30 s
     assert np.isfinite(a["reordered"]).all()
-    with pytest.raises(InputError, match="at least 100"):
-        run(scenario(events=100, timing=timing))
+    with pytest.raises(ConfigError, match="at least 100"):  # before any work
+        scenario(events=100, timing=timing)
+    trace.write_text("0.5\nnan\n")
+    with pytest.raises(ConfigError, match="finite"):
+        scenario(events=2, timing=timing)
 
 
 @pytest.mark.parametrize(

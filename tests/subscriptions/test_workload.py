@@ -84,3 +84,12 @@ def test_mixes_of_inserts_deletes_and_moves():
     inserted = ev.obj[np.isinf(ev.y_old)]
     assert np.array_equal(inserted, np.arange(40, 40 + len(inserted)))  # fresh ids in order
     replay(x0, y0, ev)
+
+
+def test_inserted_objects_of_a_clustered_workload_use_every_cluster_throughout():
+    x0, y0 = rng(10).random(50), rng(10).random(50)
+    ev = generate_events(rng(11), y0, 2000, mix=(0.5, 0.0, 0.0), x=x0, distribution="clustered")
+    inserted = ev.x[np.isinf(ev.y_old)]
+    nearest = np.abs(inserted[:, None] - object_cluster_centres()[None, :]).argmin(axis=1)
+    half = len(nearest) // 2
+    assert len(set(nearest[:half])) == len(set(nearest[half:])) == 10

@@ -197,8 +197,9 @@ def cell_of(xs, q):
 # ------------------------------------------------------------- packed R-trees
 
 
-def pack_levels(lo0: np.ndarray, hi0: np.ndarray, seg_start: np.ndarray, seg_len: np.ndarray,
-                b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def pack_levels(
+    lo0: np.ndarray, hi0: np.ndarray, seg_start: np.ndarray, seg_len: np.ndarray, b: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Upper levels of one packed b-way R-tree per segment of an arrangement.
 
     Level 0 of segment ``s`` is ``lo0/hi0[seg_start[s]:+seg_len[s]]`` (the intervals

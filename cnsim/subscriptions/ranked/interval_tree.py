@@ -58,14 +58,34 @@ def build_endpoint_forest(Lr: np.ndarray, Rr: np.ndarray, bounds: np.ndarray) ->
     ar = items[np.lexsort((-Rr[items], seg))]
     for k in ("left", "right", "start", "end"):
         f[k] = f[k].astype(np.int32 if n_items < 2**31 else np.int64)
-    f.update(roots=roots, al_items=al.astype(np.int32), al_key=Lr[al],
-             ar_items=ar.astype(np.int32), ar_key=Rr[ar])
+    f.update(
+        roots=roots,
+        al_items=al.astype(np.int32),
+        al_key=Lr[al],
+        ar_items=ar.astype(np.int32),
+        ar_key=Rr[ar],
+    )
     return f
 
 
 @numba.njit(cache=True)
-def stab_into(root, center, left, right, start, end, al_items, al_key, ar_items, ar_key, q,
-              keys, vals, size, k):
+def stab_into(
+    root,
+    center,
+    left,
+    right,
+    start,
+    end,
+    al_items,
+    al_key,
+    ar_items,
+    ar_key,
+    q,
+    keys,
+    vals,
+    size,
+    k,
+):
     """Offer every interval of one tree stabbed by ``q`` to a k-heap; (size, #stabbed)."""
     v = root
     cnt = 0
@@ -95,16 +115,30 @@ def stab_into(root, center, left, right, start, end, al_items, al_key, ar_items,
 
 
 @numba.njit(cache=True)
-def forest_top_k(roots, center, left, right, start, end, al_items, al_key, ar_items, ar_key,
-                 q, k):
+def forest_top_k(roots, center, left, right, start, end, al_items, al_key, ar_items, ar_key, q, k):
     """Stab the trees in order until k intervals are found (seed 004 Algorithm 1)."""
     keys = np.empty(k, np.int64)
     vals = np.empty(k, np.int64)
     size = 0
     total = 0
     for g in range(roots.shape[0]):
-        size, cnt = stab_into(roots[g], center, left, right, start, end, al_items, al_key,
-                              ar_items, ar_key, q, keys, vals, size, k)
+        size, cnt = stab_into(
+            roots[g],
+            center,
+            left,
+            right,
+            start,
+            end,
+            al_items,
+            al_key,
+            ar_items,
+            ar_key,
+            q,
+            keys,
+            vals,
+            size,
+            k,
+        )
         total += cnt
         # trees hold rank ranges in order, so k hits in trees 1..g are the answer
         if total >= k:
@@ -113,8 +147,18 @@ def forest_top_k(roots, center, left, right, start, end, al_items, al_key, ar_it
 
 
 def _forest_args(f: dict) -> tuple:
-    return (f["roots"], f["center"], f["left"], f["right"], f["start"], f["end"],
-            f["al_items"], f["al_key"], f["ar_items"], f["ar_key"])
+    return (
+        f["roots"],
+        f["center"],
+        f["left"],
+        f["right"],
+        f["start"],
+        f["end"],
+        f["al_items"],
+        f["al_key"],
+        f["ar_items"],
+        f["ar_key"],
+    )
 
 
 class IntervalTree(RankedIndex):
@@ -149,9 +193,18 @@ def build_score_sorted_tree(Lr: np.ndarray, Rr: np.ndarray) -> dict:
     np.minimum.at(minl, node_of, Lv)
     np.maximum.at(maxr, node_of, Rv)
     idx_t = np.int32
-    return dict(center=center, left=left.astype(idx_t), right=right.astype(idx_t),
-                start=start, end=end, items=items.astype(idx_t), Lv=Lv, Rv=Rv,
-                minl=minl, maxr=maxr)
+    return dict(
+        center=center,
+        left=left.astype(idx_t),
+        right=right.astype(idx_t),
+        start=start,
+        end=end,
+        items=items.astype(idx_t),
+        Lv=Lv,
+        Rv=Rv,
+        minl=minl,
+        maxr=maxr,
+    )
 
 
 @numba.njit(cache=True)
@@ -205,8 +258,18 @@ class ScoredIntervalTree(RankedIndex):
         self._order = rank_order(score)
         self._t = build_score_sorted_tree(l[self._order], r[self._order])
         t = self._t
-        self._kargs = (t["center"], t["left"], t["right"], t["start"], t["end"], t["items"],
-                       t["Lv"], t["Rv"], t["minl"], t["maxr"])
+        self._kargs = (
+            t["center"],
+            t["left"],
+            t["right"],
+            t["start"],
+            t["end"],
+            t["items"],
+            t["Lv"],
+            t["Rv"],
+            t["minl"],
+            t["maxr"],
+        )
         self._kernel, self._map = sit_top_k, self._order
 
     def _core_nbytes(self):

@@ -28,8 +28,9 @@ def _as_boxes(lows, highs, name: str, values) -> tuple[np.ndarray, np.ndarray, n
     highs = np.ascontiguousarray(highs, np.float64)
     values = np.ascontiguousarray(values, np.float64)
     if lows.ndim != 2 or lows.shape != highs.shape:
-        raise InputError(f"lows and highs must be (n, d) arrays of one shape, got "
-                         f"{lows.shape} and {highs.shape}")
+        raise InputError(
+            f"lows and highs must be (n, d) arrays of one shape, got {lows.shape} and {highs.shape}"
+        )
     if values.shape[0] != lows.shape[0]:
         raise InputError(f"{name} has {values.shape[0]} rows for {lows.shape[0]} boxes")
     return lows, highs, values
@@ -84,12 +85,13 @@ def brute_relaxed_top_k(lows, highs, weights, point, k: int, dims=None) -> np.nd
 class ExactMatcher:
     """Top-k exact matching by intersecting per-dimension score-ordered iterators."""
 
-    def __init__(self, lows, highs, score, index: str | type[RankedIndex] = "sopt_rtree",
-                 **params):
+    def __init__(self, lows, highs, score, index: str | type[RankedIndex] = "sopt_rtree", **params):
         self.lows, self.highs, self.score = _as_boxes(lows, highs, "score", score)
         cls = _index_class(index)
-        self.indexes = [cls(self.lows[:, j], self.highs[:, j], self.score, **params)
-                        for j in range(self.lows.shape[1])]
+        self.indexes = [
+            cls(self.lows[:, j], self.highs[:, j], self.score, **params)
+            for j in range(self.lows.shape[1])
+        ]
         self._rank = np.empty(len(self.score), np.int64)
         self._rank[rank_order(self.score)] = np.arange(len(self.score))
 
@@ -128,18 +130,22 @@ class ExactMatcher:
 class RelaxedMatcher:
     """Top-k relaxed matching by the Threshold Algorithm over per-dimension indexes."""
 
-    def __init__(self, lows, highs, weights, index: str | type[RankedIndex] = "sopt_rtree",
-                 **params):
+    def __init__(
+        self, lows, highs, weights, index: str | type[RankedIndex] = "sopt_rtree", **params
+    ):
         self.lows, self.highs, self.weights = _as_boxes(lows, highs, "weights", weights)
         if self.weights.shape != self.lows.shape:
-            raise InputError(f"weights must have shape {self.lows.shape}, got "
-                             f"{self.weights.shape}")
+            raise InputError(f"weights must have shape {self.lows.shape}, got {self.weights.shape}")
         if not (self.weights > 0).all() or not np.isfinite(self.weights).all():
-            raise InputError("relaxed matching needs finite weights > 0 (TA needs a "
-                             "monotone score and a matched dimension must count)")
+            raise InputError(
+                "relaxed matching needs finite weights > 0 (TA needs a "
+                "monotone score and a matched dimension must count)"
+            )
         cls = _index_class(index)
-        self.indexes = [cls(self.lows[:, j], self.highs[:, j], self.weights[:, j], **params)
-                        for j in range(self.lows.shape[1])]
+        self.indexes = [
+            cls(self.lows[:, j], self.highs[:, j], self.weights[:, j], **params)
+            for j in range(self.lows.shape[1])
+        ]
         self.sorted_accesses = 0
 
     def top_k(self, point, k: int, dims: Sequence[int] | None = None) -> np.ndarray:

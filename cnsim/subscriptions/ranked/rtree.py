@@ -57,14 +57,19 @@ class _PackedRTree(RankedIndex):
         self._ids = order[arr].astype(np.int32)
         self._lo0, self._hi0 = Lr[arr], Rr[arr]
         n = len(l)
-        self._levels = pack_levels(self._lo0, self._hi0, np.zeros(1, np.int64),
-                                   np.array([n], np.int64), b)
+        self._levels = pack_levels(
+            self._lo0, self._hi0, np.zeros(1, np.int64), np.array([n], np.int64), b
+        )
         self._kernel, self._map = rtree_top_k, self._ids
         self._kargs = (self._lo0, self._hi0, *self._levels, b)
 
     def _core_nbytes(self):
-        return (self._ids.nbytes + self._lo0.nbytes + self._hi0.nbytes
-                + sum(a.nbytes for a in self._levels))
+        return (
+            self._ids.nbytes
+            + self._lo0.nbytes
+            + self._hi0.nbytes
+            + sum(a.nbytes for a in self._levels)
+        )
 
 
 class ScoredRTree(_PackedRTree):
@@ -232,8 +237,9 @@ class SOPTRTree(_PackedRTree):
 
 
 @numba.njit(cache=True)
-def ir_top_k(center, left, right, start, items, lo0, hi0, ulo, uhi, lvl_start, lvl_count,
-             height, b, q, k):
+def ir_top_k(
+    center, left, right, start, items, lo0, hi0, ulo, uhi, lvl_start, lvl_count, height, b, q, k
+):
     """Heap merge over the path nodes, each node's next stabbed interval found by
     getnext on its R-tree (seed 000 §3.1)."""
     path = np.empty(_MAX_DEPTH, np.int64)
@@ -278,10 +284,22 @@ class IRTree(RankedIndex):
         levels = pack_levels(t["Lv"], t["Rv"], t["start"], t["end"] - t["start"], b)
         self._t = {k: t[k] for k in ("center", "left", "right", "start", "items", "Lv", "Rv")}
         self._levels = levels
-        self._kargs = (t["center"], t["left"], t["right"], t["start"], t["items"], t["Lv"],
-                       t["Rv"], *levels, b)
+        self._kargs = (
+            t["center"],
+            t["left"],
+            t["right"],
+            t["start"],
+            t["items"],
+            t["Lv"],
+            t["Rv"],
+            *levels,
+            b,
+        )
         self._kernel, self._map = ir_top_k, self._order
 
     def _core_nbytes(self):
-        return (self._order.nbytes + sum(a.nbytes for a in self._t.values())
-                + sum(a.nbytes for a in self._levels))
+        return (
+            self._order.nbytes
+            + sum(a.nbytes for a in self._t.values())
+            + sum(a.nbytes for a in self._levels)
+        )

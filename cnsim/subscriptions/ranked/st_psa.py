@@ -75,12 +75,16 @@ class STPSA(RankedIndex):
             raise InputError(
                 f"ST-PSA over {len(l)} intervals needs {need / 2**20:.0f} MiB of path arrays, "
                 f"more than max_bytes={cap / 2**20:.0f} MiB (nested intervals are copied "
-                "into every cell they cover)")
+                "into every cell they cover)"
+            )
         self._off = np.zeros(n_cells + 1, np.int64)
         np.cumsum(sizes, out=self._off[1:])
         self._items = psa_fill(A, B, self._off)
-        self._kernel, self._kargs, self._map = psa_top_k, (self._xs, self._off, self._items), \
-            self._order
+        self._kernel, self._kargs, self._map = (
+            psa_top_k,
+            (self._xs, self._off, self._items),
+            self._order,
+        )
 
     def _core_nbytes(self):
         return self._order.nbytes + self._xs.nbytes + self._off.nbytes + self._items.nbytes

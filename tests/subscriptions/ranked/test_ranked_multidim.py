@@ -58,8 +58,9 @@ def test_relaxed_matching_equals_brute_force(data, index, seed):
         for k in (1, 3, 20):
             np.testing.assert_array_equal(m.top_k(p, k), brute_relaxed_top_k(lo, hi, w, p, k))
         dims = list(range(0, d, 2))  # relaxed matching may drop dimensions per event
-        np.testing.assert_array_equal(m.top_k(p, 5, dims=dims),
-                                      brute_relaxed_top_k(lo, hi, w, p, 5, dims=dims))
+        np.testing.assert_array_equal(
+            m.top_k(p, 5, dims=dims), brute_relaxed_top_k(lo, hi, w, p, 5, dims=dims)
+        )
 
 
 def test_threshold_algorithm_stops_early():
@@ -70,8 +71,7 @@ def test_threshold_algorithm_stops_early():
     w = 1 - half
     m = RelaxedMatcher(c - half, c + half, w, index="sopt_rtree")
     p = np.full(d, 0.5)
-    np.testing.assert_array_equal(m.top_k(p, 10),
-                                  brute_relaxed_top_k(c - half, c + half, w, p, 10))
+    np.testing.assert_array_equal(m.top_k(p, 10), brute_relaxed_top_k(c - half, c + half, w, p, 10))
     assert m.sorted_accesses < n  # TA did not read every stabbed interval
 
 

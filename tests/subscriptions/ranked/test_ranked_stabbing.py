@@ -14,8 +14,7 @@ from cnsim.subscriptions.ranked.segment_tree import elementary
 from cnsim.subscriptions.ranked.st_psa import STPSA
 
 NAMES = sorted(REGISTRY)
-SETTINGS = settings(max_examples=40, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def build(name, l, r, s, b=3):
@@ -47,8 +46,9 @@ def queries(l, r):
     """Every endpoint, points just beside them, between them and outside all."""
     with np.errstate(invalid="ignore"):
         mid = (l + r) / 2
-    pts = np.concatenate([l, r, np.nextafter(l, -np.inf), np.nextafter(r, np.inf),
-                          mid, [-100.0, 100.0, 0.0, 0.5]])
+    pts = np.concatenate(
+        [l, r, np.nextafter(l, -np.inf), np.nextafter(r, np.inf), mid, [-100.0, 100.0, 0.0, 0.5]]
+    )
     return np.unique(pts[~np.isnan(pts)])
 
 
@@ -64,8 +64,9 @@ def test_top_k_equals_brute_force(data, b):
             for k in ks:
                 got = ix.top_k(q, k)
                 assert got.dtype == np.int64
-                np.testing.assert_array_equal(got, brute_top_k(l, r, s, q, k),
-                                              err_msg=f"{name} q={q} k={k}")
+                np.testing.assert_array_equal(
+                    got, brute_top_k(l, r, s, q, k), err_msg=f"{name} q={q} k={k}"
+                )
 
 
 @SETTINGS
@@ -89,8 +90,11 @@ ADVERSARIAL = {
     "chain": (np.arange(40.0), np.arange(40.0) + 1, np.ones(40)),
     "staircase": (np.arange(40.0), np.full(40, 40.0), np.arange(40.0)),
     "empty": (np.empty(0), np.empty(0), np.empty(0)),
-    "infinite": (np.array([-np.inf, 0.0, 3.0]), np.array([np.inf, 5.0, np.inf]),
-                 np.array([1.0, 2.0, 2.0])),
+    "infinite": (
+        np.array([-np.inf, 0.0, 3.0]),
+        np.array([np.inf, 5.0, np.inf]),
+        np.array([1.0, 2.0, 2.0]),
+    ),
 }
 
 
@@ -125,9 +129,19 @@ def test_random_large_default_fanout(name):
 @st.composite
 def update_scripts(draw):
     base = draw(interval_sets(max_n=20))
-    ops = draw(st.lists(st.tuples(st.booleans(), st.integers(-5, 15), st.integers(0, 5),
-                                  st.integers(0, 3), st.integers(0, 10**6)),
-                        min_size=1, max_size=60))
+    ops = draw(
+        st.lists(
+            st.tuples(
+                st.booleans(),
+                st.integers(-5, 15),
+                st.integers(0, 5),
+                st.integers(0, 3),
+                st.integers(0, 10**6),
+            ),
+            min_size=1,
+            max_size=60,
+        )
+    )
     return base, ops
 
 
@@ -156,8 +170,9 @@ def test_insert_delete_equal_brute_force(script):
             assert len(ix) == sum(alive)
             for q in (a - 0.5, a, a + 0.5, a + w):
                 for k in (1, 4):
-                    np.testing.assert_array_equal(ix.top_k(q, k), brute_top_k(la, ra, sa, q, k),
-                                                  err_msg=name)
+                    np.testing.assert_array_equal(
+                        ix.top_k(q, k), brute_top_k(la, ra, sa, q, k), err_msg=name
+                    )
         with pytest.raises(InputError):
             ix.delete(len(L) + 5)
 
