@@ -30,7 +30,7 @@ import numba
 import numpy as np
 import simpy
 
-from cnsim.brokers.overlay import MeghdootCN
+from cnsim.brokers.overlay import MeghdootCN, Paths
 from cnsim.errors import InputError
 
 TIMED_METRICS = (
@@ -192,9 +192,8 @@ class TimedNetwork:
         return busy / makespan if makespan > 0 else np.zeros_like(busy)
 
 
-def _no_paths():
-    from cnsim.brokers.overlay import Paths
-
+def _no_paths() -> Paths:
+    """The paths of an event that sends no message."""
     empty = np.empty(0, np.int64)
     return Paths(empty, np.zeros(1, np.int64), empty, empty)
 
