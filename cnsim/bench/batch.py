@@ -6,10 +6,9 @@ generated, messages received by subscriptions and min_y calls, in total.
 
 from __future__ import annotations
 
-import platform
 import time
-from datetime import UTC, datetime
 
+from cnsim.bench import provenance
 from cnsim.simulations.config import from_dict
 from cnsim.simulations.runner import run
 
@@ -43,9 +42,7 @@ def run_bench(quick: bool = False) -> dict:
         ].sum()
         by_k[k] = {name: {c: float(v) for c, v in row.items()} for name, row in totals.iterrows()}
     return {
-        "command": "cnsim bench batch" + (" --quick" if quick else ""),
-        "machine": f"{platform.node()} {platform.machine()}",
-        "date": datetime.now(UTC).strftime("%Y-%m-%d"),
+        **provenance("batch", quick),
         "subscriptions": m,
         "events": events,
         "by_k": by_k,

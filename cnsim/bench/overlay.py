@@ -11,13 +11,12 @@
 
 from __future__ import annotations
 
-import platform
 import tempfile
 import time
-from datetime import UTC, datetime
 
 import numpy as np
 
+from cnsim.bench import provenance
 from cnsim.brokers.routing import route
 from cnsim.network.cache import build_world
 from cnsim.simulations.config import from_dict
@@ -128,9 +127,7 @@ def run_bench(quick: bool = False) -> dict:
         network, m, events = {"ip_nodes": 20_000, "brokers": 1_000}, 2_000_000, 300
     started = time.perf_counter()
     results = {
-        "command": "cnsim bench overlay" + (" --quick" if quick else ""),
-        "machine": f"{platform.node()} {platform.machine()}",
-        "date": datetime.now(UTC).strftime("%Y-%m-%d"),
+        **provenance("overlay", quick),
         "network": network,
         "subscriptions": m,
         "events_per_point": events,

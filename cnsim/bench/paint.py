@@ -13,12 +13,11 @@ Measured side by side in one process, so ratios are meaningful on a noisy machin
 
 from __future__ import annotations
 
-import platform
 import time
-from datetime import UTC, datetime
 
 import numpy as np
 
+from cnsim.bench import provenance
 from cnsim.simulations.config import from_dict
 from cnsim.simulations.runner import Simulation
 
@@ -140,9 +139,7 @@ def run_bench(quick: bool = False) -> dict:
         "brute_force_over_paint_dense": brute_s / dense_server,
     }
     return {
-        "command": "cnsim bench paint" + (" --quick" if quick else ""),
-        "machine": f"{platform.node()} {platform.machine()} {platform.processor() or ''}".strip(),
-        "date": datetime.now(UTC).strftime("%Y-%m-%d"),
+        **provenance("paint", quick),
         "events_per_point": events,
         "by_k": by_k,
         "by_m": {m_small: small, m_big: big},

@@ -8,9 +8,7 @@ callbacks (reported, not a target)."""
 
 from __future__ import annotations
 
-import platform
-from datetime import UTC, datetime
-
+from cnsim.bench import provenance
 from cnsim.simulations.config import from_dict
 from cnsim.simulations.runner import run
 
@@ -50,9 +48,7 @@ def run_bench(quick: bool = False) -> dict:
             "timed_over_counting": seconds["timed"] / seconds["counting"],
         }
     return {
-        "command": "cnsim bench timed" + (" --quick" if quick else ""),
-        "machine": f"{platform.node()} {platform.machine()}",
-        "date": datetime.now(UTC).strftime("%Y-%m-%d"),
+        **provenance("timed", quick),
         "subscriptions": m,
         "events": events,
         "network": network,
