@@ -126,10 +126,11 @@ class PaintBatch(Online):
         """IR_new(i) ∪ IR_pre(i): i's region now, and before step 3 (Lemma 7: first_k
         on T and on T' at the old value, merged)."""
         k = self.k
-        new = self.base.lists(i, x_i, y_new)
         pre = regions.merge_lists(
             self.base.lists(i, x_i, y_old),
             (t_prime.first_k(x_i, y_old, WEST, k, i), t_prime.first_k(x_i, y_old, EAST, k, i)),
             k,
         )
-        return regions.union_region(x_i, [new, pre], k)
+        if y_new == np.inf:  # deleted: no list holds it any more, IR_new(i) is empty
+            return regions.union_region(x_i, [pre], k)
+        return regions.union_region(x_i, [self.base.lists(i, x_i, y_new), pre], k)
