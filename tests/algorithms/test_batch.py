@@ -42,7 +42,12 @@ def scenario(seed, k, n=60, m=800, events=120, batch=10, mix=0.1, approaches=APP
 @pytest.mark.parametrize(("seed", "k", "batch"), [(1, 1, 5), (2, 3, 10), (3, 5, 25), (4, 8, 60)])
 def test_batches_keep_every_list_exact(seed, k, batch):
     report = verify(scenario(seed, k, batch=batch))
-    assert report.ok, report.text()  # lists, Lemma 8, sparse checks, exactness
+    # Lists, Lemma 8, sparse checks, exactness, Paint-Batch's count per subscription,
+    # the closed-form minimum against the brute-force search.
+    assert report.ok, report.text()
+    below = {a: n for (a, what), n in report.minimum.items() if what == "below"}
+    assert set(below) >= {"coalesce(paint-dense)", "online(paint-dense)"}
+    assert not any(below.values())  # no approach beats the minimum
 
 
 def test_coalesce_keeps_first_old_and_last_new_value():
