@@ -6,7 +6,8 @@ simulated time to give latencies, queueing and reordering.
   publisher's nearest broker) after the IP latency from the publisher's node.
 * The server is a FIFO resource: generating each message takes
   ``timing.server_service_s``. Every broker is a FIFO resource taking
-  ``timing.broker_service_s`` per message it handles. A link between brokers adds
+  ``timing.broker_service_s`` per message it handles — the server's own broker
+  too, for every message the server generates. A link between brokers adds
   their IP latency plus serialisation at ``timing.bandwidth_mbps``; the last hop
   to a subscriber adds the gateway-to-subscriber latency.
 * A hop is a scheduled callback (a SimPy timeout with a callback), not a process:
@@ -68,13 +69,14 @@ class _EventInFlight:
     published: float
     paths: object
     delivery: object
-    pending: int  # hops not yet arrived
+    pending: int  # messages not yet served at their source, plus hops not yet arrived
+    source_broker: list  # per message: the broker of its source zone
     to_broker: list  # per hop: the broker it arrives at
     link_s: list  # per hop: link latency plus serialisation
     firsts: tuple[list, list]  # hops leaving each message's source, CSR
     children: tuple[list, list]  # child hops of each hop, CSR
     departure: list  # per hop: when the message left the hop's broker
-    source_departure: list  # per message: when it left its source
+    source_departure: list  # per message: when it left its source broker
 
 
 class TimedNetwork:
@@ -107,12 +109,13 @@ class TimedNetwork:
             paths.source, paths.hop_ptr, paths.hop_from, paths.hop_to, n_zones
         )
         frm, to = self.owner[paths.hop_from], self.owner[paths.hop_to]
-        n_hops = len(to)
+        n_msgs, n_hops = len(outcome.messages), len(to)
         state = _EventInFlight(
-            event, self.env.now, paths, outcome.delivery, n_hops, to.tolist(),
+            event, self.env.now, paths, outcome.delivery, n_msgs + n_hops,
+            self.owner[paths.source].tolist(), to.tolist(),
             (self.latency_s[frm, to] + self.serialise_s).tolist(),
             (firsts[0].tolist(), firsts[1].tolist()), (children[0].tolist(), children[1].tolist()),
-            [0.0] * n_hops, [0.0] * len(outcome.messages),
+            [0.0] * n_hops, [0.0] * n_msgs,
         )  # fmt: skip
         arrive = self._at_entry_serverless if serverless else self._at_server
         self._after(entry_delay, arrive, state)
@@ -124,24 +127,33 @@ class TimedNetwork:
         queue_len = len(self.server_finishes)
         start = max(now, self.server_free)
         n = len(state.source_departure)
-        state.source_departure[:] = [start + self.server_s * (j + 1) for j in range(n)]
         self.server_free = start + self.server_s * n
         self.server_finishes.append(self.server_free)
         self.metrics[state.event] = (queue_len, start - now)
-        self._leave_sources(state)
+        # Each message, once generated, is handled by the broker of its source zone
+        # (the server's entry into the overlay) like at any other hop.
+        for m in range(n):
+            self._after(start + self.server_s * (m + 1) - now, self._at_source, state, m)
+        if not n:
+            self._maybe_done(state)
 
     def _at_entry_serverless(self, state: _EventInFlight) -> None:
         # CN-Relax: each message leaves its entry broker after that broker's service.
         self.metrics[state.event] = (0, 0.0)
-        for m, zone in enumerate(state.paths.source.tolist()):
-            state.source_departure[m] = self._serve(int(self.owner[zone]), self.env.now)
-        self._leave_sources(state)
+        for m in range(len(state.source_departure)):
+            self._at_source(state, m)
+        if not state.source_departure:
+            self._maybe_done(state)
 
-    def _leave_sources(self, state: _EventInFlight) -> None:
+    def _at_source(self, state: _EventInFlight, m: int) -> None:
+        """Message m at its source broker: served, then sent on its first hops."""
+        now = self.env.now
+        dep = self._serve(state.source_broker[m], now)
+        state.source_departure[m] = dep
         ptr, idx = state.firsts
-        for m, dep in enumerate(state.source_departure):
-            for h in idx[ptr[m] : ptr[m + 1]]:
-                self._after(dep - self.env.now + state.link_s[h], self._arrive, state, h)
+        for h in idx[ptr[m] : ptr[m + 1]]:
+            self._after(dep - now + state.link_s[h], self._arrive, state, h)
+        state.pending -= 1
         self._maybe_done(state)
 
     # -- hops ----------------------------------------------------------------------------------

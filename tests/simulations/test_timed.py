@@ -43,6 +43,11 @@ def test_timed_and_counting_modes_count_the_same_traffic(tmp_path):
     assert 0 < s["p50_latency_first_s"] <= s["p50_latency_last_s"] <= s["p99_latency_last_s"]
     load = pd.read_parquet(tmp_path / "brokers.parquet")
     assert ((load["utilisation"] >= 0) & (load["utilisation"] <= 1)).all()
+    # Every message a broker handles in counting mode costs it one service time,
+    # the server's own broker included.
+    busy = load["utilisation"] * summary["simulated_time_s"]
+    service = scenario()["timing"]["broker_service_s"]
+    np.testing.assert_allclose(busy, load["messages_handled"] * service, rtol=1e-9, atol=1e-12)
 
 
 def test_latency_is_at_least_the_publishing_delay_and_first_before_last():
