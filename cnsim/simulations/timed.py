@@ -147,22 +147,21 @@ class TimedNetwork:
 
     def _at_source(self, state: _EventInFlight, m: int) -> None:
         """Message m at its source broker: served, then sent on its first hops."""
-        now = self.env.now
-        dep = self._serve(state.source_broker[m], now)
-        state.source_departure[m] = dep
-        ptr, idx = state.firsts
-        for h in idx[ptr[m] : ptr[m + 1]]:
-            self._after(dep - now + state.link_s[h], self._arrive, state, h)
-        state.pending -= 1
-        self._maybe_done(state)
+        self._serve_and_forward(
+            state, state.source_broker[m], m, state.firsts, state.source_departure
+        )
 
     # -- hops ----------------------------------------------------------------------------------
     def _arrive(self, state: _EventInFlight, h: int) -> None:
+        """Hop h at the broker it leads to: served, then sent on its child hops."""
+        self._serve_and_forward(state, state.to_broker[h], h, state.children, state.departure)
+
+    def _serve_and_forward(self, state, broker: int, j: int, hops: tuple, departure: list) -> None:
         now = self.env.now
-        dep = self._serve(state.to_broker[h], now)
-        state.departure[h] = dep
-        ptr, idx = state.children
-        for c in idx[ptr[h] : ptr[h + 1]]:
+        dep = self._serve(broker, now)
+        departure[j] = dep
+        ptr, idx = hops
+        for c in idx[ptr[j] : ptr[j + 1]]:
             self._after(dep - now + state.link_s[c], self._arrive, state, c)
         state.pending -= 1
         self._maybe_done(state)
