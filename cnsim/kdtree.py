@@ -38,6 +38,32 @@ class KdTree:
         return len(self.start)
 
 
+def build_forest(
+    a: np.ndarray, b: np.ndarray, group_ptr: np.ndarray, leaf_size: int = LEAF_SIZE
+) -> tuple[KdTree, np.ndarray]:
+    """One k-d tree per group of consecutive points (group ``g`` holds positions
+    ``group_ptr[g]:group_ptr[g + 1]``), stored in one set of node arrays: tree ``g``'s
+    node ``v`` (implicit layout) is ``root[g] + v``. Returns the forest and ``root``."""
+    trees, root, nodes = [], np.zeros(len(group_ptr) - 1, np.int64), 0
+    for g in range(len(group_ptr) - 1):
+        s, e = group_ptr[g], group_ptr[g + 1]
+        t = build(a[s:e], b[s:e], leaf_size)
+        trees.append((t, s, nodes))
+        root[g] = nodes
+        nodes += t.n_nodes
+    if not trees:
+        return build(a[:0], b[:0], leaf_size), root
+    forest = KdTree(
+        np.concatenate([t.perm + s for t, s, _ in trees]),
+        np.concatenate([t.start + s for t, s, _ in trees]),
+        np.concatenate([t.end + s for t, s, _ in trees]),
+        np.concatenate([t.box for t, _, _ in trees]),
+        np.concatenate([t.leaf for t, _, _ in trees]),
+        np.concatenate([t.leaf_of + n for t, _, n in trees]),
+    )
+    return forest, root
+
+
 def build(a: np.ndarray, b: np.ndarray, leaf_size: int = LEAF_SIZE) -> KdTree:
     """Build a k-d tree over the points ``(a[i], b[i])``; boxes are over live points."""
     n = len(a)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from cnsim.algorithms import regions
+from cnsim.algorithms.base import Approach, ApproachSpec, ServerView
 from cnsim.algorithms.messages import Messages, MessageWriter
 from cnsim.algorithms.paint_dense import PaintDense
 from cnsim.server.object_index import EAST, WEST, ObjectIndex
@@ -39,26 +40,21 @@ def coalesce(updates: Updates) -> Updates:
     return Updates(*(a[changed] for a in (merged.obj, merged.x, merged.y_old, merged.y_new)))
 
 
-class Online:
+class Online(Approach):
     """Online: every event of the batch in order, with the base algorithm."""
 
     prefix = "online"
 
     def __init__(self, base: PaintDense):
+        self.spec = base.spec.with_batch(self.prefix)
         self.base = base
         self.counter = base.counter
         self.k = base.k
-        self.eps = base.eps
 
-    @property
-    def name(self) -> str:
-        """``online(paint-dense)`` and the like."""
-        return f"{self.prefix}({self.base.name})"
-
-    @property
-    def exact(self) -> bool:
-        """Whether only affected subscriptions are notified (per event)."""
-        return self.base.exact
+    @classmethod
+    def create(cls, spec: ApproachSpec, view: ServerView) -> Online:
+        """The batch strategy over its base approach (``spec.base``)."""
+        return cls(spec.cls.create(spec.base, view))
 
     def process(self, updates: Updates) -> Messages:
         """Messages for a batch of updates."""

@@ -10,23 +10,30 @@ from __future__ import annotations
 
 import numpy as np
 
+from cnsim.algorithms.base import Approach, ApproachSpec, ServerView
 from cnsim.algorithms.messages import Messages
 from cnsim.server.object_index import CallCounter
 from cnsim.subscriptions.index import SubscriptionIndex
 from cnsim.subscriptions.workload import Updates
 
 
-class CNRelax:
+class CNRelax(Approach):
     """CN-Relax: one message per update, from the publisher, to every range holding x."""
 
-    name = "cn-relax"
-    exact = False
-    eps = None
-    serverless = True  # messages start at the publisher's broker, one per update
+    family = "cn-relax"
+    entry = "publisher"  # no server: messages start at the publisher's broker
+    stores = "range"  # a subscriber keeps every object of its range
+    exact_family = False  # every range holding x hears every change
 
     def __init__(self, subscriptions: SubscriptionIndex):
+        self.spec = ApproachSpec(self.family)
         self.subscriptions = subscriptions
         self.counter = CallCounter()  # no server, no index calls
+
+    @classmethod
+    def create(cls, spec: ApproachSpec, view: ServerView) -> CNRelax:
+        """CN-Relax needs only the subscriptions (to size what subscribers store)."""
+        return cls(view.subscriptions)
 
     def process(self, updates: Updates) -> Messages:
         """One message per update, in order."""

@@ -14,38 +14,30 @@ from collections.abc import Callable
 import numpy as np
 
 from cnsim.algorithms import regions
+from cnsim.algorithms.base import Approach, ApproachSpec, ServerView
 from cnsim.algorithms.messages import Messages, MessageWriter
-from cnsim.server.object_index import EAST, WEST, ObjectIndex
+from cnsim.server.object_index import EAST, WEST, CallCounter, ObjectIndex
 from cnsim.subscriptions.workload import Updates
 
 
-def eps_text(eps: float) -> str:
-    """ε as written in names: short (0.25) where that is exact, else in full."""
-    short = f"{eps:g}"
-    return short if float(short) == eps else repr(eps)
-
-
-class PaintDense:
+class PaintDense(Approach):
     """Paint-Dense, or Paint-Dense(ε) when ``eps`` is given. It owns ``objects``, the
     server's object index, and counts its calls in ``objects.counter``."""
 
-    exact_name = "paint-dense"
+    family = "paint-dense"
+    takes_eps = True
+    batchable = True
 
     def __init__(self, objects: ObjectIndex, k: int, eps: float | None = None):
+        self.spec = ApproachSpec(self.family, eps)
         self.objects = objects
         self.counter = objects.counter
         self.k = k
-        self.eps = eps
 
-    @property
-    def name(self) -> str:
-        """The approach's name as written in a scenario (``paint-dense(0.25)``)."""
-        return self.exact_name if self.eps is None else f"{self.exact_name}({eps_text(self.eps)})"
-
-    @property
-    def exact(self) -> bool:
-        """Whether only affected subscriptions are notified."""
-        return self.eps is None
+    @classmethod
+    def create(cls, spec: ApproachSpec, view: ServerView) -> PaintDense:
+        """Paint-Dense over its own object index."""
+        return cls(ObjectIndex(view.x, view.y, CallCounter()), view.k, spec.eps)
 
     def process(self, updates: Updates) -> Messages:
         """Apply ``updates`` one at a time, each followed by its messages."""

@@ -18,16 +18,18 @@ import math
 import numpy as np
 
 from cnsim.algorithms import regions
+from cnsim.algorithms.base import ApproachSpec, ServerView
 from cnsim.algorithms.messages import MessageWriter
 from cnsim.algorithms.paint_dense import PaintDense
-from cnsim.server.object_index import ObjectIndex
-from cnsim.subscriptions.index import SubscriptionIndex, closed_box_rect
+from cnsim.server.object_index import CallCounter, ObjectIndex
+from cnsim.subscriptions.index import SubscriptionIndex
+from cnsim.subscriptions.space import closed_box_rect
 
 
 class PaintSparse(PaintDense):
     """Paint-Sparse, or Paint-Sparse(ε) when ``eps`` is given."""
 
-    exact_name = "paint-sparse"
+    family = "paint-sparse"
 
     def __init__(
         self,
@@ -39,6 +41,11 @@ class PaintSparse(PaintDense):
         super().__init__(objects, k, eps)
         self.subscriptions = subscriptions
         self._snaps: dict[tuple, tuple] = {}  # this update's snap answers, by rectangle
+
+    @classmethod
+    def create(cls, spec: ApproachSpec, view: ServerView) -> PaintSparse:
+        """Paint-Sparse over its own object index and the subscriptions."""
+        return cls(ObjectIndex(view.x, view.y, CallCounter()), view.subscriptions, view.k, spec.eps)
 
     def search_range(self, x_i: float, L: np.ndarray, R: np.ndarray) -> tuple[float, float]:
         """``[ℓ*, r*]``: the apex of the smallest southeast quadrant holding every

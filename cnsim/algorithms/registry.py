@@ -1,4 +1,4 @@
-"""Approaches by the names the paper uses.
+"""Approaches by the names the paper uses: one catalog, one parser.
 
 * ``paint-dense``, ``paint-sparse``, each optionally with ε = 1/2^i in parentheses:
   ``paint-dense(0.25)``, ``paint-sparse(1/8)``;
@@ -6,10 +6,9 @@
   ``coalesce``, ``online``, e.g. ``paint-batch(paint-sparse(0.5))``;
 * the baselines of §V: ``unicast`` and ``cn-relax``.
 
-One interface for all (scikit-learn style): ``approach.process(updates)`` applies a
-batch of y-updates to the approach's own object index and returns the
-:class:`~cnsim.algorithms.messages.Messages` it sends; ``approach.name`` (canonical),
-``approach.exact``, ``approach.eps`` and ``approach.counter`` describe it.
+A new approach is one class (see :class:`cnsim.algorithms.base.Approach`) and one
+line in :data:`FAMILIES` (or :data:`BATCH`). :func:`parse` turns a written name into
+an :class:`~cnsim.algorithms.base.ApproachSpec` once; :func:`make_approach` builds it.
 """
 
 from __future__ import annotations
@@ -17,52 +16,58 @@ from __future__ import annotations
 import math
 import re
 
-import numpy as np
-
+from cnsim.algorithms.base import Approach, ApproachSpec, ServerView
 from cnsim.algorithms.batch import Coalesce, Online, PaintBatch
 from cnsim.algorithms.cn_relax import CNRelax
-from cnsim.algorithms.paint_dense import PaintDense, eps_text
+from cnsim.algorithms.paint_dense import PaintDense
 from cnsim.algorithms.paint_sparse import PaintSparse
 from cnsim.algorithms.unicast import Unicast
-from cnsim.server.object_index import CallCounter, ObjectIndex
-from cnsim.subscriptions.index import SubscriptionIndex
-from cnsim.subscriptions.lists import TopKLists
 
-FAMILIES = ("paint-dense", "paint-sparse")
-BASELINES = ("unicast", "cn-relax")
-BATCH = {"paint-batch": PaintBatch, "coalesce": Coalesce, "online": Online}
+FAMILIES: dict[str, type[Approach]] = {
+    "paint-dense": PaintDense,
+    "paint-sparse": PaintSparse,
+    "unicast": Unicast,
+    "cn-relax": CNRelax,
+}
+BATCH: dict[str, type[Online]] = {"paint-batch": PaintBatch, "coalesce": Coalesce, "online": Online}
+DEFAULT_BATCH_BASE = "paint-dense"
+
 _NAME = re.compile(r"^\s*([a-z-]+)\s*(?:\((.*)\))?\s*$")
-_ALLOWED = (
-    "paint-dense, paint-sparse (optionally with ε = 1/2^i in parentheses, e.g. "
-    "'paint-sparse(0.25)'), paint-batch, coalesce, online (optionally over one of "
-    "those, e.g. 'paint-batch(paint-sparse)'), unicast, cn-relax"
-)
 
 
-def parse_approach(name: str) -> tuple[str | None, str, float | None]:
-    """``(batch, family, eps)`` from a written name; ``batch`` is None for plain
-    approaches. Raises ValueError saying what is allowed."""
+def _allowed() -> str:
+    eps = [f for f, c in FAMILIES.items() if c.takes_eps]
+    plain = [f for f, c in FAMILIES.items() if not c.takes_eps]
+    under = [f for f, c in FAMILIES.items() if c.batchable]
+    return (
+        f"{', '.join(eps)} (optionally with ε = 1/2^i in parentheses, e.g. "
+        f"'{eps[-1]}(0.25)'), {', '.join(BATCH)} (optionally over one of "
+        f"{', '.join(under)}, e.g. 'paint-batch({under[-1]})'), {', '.join(plain)}"
+    )
+
+
+def parse(name: str) -> ApproachSpec:
+    """The spec of a written name. Raises ValueError saying what is allowed."""
     match = _NAME.match(name) if isinstance(name, str) else None
-    if match and match.group(1) in BASELINES and match.group(2) is None:
-        return None, match.group(1), None
-    if match and match.group(1) in BATCH:
-        _, family, eps = parse_approach(match.group(2) or "paint-dense")
-        if _ is not None or family in BASELINES:
+    head, arg = (match.group(1), match.group(2)) if match else (None, None)
+    if head in BATCH:
+        base = parse(arg or DEFAULT_BATCH_BASE)
+        if base.batch is not None or not base.cls.batchable:
+            under = ", ".join(f for f, c in FAMILIES.items() if c.batchable)
             raise ValueError(
-                f"unknown approach {name!r}: batch approaches run over paint-dense or "
-                "paint-sparse (with or without ε)"
+                f"unknown approach {name!r}: batch approaches run over {under} "
+                "(with or without ε)"
             )
-        return match.group(1), family, eps
-    if not match or match.group(1) not in FAMILIES:
-        raise ValueError(f"unknown approach {name!r}; allowed: {_ALLOWED}")
-    return None, match.group(1), (parse_eps(match.group(2)) if match.group(2) else None)
+        return base.with_batch(head)
+    cls = FAMILIES.get(head)
+    if cls is None or (arg is not None and not cls.takes_eps):
+        raise ValueError(f"unknown approach {name!r}; allowed: {_allowed()}")
+    return ApproachSpec(head, parse_eps(arg) if arg is not None else None)
 
 
 def canonical_name(name: str) -> str:
     """The name results are reported under (``paint-batch`` -> ``paint-batch(paint-dense)``)."""
-    batch, family, eps = parse_approach(name)
-    base = family if eps is None else f"{family}({eps_text(eps)})"
-    return base if batch is None else f"{batch}({base})"
+    return parse(name).name
 
 
 def parse_eps(text: str) -> float:
@@ -77,24 +82,7 @@ def parse_eps(text: str) -> float:
     return eps
 
 
-def make_approach(
-    name: str,
-    x: np.ndarray,
-    y: np.ndarray,
-    subscriptions: SubscriptionIndex,
-    k: int,
-    lists: TopKLists | None = None,
-):
-    """The approach called ``name``, with its own object index over objects ``(x, y)``;
-    ``lists``, the subscribers' initial lists, spares Unicast computing them again."""
-    batch, family, eps = parse_approach(name)
-    if family == "cn-relax":
-        return CNRelax(subscriptions)
-    objects = ObjectIndex(x, y, CallCounter())
-    if family == "unicast":
-        return Unicast(objects, subscriptions, k, None if lists is None else lists.copy())
-    if family == "paint-dense":
-        base = PaintDense(objects, k, eps)
-    else:
-        base = PaintSparse(objects, subscriptions, k, eps)
-    return base if batch is None else BATCH[batch](base)
+def make_approach(spec: ApproachSpec | str, view: ServerView) -> Approach:
+    """The approach of ``spec`` (or a written name) with its own server state."""
+    spec = parse(spec) if isinstance(spec, str) else spec
+    return (spec.cls if spec.batch is None else BATCH[spec.batch]).create(spec, view)

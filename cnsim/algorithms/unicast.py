@@ -20,19 +20,19 @@ import numba
 import numpy as np
 
 from cnsim.algorithms import regions
+from cnsim.algorithms.base import Approach, ApproachSpec, ServerView
 from cnsim.algorithms.messages import Messages
-from cnsim.server.object_index import EAST, WEST, ObjectIndex, _min_y
+from cnsim.server.object_index import EAST, WEST, CallCounter, ObjectIndex
 from cnsim.subscriptions.index import SubscriptionIndex
 from cnsim.subscriptions.lists import TopKLists
 from cnsim.subscriptions.workload import Updates
 
 
-class Unicast:
+class Unicast(Approach):
     """The Unicast baseline over its own object index and copy of every list."""
 
-    name = "unicast"
-    exact = True
-    eps = None
+    family = "unicast"
+    message = "targeted"  # one message per affected subscription, to its gateway
 
     def __init__(
         self,
@@ -41,6 +41,7 @@ class Unicast:
         k: int,
         lists: TopKLists | None = None,
     ):
+        self.spec = ApproachSpec(self.family)
         self.objects = objects
         self.counter = objects.counter
         self.subscriptions = subscriptions
@@ -48,6 +49,12 @@ class Unicast:
         if lists is None:
             lists = TopKLists.initial(objects.x, objects.y, subscriptions.l, subscriptions.r, k)
         self.lists = lists  # the server's own copy of every subscriber's list
+
+    @classmethod
+    def create(cls, spec: ApproachSpec, view: ServerView) -> Unicast:
+        """Unicast over its own object index and a copy of the initial lists."""
+        lists = None if view.lists is None else view.lists.copy()
+        return cls(ObjectIndex(view.x, view.y, CallCounter()), view.subscriptions, view.k, lists)
 
     def process(self, updates: Updates) -> Messages:
         """Apply ``updates`` in order; one message per affected subscription each."""
@@ -64,16 +71,22 @@ class Unicast:
         R = self.objects.first_k(x_i, z, EAST, self.k, i)
         lo, hi = regions.influence_interval(x_i, L, R, self.k)
         _, candidates = self.subscriptions.report(np.array([[lo, x_i, x_i, hi]]))
-        o = self.objects
-        t = o._tree
-        target, obj, y, evict, calls = _affected(
-            self.lists.ids, self.lists.ys, candidates, self.subscriptions.l,
-            self.subscriptions.r, i, y_old, y_new,
-            t.start, t.end, t.leaf, t.box, o._px, o._py, o._pid,
-        )  # fmt: skip
-        self.counter.min_y += int(calls)
-        self.lists.apply(target, obj, y, evict)  # the server's copy stays in step
-        return target, obj, o.x[obj], y, evict
+        subs, lists = self.subscriptions, self.lists
+        target, ask = _affected(lists.ids, lists.ys, candidates, i, y_old, y_new)
+        obj = np.full(len(target), i, np.int64)
+        y = np.full(len(target), y_new)
+        evict = np.full(len(target), -1, np.int64)
+        # A full list that keeps i at a higher value: does an object outside it now rank
+        # above i? One min_y over the range, above the list's current k-th.
+        ask = np.flatnonzero(ask)
+        t = target[ask]
+        k = self.k
+        h = self.objects.min_y_many(subs.l[t], subs.r[t], lists.ys[t, k - 1], lists.ids[t, k - 1])
+        y_h = self.objects.y[h]
+        beats = (h >= 0) & (h != i) & ((y_h < y_new) | ((y_h == y_new) & (h < i)))
+        obj[ask[beats]], y[ask[beats]], evict[ask[beats]] = h[beats], y_h[beats], i
+        lists.apply(target, obj, y, evict)  # the server's copy stays in step
+        return target, obj, self.objects.x[obj], y, evict
 
 
 def _concat(parts: list[tuple]) -> Messages:
@@ -85,14 +98,13 @@ def _concat(parts: list[tuple]) -> Messages:
 
 
 @numba.njit(cache=True)
-def _affected(ids, ys, candidates, l, r, i, y_old, y_new, start, end, leaf, box, px, py, pid):
-    """Messages for the candidate subscriptions, and the number of min_y calls."""
+def _affected(ids, ys, candidates, i, y_old, y_new):
+    """The candidate subscriptions whose lists change, and for each whether it is a
+    full list keeping i at a higher value (which needs a min_y for its replacement)."""
     n = len(candidates)
     target = np.empty(n, np.int64)
-    obj = np.empty(n, np.int64)
-    y = np.empty(n)
-    evict = np.full(n, -1, np.int64)
-    count, calls = 0, 0
+    ask = np.zeros(n, np.bool_)
+    count = 0
     k = ids.shape[1]
     for j in candidates:
         pos = -1
@@ -103,18 +115,11 @@ def _affected(ids, ys, candidates, l, r, i, y_old, y_new, start, end, leaf, box,
             kth_y, kth_id = ys[j, k - 1], ids[j, k - 1]
             if pos < 0 and not (y_new < kth_y or (y_new == kth_y and i < kth_id)):
                 continue
-            target[count], obj[count], y[count] = j, i, y_new
         else:  # rank-lowering: only lists holding i change
             if pos < 0:
                 continue
-            target[count], obj[count], y[count] = j, i, y_new
             if ids[j, k - 1] >= 0:  # a full list: does i keep its place?
-                calls += 1
-                p = _min_y(
-                    start, end, leaf, box, px, py, pid, l[j], r[j], ys[j, k - 1], ids[j, k - 1]
-                )
-                h = pid[p] if p >= 0 else -1
-                if h >= 0 and h != i and (py[p] < y_new or (py[p] == y_new and h < i)):
-                    obj[count], y[count], evict[count] = h, py[p], i
+                ask[count] = True
+        target[count] = j
         count += 1
-    return target[:count], obj[:count], y[:count], evict[:count], calls
+    return target[:count], ask[:count]

@@ -19,6 +19,7 @@ from cnsim.simulations.config import Scenario, from_dict
 from cnsim.simulations.minimum import fewest_messages
 from cnsim.simulations.runner import run
 from cnsim.simulations.verify import verify
+from cnsim.simulations.seeds import Seeds
 from cnsim.simulations.world import build_workload
 from cnsim.subscriptions.lists import range_top_k
 
@@ -102,7 +103,7 @@ def _fewest_received(scenario: Scenario) -> int:
     """The fewest messages the subscriptions can receive for the whole sequence as
     one batch: :func:`cnsim.simulations.minimum.fewest_messages` from the lists
     before, after, and with the rank-raising updates alone."""
-    w = build_workload(scenario)
+    w = build_workload(scenario, Seeds(scenario.seed))
     batch = coalesce(w.events.updates(0, len(w.events)))
     cap = len(w.x) + len(w.events)  # inserted objects take fresh ids
     x, y = np.full(cap, np.nan), np.full(cap, np.inf)

@@ -81,7 +81,8 @@ def overlay_vs_ideal(m: int, events: int, network: dict) -> dict:
             totals[kind] += sum(o.server_time_s + o.delivery_time_s for o in outcomes.values())
         collected.append(meghdoot["paint-dense"].messages.rects)
     rects = np.concatenate(collected)
-    zones = sims["meghdoot"].cn.zones
+    network = sims["meghdoot"].network
+    zones = network.zones
     t0 = time.perf_counter()
     route(zones, rects[:, 0], rects[:, 1], rects[:, 2], rects[:, 3])
     routing_s = time.perf_counter() - t0
@@ -89,6 +90,10 @@ def overlay_vs_ideal(m: int, events: int, network: dict) -> dict:
     return {
         "per_event_s": per_event,
         "overlay_over_ideal": per_event["meghdoot"] / per_event["ideal"],
+        # Bytes per subscription of what the brokers hold (their subscriptions and one
+        # k-d tree per zone) and of the server's global index of S (Paint-Sparse, Unicast)
+        "gateway_bytes_per_subscription": network.gateways.nbytes() / m,
+        "global_index_bytes_per_subscription": sims["meghdoot"].subscriptions.nbytes() / m,
         "messages_routed": int(len(rects)),
         "messages_routed_per_s": len(rects) / routing_s,
     }
@@ -142,6 +147,9 @@ def run_bench(quick: bool = False) -> dict:
         "world_first_s": results["world_build"]["first_s"],
         "world_cached_s": results["world_build"]["cached_s"],
         "overlay_over_ideal": results["overlay_vs_ideal"]["overlay_over_ideal"],
+        "gateway_bytes_per_subscription": results["overlay_vs_ideal"][
+            "gateway_bytes_per_subscription"
+        ],
         "messages_routed_per_s": results["overlay_vs_ideal"]["messages_routed_per_s"],
     }
     return results

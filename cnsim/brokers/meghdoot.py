@@ -1,10 +1,11 @@
 """The Meghdoot-style CN (seed 003 §V "Network setup"): CAN zones over the
 subscription space, each owned by a broker on an IP node; a message is routed from
 its source zone to every zone its rectangle meets, and each of those zones' brokers
-(the *gateway brokers*) delivers it to its subscriptions inside the rectangle, over
-a last IP hop to each subscriber's node.
+(the *gateway brokers*) delivers it to the subscriptions it holds inside the
+rectangle (:class:`~cnsim.brokers.gateways.Gateways`), over a last IP hop to each
+subscriber's node.
 
-Traffic is counted in message-hops; the runner weighs them by message sizes:
+Traffic is counted in message-hops; the metrics weigh them by message sizes:
 
 * overlay hops: broker-to-broker overlay links travelled;
 * IP hops: the IP links under those overlay links (``broker_hops``);
@@ -16,100 +17,90 @@ IP: one overlay link (none when the server is the gateway) of ``broker_hops`` IP
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-import numba
 import numpy as np
 
+from cnsim.algorithms.base import ApproachSpec
 from cnsim.algorithms.messages import Messages
-from cnsim.brokers.ideal import Delivery, IdealCN
+from cnsim.brokers.base import Delivery, Network, Paths, Traffic
+from cnsim.brokers.endpoints import Endpoints
+from cnsim.brokers.gateways import Gateways
 from cnsim.brokers.routing import route
-from cnsim.brokers.zones import Zones
+from cnsim.brokers.zones import Zones, build_zones
+from cnsim.network.cache import build_world
 from cnsim.network.world import World
 from cnsim.subscriptions.index import SubscriptionIndex
 
 
-@dataclass(frozen=True)
-class Paths:
-    """The overlay hops of each message, in causal order (CSR over messages), with the
-    zone each message starts from; what the timed mode replays."""
-
-    source: np.ndarray  # (M,) zone each message leaves from
-    hop_ptr: np.ndarray  # (M + 1,)
-    hop_from: np.ndarray  # zones
-    hop_to: np.ndarray  # zones
-
-
-@dataclass(frozen=True)
-class Traffic:
-    """Message-hops of one batch of messages in the broker network."""
-
-    overlay_hops: int = 0
-    ip_hops: int = 0
-    last_hop_ip_hops: int = 0
-    paths: Paths | None = None
-
-
-class MeghdootCN(IdealCN):
+class MeghdootCN(Network):
     """Delivery over CAN zones and an IP network; per-broker load is accumulated."""
 
+    kind = "meghdoot"
+
     def __init__(
-        self,
-        subscriptions: SubscriptionIndex,
-        zones: Zones,
-        world: World,
-        subscriber_nodes: np.ndarray,
+        self, subscriptions: SubscriptionIndex, zones: Zones, world: World, endpoints: Endpoints
     ):
-        super().__init__(subscriptions)
         self.zones = zones
         self.world = world
-        self.gateway_zone = zones.zone_of(subscriptions.l, subscriptions.r).astype(np.int64)
+        self.endpoints = endpoints
+        l, r = subscriptions.l, subscriptions.r
+        self.gateway_zone = zones.zone_of(l, r).astype(np.int64)
         self.gateway = zones.owner[self.gateway_zone].astype(np.int64)
-        self.last_hop = world.last_hops(self.gateway, subscriber_nodes).astype(np.int64)
-        latency_ms = np.asarray(world.node_latency)[self.gateway, subscriber_nodes]
+        self.gateways = Gateways(l, r, self.gateway_zone, zones.n_zones)
+        nodes = endpoints.subscriber_node
+        self.last_hop = world.last_hops(self.gateway, nodes).astype(np.int64)
+        latency_ms = np.asarray(world.node_latency)[self.gateway, nodes]
         self.last_hop_latency_s = latency_ms.astype(np.float64) / 1000.0
         self.held = np.bincount(self.gateway, minlength=world.n_brokers)
         self.server = zones.server
+        self.zone_of_broker = np.empty(zones.n_zones, np.int64)
+        self.zone_of_broker[zones.owner] = np.arange(zones.n_zones)
+        self.handled: dict[str, np.ndarray] = {}
 
-    def handled_counter(self) -> np.ndarray:
-        """A fresh per-broker count of messages handled, for one approach."""
-        return np.zeros(self.world.n_brokers, np.int64)
-
-    def deliver_routed(
-        self, messages: Messages, source_zone: int | np.ndarray, handled: np.ndarray
-    ) -> tuple[Delivery, Traffic]:
-        """Route ``messages`` from ``source_zone`` (one, or one per message) and deliver
-        them at the zones reached."""
-        ideal = self.deliver(messages)
-        if not len(messages):
-            return ideal, Traffic()
-        if messages.target is not None:
-            return self._unicast(messages, ideal, handled)
-        r = messages.rects
-        routes = route(self.zones, r[:, 0], r[:, 1], r[:, 2], r[:, 3], source_zone)
-        keep = _reached_filter(
-            ideal.offsets,
-            ideal.subs,
-            routes.reach_ptr,
-            routes.reach_zone,
-            self.gateway_zone,
-            self.zones.n_zones,
+    @classmethod
+    def create(cls, scenario, subscriptions, n_events, seeds) -> MeghdootCN:
+        """The run's world (cached), zones joined by its brokers, and endpoints."""
+        world = build_world(scenario.network)
+        zones = build_zones(
+            world.n_brokers,
+            scenario["overlay"]["split"],
+            seeds.rng("zones"),
+            points=(subscriptions.l, subscriptions.r),
         )
-        delivery = ideal.restrict(keep)
+        endpoints = Endpoints.place(world, zones.server, len(subscriptions), n_events, seeds)
+        return cls(subscriptions, zones, world, endpoints)
+
+    def deliver(
+        self, approach: ApproachSpec, messages: Messages, update_events: np.ndarray
+    ) -> tuple[Delivery, Traffic]:
+        """Route ``messages`` from where ``approach``'s events enter and deliver them at
+        the zones reached, from the subscriptions their brokers hold."""
+        handled = self.handled.setdefault(approach.name, np.zeros(self.world.n_brokers, np.int64))
+        if not len(messages):
+            return Delivery.of(messages, np.zeros(1, np.int64), np.empty(0, np.int64)), Traffic()
+        if approach.message == "targeted":
+            return self._targeted(messages, handled)
+        source = self.zone_of_broker[self.endpoints.entry_brokers(approach, update_events)]
+        if approach.entry == "server":
+            source = source[:1]  # every message leaves the server's zone
+        r = messages.rects
+        routes = route(self.zones, r[:, 0], r[:, 1], r[:, 2], r[:, 3], source)
+        offsets, subs = self.gateways.deliver(r, routes.reach_ptr, routes.reach_zone)
+        delivery = Delivery.of(messages, offsets, subs)
         owner = self.zones.owner
         hop_from, hop_to = owner[routes.hop_from], owner[routes.hop_to]
-        source = np.broadcast_to(np.asarray(source_zone, np.int64), len(messages))
+        sources = np.broadcast_to(source, len(messages))
         np.add.at(handled, hop_to, 1)
-        np.add.at(handled, owner[source], 1)
+        np.add.at(handled, owner[sources], 1)
         traffic = Traffic(
             overlay_hops=int(len(hop_from)),
             ip_hops=int(self.world.broker_hops[hop_from, hop_to].sum(dtype=np.int64)),
             last_hop_ip_hops=int(self.last_hop[delivery.subs].sum()),
-            paths=Paths(source, routes.hop_ptr, routes.hop_from, routes.hop_to),
+            paths=Paths(sources, routes.hop_ptr, routes.hop_from, routes.hop_to),
         )
         return delivery, traffic
 
-    def _unicast(self, messages: Messages, delivery: Delivery, handled: np.ndarray):
+    def _targeted(self, messages: Messages, handled: np.ndarray) -> tuple[Delivery, Traffic]:
+        """Each message straight from the server to the gateway holding its target."""
         gateways = self.gateway[messages.target]
         remote = gateways != self.server
         np.add.at(handled, gateways[remote], 1)
@@ -127,18 +118,12 @@ class MeghdootCN(IdealCN):
                 gateway_zones,
             ),
         )
-        return delivery, traffic
+        return Delivery.targeted(messages), traffic
 
+    def publish_ip_hops(self, approach: ApproachSpec, first: int, stop: int) -> int:
+        """IP hops of events ``first .. stop - 1`` from their publishers to their entry."""
+        return self.endpoints.publish_ip_hops(approach, first, stop)
 
-@numba.njit(cache=True)
-def _reached_filter(offsets, subs, reach_ptr, reach_zone, gateway_zone, n_zones):
-    """For each delivery, whether its subscription's gateway zone was reached by the
-    message (a routing fault would show up as a lost delivery, which verify catches)."""
-    stamp = np.full(n_zones, -1, np.int64)
-    keep = np.zeros(len(subs), np.bool_)
-    for m in range(len(offsets) - 1):
-        for t in range(reach_ptr[m], reach_ptr[m + 1]):
-            stamp[reach_zone[t]] = m
-        for t in range(offsets[m], offsets[m + 1]):
-            keep[t] = stamp[gateway_zone[subs[t]]] == m
-    return keep
+    def broker_load(self) -> dict[str, np.ndarray]:
+        """Per broker: subscriptions held, and messages handled per approach."""
+        return {"subscriptions_held": self.held, **self.handled}

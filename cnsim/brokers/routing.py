@@ -29,7 +29,8 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from cnsim.brokers.zones import Zones, zone_meets_rect
+from cnsim.brokers.zones import Zones
+from cnsim.subscriptions.space import meets_zone
 from cnsim.errors import InputError
 
 
@@ -197,11 +198,11 @@ def _route_kernel(
             return m
         a0, a1, b0, b1 = lO[m], lI[m], rI[m], rO[m]
         stamp = m + 1
-        if zone_meets_rect(box_lo, box_hi, box_lo, box_hi, box_hi, a0, a1, b0, b1):
+        if meets_zone(box_lo, box_hi, box_lo, box_hi, box_hi, a0, a1, b0, b1):
             cur = src[m]
             cur_d = _dist2(zlo_l[cur], zhi_l[cur], zlo_r[cur], zhi_r[cur], a0, a1, b0, b1)
             h0 = h
-            while not zone_meets_rect(
+            while not meets_zone(
                 zlo_l[cur], zhi_l[cur], zlo_r[cur], zhi_r[cur], box_hi, a0, a1, b0, b1
             ):
                 best, best_d = -1, cur_d
@@ -249,7 +250,7 @@ def _route_kernel(
                 head += 1
                 for p in range(nbr_ptr[z], nbr_ptr[z + 1]):
                     nb = nbr_idx[p]
-                    if mark[nb] != stamp and zone_meets_rect(
+                    if mark[nb] != stamp and meets_zone(
                         zlo_l[nb], zhi_l[nb], zlo_r[nb], zhi_r[nb], box_hi, a0, a1, b0, b1
                     ):
                         mark[nb] = stamp
@@ -302,7 +303,7 @@ def _bfs_to_rect(
                 continue
             bfs_mark[nb] = stamp
             parent[nb] = z
-            if zone_meets_rect(zlo_l[nb], zhi_l[nb], zlo_r[nb], zhi_r[nb], box_hi, a0, a1, b0, b1):
+            if meets_zone(zlo_l[nb], zhi_l[nb], zlo_r[nb], zhi_r[nb], box_hi, a0, a1, b0, b1):
                 target = nb
                 break
             queue[tail] = nb

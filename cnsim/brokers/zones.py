@@ -35,6 +35,7 @@ import numba
 import numpy as np
 
 from cnsim.errors import ConfigError, InputError
+from cnsim.subscriptions.space import meets_zone
 
 ZONE_MODES = ("random", "load")
 
@@ -92,47 +93,15 @@ class Zones:
 
     def intersecting(self, lO: float, lI: float, rI: float, rO: float) -> np.ndarray:
         """Mask of zones meeting the message rectangle ``(lO, lI] x [rI, rO)``."""
-        return meets_rect(self.zlo_l, self.zhi_l, self.zlo_r, self.zhi_r, self.hi, lO, lI, rI, rO)
+        return _meeting(self.zlo_l, self.zhi_l, self.zlo_r, self.zhi_r, self.hi, lO, lI, rI, rO)
 
 
-def meets_rect(
-    zlo_l: np.ndarray,
-    zhi_l: np.ndarray,
-    zlo_r: np.ndarray,
-    zhi_r: np.ndarray,
-    box_hi: float,
-    lO: float,
-    lI: float,
-    rI: float,
-    rO: float,
-) -> np.ndarray:
-    """Vectorised test: zone boxes that share a point with ``(lO, lI] x [rI, rO)``."""
-    # l: [zlo, zhi) meets (lO, lI] iff zlo <= lI and lO < zhi (and the rectangle is not
-    # empty); r: [zlo, zhi) meets [rI, rO) iff zlo < rO and rI < zhi, where a zone on the
-    # box's upper edge also holds r == hi.
-    ok_l = (zlo_l <= lI) & (lO < zhi_l) & (lO < lI)
-    ok_r = (zlo_r < rO) & ((rI < zhi_r) | ((zhi_r == box_hi) & (rI <= zhi_r))) & (rI < rO)
-    return ok_l & ok_r
-
-
-@numba.njit(cache=True, inline="always")
-def zone_meets_rect(
-    a: float,
-    b: float,
-    c: float,
-    d: float,
-    box_hi: float,
-    lO: float,
-    lI: float,
-    rI: float,
-    rO: float,
-) -> bool:
-    """Scalar form of :func:`meets_rect` for numba kernels."""
-    if not (lO < lI and rI < rO):
-        return False
-    if not (a <= lI and lO < b):
-        return False
-    return c < rO and (rI < d or (d == box_hi and rI <= d))
+@numba.njit(cache=True)
+def _meeting(zlo_l, zhi_l, zlo_r, zhi_r, box_hi, lO, lI, rI, rO):
+    out = np.empty(len(zlo_l), np.bool_)
+    for z in range(len(zlo_l)):
+        out[z] = meets_zone(zlo_l[z], zhi_l[z], zlo_r[z], zhi_r[z], box_hi, lO, lI, rI, rO)
+    return out
 
 
 def build_zones(

@@ -198,6 +198,24 @@ class ObjectIndex:
         pos = _min_y(t.start, t.end, t.leaf, t.box, self._px, self._py, self._pid, lo, hi, y0, id0)
         return int(self._pid[pos]) if pos >= 0 else -1
 
+    def min_y_many(
+        self, lo: np.ndarray, hi: np.ndarray, y0: np.ndarray, id0: np.ndarray
+    ) -> np.ndarray:
+        """:meth:`min_y` for every row of the four arrays (one call counted per row)."""
+        self.counter.min_y += len(lo)
+        t = self._tree
+        pos = _min_y_many(t.start, t.end, t.leaf, t.box, self._px, self._py, self._pid,
+                          lo, hi, y0, id0)  # fmt: skip
+        return np.where(pos >= 0, self._pid[pos], -1)
+
+
+@numba.njit(cache=True)
+def _min_y_many(start, end, leaf, box, px, py, pid, lo, hi, y0, id0):
+    out = np.empty(len(lo), np.int64)
+    for j in range(len(lo)):
+        out[j] = _min_y(start, end, leaf, box, px, py, pid, lo[j], hi[j], y0[j], id0[j])
+    return out
+
 
 @numba.njit(cache=True)
 def _first_k(start, end, leaf, box, px, py, pid, x0, y0, id0, direction, k):

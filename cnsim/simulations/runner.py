@@ -3,8 +3,9 @@ over the identical event stream, recording one metrics row per (approach, batch)
 
 Events are taken in batches of ``events.batch_size`` (1: every event alone). For
 each batch, every approach applies its updates to its own object index and turns
-them into messages, the CN delivers them, and the approach's own copy of the
-subscriber lists applies the deliveries.
+them into messages, the network delivers them from the brokers' own state, and the
+approach's own copy of the subscriber lists applies the deliveries. What is
+recorded is declared in the metrics catalog (:mod:`cnsim.simulations.metrics`).
 """
 
 from __future__ import annotations
@@ -19,39 +20,28 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
+from cnsim.algorithms.base import ApproachSpec, ServerView
 from cnsim.algorithms.messages import Messages
-from cnsim.algorithms.registry import make_approach
-from cnsim.brokers.ideal import Delivery
-from cnsim.brokers.overlay import Traffic
+from cnsim.algorithms.registry import make_approach, parse
+from cnsim.brokers import NETWORKS
+from cnsim.brokers.base import Delivery, Network, Traffic
 from cnsim.errors import InputError
 from cnsim.simulations.config import Scenario
-from cnsim.simulations.dissemination import Dissemination
-from cnsim.simulations.timed import TIMED_METRICS, Timer
+from cnsim.simulations.metrics import CATALOG
+from cnsim.simulations.seeds import Seeds
+from cnsim.simulations.timed import Timer
 from cnsim.simulations.world import Workload, build_workload
 from cnsim.subscriptions.index import SubscriptionIndex
 from cnsim.subscriptions.lists import TopKLists
 from cnsim.subscriptions.workload import Updates
 
-METRICS = (
-    "server_out_msgs",
-    "server_out_bytes",
-    "delivered_msgs",
-    "overlay_bytes",
-    "ip_bytes",
-    "last_hop_ip_bytes",
-    "publish_ip_bytes",
-    "calls_first_k",
-    "calls_min_y",
-    "calls_snap",
-    "server_time_s",
-    "delivery_time_s",
-)
-
 
 @dataclass
 class Outcome:
-    """What one approach did for one batch (one event when batches hold one)."""
+    """What one approach did for one batch (one event when batches hold one), with the
+    message sizes its traffic is weighed by."""
 
+    spec: ApproachSpec
     messages: Messages
     delivery: Delivery
     traffic: Traffic
@@ -59,6 +49,8 @@ class Outcome:
     calls: dict[str, int]
     server_time_s: float
     delivery_time_s: float
+    message_bytes: int
+    event_bytes: int
 
 
 class Simulation:
@@ -66,21 +58,34 @@ class Simulation:
 
     def __init__(self, scenario: Scenario, events: int | None = None, track_lists: bool = True):
         self.scenario = scenario
-        self.workload: Workload = build_workload(scenario, events)
+        self.seeds = Seeds(scenario.seed)
+        self.workload: Workload = build_workload(scenario, self.seeds, events)
         w = self.workload
         self.batch_size = scenario["events"]["batch_size"]
         self.subscriptions = SubscriptionIndex(w.l, w.r)
-        self.cn = Dissemination(scenario, w, self.subscriptions)
+        self.network: Network = NETWORKS[scenario["overlay"]["kind"]].create(
+            scenario, self.subscriptions, len(w.events), self.seeds
+        )
         initial = TopKLists.initial(w.x, w.y, w.l, w.r, w.k)
-        self.approaches = [
-            make_approach(name, w.x, w.y, self.subscriptions, w.k, initial)
-            for name in scenario.approaches
-        ]
+        view = ServerView(w.x, w.y, self.subscriptions, w.k, initial)
+        self.approaches = [make_approach(parse(name), view) for name in scenario.approaches]
         self.lists: dict[str, TopKLists] = {}
         if track_lists:
             for a in self.approaches:
-                if not getattr(a, "serverless", False):  # CN-Relax keeps whole ranges
+                if a.spec.stores == "top-k":  # a range store needs no list of k
                     self.lists[a.name] = initial.copy()
+        sizes = scenario["messages"]
+        self._sizes = {
+            a.name: (
+                sizes["unicast_bytes"] if a.spec.message == "targeted" else sizes["cn_bytes"],
+                sizes["event_bytes"],
+            )
+            for a in self.approaches
+        }
+
+    def message_bytes(self, spec: ApproachSpec) -> int:
+        """Bytes of one message of ``spec``'s kind."""
+        return self._sizes[spec.name][0]
 
     def batches(self) -> Iterator[tuple[int, int]]:
         """``(first, stop)`` event indexes of every batch."""
@@ -103,17 +108,21 @@ class Simulation:
             )
 
     def _process(self, approach, updates: Updates, update_events, first, stop) -> Outcome:
+        spec = approach.spec
         before = approach.counter.as_dict()
         t0 = time.perf_counter()
         messages = approach.process(updates)
         t1 = time.perf_counter()
-        delivery, traffic = self.cn.deliver(approach, messages, update_events)
+        delivery, traffic = self.network.deliver(spec, messages, update_events)
         if approach.name in self.lists:
             self.lists[approach.name].apply(delivery.subs, delivery.obj, delivery.y, delivery.evict)
         t2 = time.perf_counter()
         calls = {key: value - before[key] for key, value in approach.counter.as_dict().items()}
-        publish = self.cn.publish_ip_hops(approach, first, stop)
-        return Outcome(messages, delivery, traffic, publish, calls, t1 - t0, t2 - t1)
+        publish = self.network.publish_ip_hops(spec, first, stop)
+        return Outcome(
+            spec, messages, delivery, traffic, publish, calls, t1 - t0, t2 - t1,
+            *self._sizes[spec.name],
+        )  # fmt: skip
 
 
 def run(
@@ -125,27 +134,25 @@ def run(
     sim = Simulation(scenario, events)
     setup_s = time.perf_counter() - started
     n_batches = len(list(sim.batches()))
-    columns = {a.name: np.zeros((n_batches, len(METRICS))) for a in sim.approaches}
+    collected = CATALOG.select("batch", "counting")
+    collected = [m for m in collected if m.collect is not None]
+    columns = {a.name: np.zeros((n_batches, len(collected))) for a in sim.approaches}
     steps = sim.steps()
     if scenario["run"]["progress"] and n_batches >= 200:
         steps = tqdm(
             steps, total=n_batches, desc="batches", unit="batch", leave=False, disable=None
         )
-    sizes = scenario["messages"]
-    approaches = {a.name: a for a in sim.approaches}
     timer = None
     if scenario["run"]["mode"] == "timed":
         timer = Timer(sim, scenario)
         steps = timer.replay(steps)
     for b, outcomes in steps:
         for name, o in outcomes.items():
-            columns[name][b] = _row(approaches[name], o, sizes)
-    frame = _with_redundancy(_frame(sim, columns), sim)
+            columns[name][b] = [m.collect(o) for m in collected]
+    frame = _with_redundancy(_frame(sim, columns, collected), sim)
     if timer is not None:
         frame = _with_timing(frame, timer)
-    summary = _summary(scenario, sim, frame, setup_s, time.perf_counter() - started)
-    if timer is not None:
-        _timed_summary(summary, frame, timer)
+    summary = _summary(scenario, sim, frame, setup_s, time.perf_counter() - started, timer)
     if out is not None:
         frame.to_parquet(out / "events.parquet", index=False)
         (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
@@ -153,28 +160,6 @@ def run(
         if load is not None:
             load.to_parquet(out / "brokers.parquet", index=False)
     return frame, summary
-
-
-def _row(approach, o: Outcome, sizes: dict) -> tuple:
-    """One metrics row; message sizes by kind (CN or unicast), nothing from a server
-    for the serverless CN-Relax."""
-    size = sizes["unicast_bytes"] if o.messages.target is not None else sizes["cn_bytes"]
-    from_server = 0 if getattr(approach, "serverless", False) else len(o.messages)
-    t = o.traffic
-    return (
-        from_server,
-        from_server * size,
-        len(o.delivery),
-        t.overlay_hops * size,
-        t.ip_hops * size,
-        t.last_hop_ip_hops * size,
-        o.publish_ip_hops * sizes["event_bytes"],
-        o.calls["calls_first_k"],
-        o.calls["calls_min_y"],
-        o.calls["calls_snap"],
-        o.server_time_s,
-        o.delivery_time_s,
-    )
 
 
 def _prepare_out_dir(out_dir: str | Path | None) -> Path | None:
@@ -188,14 +173,15 @@ def _prepare_out_dir(out_dir: str | Path | None) -> Path | None:
     return out
 
 
-def _frame(sim: Simulation, columns: dict[str, np.ndarray]) -> pd.DataFrame:
+def _frame(sim: Simulation, columns: dict[str, np.ndarray], metrics: list) -> pd.DataFrame:
     bounds = np.array(list(sim.batches()), np.int64).reshape(-1, 2)
     first, stop = bounds[:, 0], bounds[:, 1]
     kinds = sim.workload.events.kinds()[first] if sim.batch_size == 1 else "batch"
+    names = [m.name for m in metrics]
     parts = []
     for name, values in columns.items():
-        part = pd.DataFrame(values, columns=list(METRICS))
-        int_cols = [c for c in METRICS if not c.endswith("_s")]
+        part = pd.DataFrame(values, columns=names)
+        int_cols = [m.name for m in metrics if m.integer]
         part[int_cols] = part[int_cols].astype(np.int64)
         part.insert(0, "kind", kinds)
         part.insert(0, "events", stop - first)
@@ -207,11 +193,13 @@ def _frame(sim: Simulation, columns: dict[str, np.ndarray]) -> pd.DataFrame:
 
 
 def reference_approach(sim: Simulation) -> str | None:
-    """The exact approach redundancy is measured against: the first exact CN approach
-    configured, else Unicast (whose messages also carry the object they replace, so
-    it delivers fewer messages than the CN approaches)."""
-    exact = [a.name for a in sim.approaches if a.exact]
-    return next((n for n in exact if n != "unicast"), exact[0] if exact else None)
+    """The exact approach redundancy is measured against: the first exact approach
+    sending region messages, else the first exact one (a targeted message also
+    carries the object it replaces, so Unicast delivers fewer messages than the
+    region-message approaches)."""
+    exact = [a.spec for a in sim.approaches if a.exact]
+    region = [s for s in exact if s.message == "region"]
+    return (region or exact)[0].name if exact else None
 
 
 def _with_redundancy(frame: pd.DataFrame, sim: Simulation) -> pd.DataFrame:
@@ -230,7 +218,7 @@ def _with_redundancy(frame: pd.DataFrame, sim: Simulation) -> pd.DataFrame:
 
 
 def _broker_load(sim: Simulation, timer: Timer | None = None) -> pd.DataFrame | None:
-    load = sim.cn.broker_load()
+    load = sim.network.broker_load()
     if not load:
         return None
     held = load.pop("subscriptions_held")
@@ -252,56 +240,56 @@ def _broker_load(sim: Simulation, timer: Timer | None = None) -> pd.DataFrame | 
 
 def _with_timing(frame: pd.DataFrame, timer: Timer) -> pd.DataFrame:
     """The timed metrics as columns (timed runs have one row per event)."""
-    timed = np.concatenate([timer.columns(name) for name in frame["approach"].unique()])
-    for j, col in enumerate(TIMED_METRICS):
-        frame[col] = timed[:, j]
-    frame["server_queue_len"] = frame["server_queue_len"].astype(np.int64)
-    frame["reordered"] = frame["reordered"].astype(np.int64)
+    timed = CATALOG.select("batch", "timed")
+    values = np.concatenate([timer.columns(name) for name in frame["approach"].unique()])
+    for j, m in enumerate(timed):
+        frame[m.name] = values[:, j].astype(np.int64) if m.integer else values[:, j]
     return frame
 
 
-def _timed_summary(summary: dict, frame: pd.DataFrame, timer: Timer) -> None:
-    """Percentiles of latency and server waiting, reordering and utilisation."""
-    summary["simulated_time_s"] = timer.env.now
-    for name, part in frame.groupby("approach", sort=False):
-        s = summary["approaches"][name]
-        for col in ("latency_first_s", "latency_last_s", "server_wait_s"):
-            values = part[col].dropna().to_numpy()
-            for q in (50, 95, 99):
-                s[f"p{q}_{col}"] = float(np.percentile(values, q)) if len(values) else None
-        s["mean_server_queue_len"] = float(part["server_queue_len"].mean())
-        s["total_reordered"] = int(part["reordered"].sum())
-        util = timer.utilisation(name)
-        s["max_broker_utilisation"] = float(util.max()) if len(util) else 0.0
+def _aggregate(values: pd.Series, aggregate: str, integer: bool):
+    """One summary entry of a batch metric (None where there is nothing to aggregate)."""
+    if aggregate == "total":
+        return int(values.sum()) if integer else float(values.sum())
+    if aggregate == "max":
+        return (int(values.max()) if integer else float(values.max())) if len(values) else 0
+    if aggregate == "mean":
+        return float(values.mean()) if len(values) else None
+    present = values.dropna().to_numpy()  # p50, p95, p99
+    return float(np.percentile(present, int(aggregate[1:]))) if len(present) else None
 
 
 def _memory(approach, sim: Simulation, object_bytes: int) -> int:
-    """Bytes all subscribers store under ``approach`` (CN-Relax keeps whole ranges)."""
-    if getattr(approach, "serverless", False):
+    """Bytes all subscribers store under ``approach`` (a range store keeps every object
+    of its range)."""
+    if approach.spec.stores == "range":
         return approach.memory_bytes(sim.workload.x, sim.workload.y, object_bytes)
     return len(sim.workload.l) * sim.workload.k * object_bytes
 
 
-def _summary(
-    scenario: Scenario, sim: Simulation, frame: pd.DataFrame, setup_s: float, total_s: float
-):
+def _summary(scenario: Scenario, sim, frame: pd.DataFrame, setup_s, total_s, timer) -> dict:
+    """The run's sizes and, per approach, every summary entry the catalog declares."""
+    modes = ("counting", "timed") if timer is not None else ("counting",)
     per_approach = {}
     ref = reference_approach(sim)
     total_ref = int(frame.loc[frame.approach == ref, "delivered_msgs"].sum()) if ref else 0
     object_bytes = scenario["messages"]["object_bytes"]
     for a in sim.approaches:
         part = frame[frame.approach == a.name]
-        means = {f"mean_{c}": float(part[c].mean()) for c in METRICS} if len(part) else {}
+        s: dict = {"batches": int(len(part))}
+        for mode in modes:
+            for m in CATALOG.select("batch", mode):
+                for agg in m.aggregates:
+                    if agg != "run":
+                        s[m.key(agg)] = _aggregate(part[m.name], agg, m.integer)
         delivered = int(part["delivered_msgs"].sum())
-        per_approach[a.name] = {
-            "batches": int(len(part)),
-            **means,
-            "max_server_out_bytes": int(part["server_out_bytes"].max()) if len(part) else 0,
-            "total_delivered_msgs": delivered,
-            "redundancy": delivered / total_ref - 1 if total_ref else None,
-            "subscriber_memory_bytes": _memory(a, sim, object_bytes),
-        }
-    return {
+        s["redundancy"] = delivered / total_ref - 1 if total_ref else None
+        s["subscriber_memory_bytes"] = _memory(a, sim, object_bytes)
+        if timer is not None:
+            util = timer.utilisation(a.name)
+            s["max_broker_utilisation"] = float(util.max()) if len(util) else 0.0
+        per_approach[a.name] = s
+    summary = {
         "scenario": scenario.as_dict(),
         "source": scenario.source,
         "objects": int(len(sim.workload.x)),
@@ -309,9 +297,12 @@ def _summary(
         "k": sim.workload.k,
         "events": int(len(sim.workload.events)),
         "batch_size": sim.batch_size,
-        "overlay": sim.cn.kind,
+        "overlay": sim.network.kind,
         "redundancy_reference": ref,
         "setup_time_s": setup_s,
         "total_time_s": total_s,
         "approaches": per_approach,
     }
+    if timer is not None:
+        summary["simulated_time_s"] = timer.env.now
+    return summary

@@ -31,22 +31,17 @@ import numba
 import numpy as np
 import simpy
 
-from cnsim.brokers.overlay import MeghdootCN, Paths
+from cnsim.brokers.base import Paths
+from cnsim.brokers.meghdoot import MeghdootCN
 from cnsim.errors import InputError
-
-TIMED_METRICS = (
-    "latency_first_s",
-    "latency_last_s",
-    "server_queue_len",
-    "server_wait_s",
-    "reordered",
-)
+from cnsim.simulations.metrics import CATALOG
+from cnsim.simulations.seeds import Seeds
 
 
-def publication_times(timing: dict, n_events: int, seed: int) -> np.ndarray:
+def publication_times(timing: dict, n_events: int, seeds: Seeds) -> np.ndarray:
     """When each event is published: Poisson arrivals, or a trace file's times."""
     if timing["arrivals"] == "poisson":
-        rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(7)[6])
+        rng = seeds.rng("arrivals")
         return np.cumsum(rng.exponential(1.0 / timing["rate"], n_events))
     try:
         times = np.loadtxt(timing["trace"], dtype=np.float64, ndmin=1, comments="#")
@@ -101,7 +96,7 @@ class TimedNetwork:
         self._next_to_apply = 0
 
     # -- arrival at the entry point ----------------------------------------------------------
-    def publish(self, event: int, entry_delay: float, outcome, serverless: bool) -> None:
+    def publish(self, event: int, entry_delay: float, outcome) -> None:
         """Event ``event`` is published now; it reaches its entry after ``entry_delay``."""
         paths = outcome.traffic.paths or _no_paths()
         n_zones = self.cn.zones.n_zones
@@ -117,7 +112,7 @@ class TimedNetwork:
             (firsts[0].tolist(), firsts[1].tolist()), (children[0].tolist(), children[1].tolist()),
             [0.0] * n_hops, [0.0] * n_msgs,
         )  # fmt: skip
-        arrive = self._at_entry_serverless if serverless else self._at_server
+        arrive = self._at_server if outcome.spec.entry == "server" else self._at_publisher_broker
         self._after(entry_delay, arrive, state)
 
     def _at_server(self, state: _EventInFlight) -> None:
@@ -137,8 +132,9 @@ class TimedNetwork:
         if not n:
             self._maybe_done(state)
 
-    def _at_entry_serverless(self, state: _EventInFlight) -> None:
-        # CN-Relax: each message leaves its entry broker after that broker's service.
+    def _at_publisher_broker(self, state: _EventInFlight) -> None:
+        # No server (CN-Relax): each message leaves the publisher's broker after that
+        # broker's service.
         self.metrics[state.event] = (0, 0.0)
         for m in range(len(state.source_departure)):
             self._at_source(state, m)
@@ -195,7 +191,13 @@ class TimedNetwork:
             cn.zones.n_zones,
         )  # fmt: skip
         queue_len, wait = self.metrics.pop(state.event, (0, 0.0))
-        self.metrics[state.event] = (first, last, queue_len, wait, reordered)
+        self.metrics[state.event] = {
+            "latency_first_s": first,
+            "latency_last_s": last,
+            "server_queue_len": queue_len,
+            "server_wait_s": wait,
+            "reordered": reordered,
+        }
 
     def utilisation(self, makespan: float) -> np.ndarray:
         """Share of the run each broker spent serving messages."""
@@ -287,38 +289,30 @@ class Timer:
         timing = scenario["timing"]  # a trace path is absolute once validated
         self.env = simpy.Environment()
         self.sim = sim
-        self.times = publication_times(timing, len(sim.workload.events), scenario.seed)
-        sizes = scenario["messages"]
-        cn = sim.cn.cn
+        self.times = publication_times(timing, len(sim.workload.events), sim.seeds)
         self.networks = {
-            a.name: TimedNetwork(
-                self.env,
-                cn,
-                timing,
-                sizes["unicast_bytes"] if a.name == "unicast" else sizes["cn_bytes"],
-            )
+            a.name: TimedNetwork(self.env, sim.network, timing, sim.message_bytes(a.spec))
             for a in sim.approaches
         }
 
     def replay(self, steps):
         """Pass ``steps`` through, publishing each event at its time in between."""
-        approaches = {a.name: a for a in self.sim.approaches}
+        endpoints = self.sim.network.endpoints
         for e, outcomes in steps:
             if self.times[e] > self.env.now:
                 self.env.run(until=self.times[e])
             for name, o in outcomes.items():
-                serverless = getattr(approaches[name], "serverless", False)
-                delay = self.sim.cn.entry_delay_s(serverless, e)
-                self.networks[name].publish(e, delay, o, serverless)
+                self.networks[name].publish(e, endpoints.entry_delay_s(o.spec, e), o)
             yield e, outcomes
         self.env.run()
 
     def columns(self, name: str) -> np.ndarray:
-        """The timed metrics of every event of one approach, in TIMED_METRICS order."""
+        """The timed metrics of every event of one approach, in catalog order."""
         metrics = self.networks[name].metrics
-        return np.array([metrics[e] for e in range(len(self.times))], np.float64).reshape(
-            -1, len(TIMED_METRICS)
-        )
+        names = CATALOG.names("batch", "timed")
+        return np.array(
+            [[metrics[e][n] for n in names] for e in range(len(self.times))], np.float64
+        ).reshape(-1, len(names))
 
     def utilisation(self, name: str) -> np.ndarray:
         """Per-broker utilisation of one approach over the whole run."""

@@ -43,8 +43,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from cnsim.algorithms.batch import coalesce
-from cnsim.algorithms.registry import make_approach, parse_approach
-from cnsim.brokers.ideal import Delivery, IdealCN
+from cnsim.algorithms.base import ApproachSpec, ServerView
+from cnsim.algorithms.registry import make_approach
+from cnsim.brokers.base import Delivery
+from cnsim.brokers.ideal import IdealCN
 from cnsim.simulations.config import Scenario
 from cnsim.simulations.minimum import (
     fewest_messages,
@@ -172,7 +174,7 @@ def verify(scenario: Scenario, events: int | None = None) -> Report:
         truth.apply(updates)
         after = truth.top_k()
         ideal = IdealCN(sim.subscriptions)
-        ref_out = {name: ideal.deliver(a.process(updates)) for name, a in refs.items()}
+        ref_out = {spec: ideal.reach(a.process(updates)) for spec, a in refs.items()}
         state = BatchState(b, updates, y_before, before, after, truth)
         for a in sim.approaches:
             _check_approach(report, sim, a, outcomes[a.name], ref_out, state)
@@ -197,45 +199,45 @@ class BatchState:
 
 
 def _check_approach(report: Report, sim: Simulation, a, o: Outcome, ref_out: dict, st) -> None:
-    batch, family, _ = parse_approach(a.name)
-    if sim.cn.kind != "ideal":
+    spec = a.spec
+    if sim.network.has_brokers and spec.message == "region":
         _check_overlay(report, sim, a.name, st.batch, o)
-    if family == "cn-relax":
-        _check_cn_relax(report, sim, a.name, st, o)
+    if spec.stores == "range":
+        _check_ranges(report, sim, a.name, st, o)
         return
     _check_lists(report, sim, a.name, st)
     single = sim.batch_size == 1
-    if a.exact and (single or batch == "paint-batch"):
+    if a.exact and (single or spec.batch == "paint-batch"):
         _check_exact(report, a.name, st.batch, o.delivery, st.affected())
     if a.eps is not None and single:
         _check_eps(report, sim, a, o, st)
-    if family == "paint-sparse":
-        ref = _dense_name(a.name)
-        _check_sparse(report, a, st.batch, o, ref_out[ref], ref)
-    if batch == "paint-batch" and a.exact:
+    if spec.family == "paint-sparse":
+        ref = spec.with_family("paint-dense")
+        _check_sparse(report, a, st.batch, o, ref_out[ref], ref.name)
+    if spec.batch == "paint-batch" and a.exact:
         _check_batch(report, sim, a, o, ref_out, st)
 
 
-def _dense_name(name: str) -> str:
-    return name.replace("paint-sparse", "paint-dense")
+_BATCH_REFERENCES = ("coalesce", "online")  # Paint-Batch is measured against these
 
 
-def _references(sim: Simulation) -> dict:
+def _references(sim: Simulation) -> dict[ApproachSpec, object]:
     """Approaches the checks compare against, each with its own index, without lists."""
-    names = set()
+    specs: set[ApproachSpec] = set()
     for a in sim.approaches:
-        batch, family, _ = parse_approach(a.name)
-        if family == "paint-sparse":
-            names.add(_dense_name(a.name))
-        if batch == "paint-batch":
-            names.update(a.name.replace("paint-batch", other) for other in ("coalesce", "online"))
+        if a.spec.family == "paint-sparse":
+            specs.add(a.spec.with_family("paint-dense"))
+        if a.spec.batch == "paint-batch":
+            specs.update(a.spec.with_batch(other) for other in _BATCH_REFERENCES)
     w = sim.workload
-    return {n: make_approach(n, w.x, w.y, sim.subscriptions, w.k) for n in sorted(names)}
+    view = ServerView(w.x, w.y, sim.subscriptions, w.k)
+    return {s: make_approach(s, view) for s in sorted(specs, key=lambda s: s.name)}
 
 
 def _check_overlay(report: Report, sim: Simulation, name: str, b: int, o: Outcome) -> None:
-    ideal = IdealCN(sim.subscriptions).deliver(o.messages)
-    if not np.array_equal(ideal.subs, o.delivery.subs):
+    ideal = IdealCN(sim.subscriptions).reach(o.messages)
+    want, got = ideal.pairs(), o.delivery.pairs()
+    if want.shape != got.shape or not np.array_equal(want, got):
         lost = len(np.setdiff1d(ideal.subs, o.delivery.subs))
         report.fail(
             name,
@@ -246,8 +248,9 @@ def _check_overlay(report: Report, sim: Simulation, name: str, b: int, o: Outcom
         )
 
 
-def _check_cn_relax(report: Report, sim: Simulation, name: str, st: BatchState, o: Outcome):
-    """CN-Relax reaches exactly the subscriptions whose range holds each updated x."""
+def _check_ranges(report: Report, sim: Simulation, name: str, st: BatchState, o: Outcome):
+    """An approach whose subscribers keep whole ranges (CN-Relax) reaches exactly the
+    subscriptions whose range holds each updated x."""
     l, r = sim.workload.l, sim.workload.r
     want = np.concatenate([np.flatnonzero((l <= x) & (x <= r)) for x in st.updates.x] or [[]])
     if not np.array_equal(np.sort(o.delivery.subs), np.sort(want.astype(np.int64))):
@@ -339,9 +342,10 @@ def _check_batch(report: Report, sim: Simulation, a, o: Outcome, ref_out: dict, 
         report.fail(a.name, "batch-one-message-per-object", st.batch, "a repeated object")
     mine = np.bincount(d.subs, minlength=m)
     counts = {a.name: mine}
-    for other in ("coalesce", "online"):
-        ref = a.name.replace("paint-batch", other)
-        counts[ref] = theirs = np.bincount(ref_out[ref].subs, minlength=m)
+    for other in _BATCH_REFERENCES:
+        spec = a.spec.with_batch(other)
+        ref = spec.name
+        counts[ref] = theirs = np.bincount(ref_out[spec].subs, minlength=m)
         worse = np.flatnonzero(mine > theirs)
         if len(worse):
             j = worse[0]

@@ -1,7 +1,7 @@
 """The workload of one run: objects, subscriptions and events, drawn from the seed.
 
-Each part has its own child seed (``numpy.random.SeedSequence(seed).spawn``), so
-changing, say, the number of subscriptions leaves the objects and the events as
+Each part has its own named random stream (:class:`cnsim.simulations.seeds.Seeds`),
+so changing, say, the number of subscriptions leaves the objects and the events as
 they were: runs of a sweep differ only in what their parameters change.
 """
 
@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cnsim.simulations.config import Scenario
+from cnsim.simulations.seeds import Seeds
 from cnsim.subscriptions.workload import (
     Events,
     generate_events,
@@ -32,16 +33,13 @@ class Workload:
     events: Events
 
 
-def build_workload(scenario: Scenario, events: int | None = None) -> Workload:
+def build_workload(scenario: Scenario, seeds: Seeds, events: int | None = None) -> Workload:
     """Draw the scenario's workload; ``events`` overrides the configured event count."""
-    objects_seed, subs_seed, events_seed = np.random.SeedSequence(scenario.seed).spawn(3)
     o, s, e = scenario["objects"], scenario["subscriptions"], scenario["events"]
-    x, y = generate_objects(np.random.default_rng(objects_seed), o["count"], o["distribution"])
-    l, r = generate_subscriptions(
-        np.random.default_rng(subs_seed), s["count"], s["distribution"], s["spread"]
-    )
+    x, y = generate_objects(seeds.rng("objects"), o["count"], o["distribution"])
+    l, r = generate_subscriptions(seeds.rng("subscriptions"), s["count"], s["distribution"], s["spread"])
     stream = generate_events(
-        np.random.default_rng(events_seed),
+        seeds.rng("events"),
         y,
         e["count"] if events is None else events,
         e["update"],

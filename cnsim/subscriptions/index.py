@@ -10,20 +10,13 @@ is inside iff ``lO < l <= lI`` and ``rI <= r < rO`` (``[lI, rI] ⊆ σ ⊆ (lO, 
 
 from __future__ import annotations
 
-import math
-
 import numba
 import numpy as np
 
 from cnsim import kdtree
+from cnsim.subscriptions.space import holds_box, misses_box, reaches
 
 _STACK = 128
-
-
-def closed_box_rect(l_min: float, l_max: float, r_min: float, r_max: float) -> tuple:
-    """The message rectangle reaching exactly the points of the closed box
-    ``[l_min, l_max] × [r_min, r_max]``."""
-    return (math.nextafter(l_min, -math.inf), l_max, r_min, math.nextafter(r_max, math.inf))
 
 
 class SubscriptionIndex:
@@ -44,7 +37,10 @@ class SubscriptionIndex:
         ``(offsets, ids)``: message ``j`` reaches ``ids[offsets[j]:offsets[j + 1]]``."""
         t = self._tree
         rects = np.ascontiguousarray(rects, np.float64).reshape(-1, 4)
-        offsets, pos = _report(t.start, t.end, t.leaf, t.box, self._pl, self._pr, rects)
+        ptr = np.arange(len(rects) + 1, dtype=np.int64)
+        roots = np.zeros(len(rects), np.int64)  # one tree, rooted at node 0, per message
+        offsets, pos = report_forest(t.start, t.end, t.leaf, t.box, self._pl, self._pr,
+                                     rects, ptr, roots)  # fmt: skip
         return offsets, t.perm[pos]
 
     def snap(self, rect) -> tuple[int, float, float, float, float]:
@@ -54,31 +50,39 @@ class SubscriptionIndex:
         lo_l, li, ri, ro = rect
         return _snap(t.start, t.end, t.leaf, t.box, self._pl, self._pr, lo_l, li, ri, ro)
 
+    def nbytes(self) -> int:
+        """Bytes of the index (points, permutation and nodes)."""
+        t = self._tree
+        arrays = (self.l, self.r, self._pl, self._pr, t.perm, t.start, t.end, t.box, t.leaf)
+        return sum(a.nbytes for a in (*arrays, t.leaf_of))
+
+
+@numba.njit(cache=True, inline="always")
+def _misses(box, v, lo_l, li, ri, ro):
+    return misses_box(lo_l, li, ri, ro, box[v, 0], box[v, 1], box[v, 2], box[v, 3])
+
+
+@numba.njit(cache=True, inline="always")
+def _holds(box, v, lo_l, li, ri, ro):
+    return holds_box(lo_l, li, ri, ro, box[v, 0], box[v, 1], box[v, 2], box[v, 3])
+
 
 @numba.njit(cache=True)
-def _disjoint(box, v, lo_l, li, ri, ro):
-    return box[v, 1] <= lo_l or box[v, 0] > li or box[v, 3] < ri or box[v, 2] >= ro
-
-
-@numba.njit(cache=True)
-def _inside(box, v, lo_l, li, ri, ro):
-    return box[v, 0] > lo_l and box[v, 1] <= li and box[v, 2] >= ri and box[v, 3] < ro
-
-
-@numba.njit(cache=True)
-def _report_one(start, end, leaf, box, pl, pr, lo_l, li, ri, ro, out, n_out):
+def _report_one(start, end, leaf, box, pl, pr, root, lo_l, li, ri, ro, out, n_out):
+    """Append the positions of the points of the tree rooted at node ``root`` (of a
+    forest in implicit layout) inside the rectangle to ``out``."""
     stack = np.empty(_STACK, np.int64)
     stack[0] = 0
     sp = 1
     while sp > 0:
         sp -= 1
-        v = stack[sp]
-        if _disjoint(box, v, lo_l, li, ri, ro):
+        v = root + stack[sp]
+        if _misses(box, v, lo_l, li, ri, ro):
             continue
-        full = _inside(box, v, lo_l, li, ri, ro)
+        full = _holds(box, v, lo_l, li, ri, ro)
         if full or leaf[v]:
             for p in range(start[v], end[v]):
-                if full or (lo_l < pl[p] <= li and ri <= pr[p] < ro):
+                if full or reaches(lo_l, li, ri, ro, pl[p], pr[p]):
                     if n_out == len(out):
                         grown = np.empty(2 * len(out) + 16, np.int64)
                         grown[:n_out] = out[:n_out]
@@ -86,33 +90,26 @@ def _report_one(start, end, leaf, box, pl, pr, lo_l, li, ri, ro, out, n_out):
                     out[n_out] = p
                     n_out += 1
             continue
-        stack[sp] = 2 * v + 1
-        stack[sp + 1] = 2 * v + 2
+        stack[sp] = 2 * stack[sp] + 1
+        stack[sp + 1] = stack[sp] + 1
         sp += 2
     return out, n_out
 
 
 @numba.njit(cache=True)
-def _report(start, end, leaf, box, pl, pr, rects):
+def report_forest(start, end, leaf, box, pl, pr, rects, ptr, roots):
+    """For each rectangle ``j``, the positions of the points inside it in the trees
+    rooted at ``roots[ptr[j]:ptr[j + 1]]``, as CSR ``(offsets, positions)``."""
     m = rects.shape[0]
     offsets = np.zeros(m + 1, np.int64)
     out = np.empty(64, np.int64)
     n_out = 0
     for j in range(m):
-        out, n_out = _report_one(
-            start,
-            end,
-            leaf,
-            box,
-            pl,
-            pr,
-            rects[j, 0],
-            rects[j, 1],
-            rects[j, 2],
-            rects[j, 3],
-            out,
-            n_out,
-        )
+        lo_l, li, ri, ro = rects[j, 0], rects[j, 1], rects[j, 2], rects[j, 3]
+        for t in range(ptr[j], ptr[j + 1]):
+            out, n_out = _report_one(
+                start, end, leaf, box, pl, pr, roots[t], lo_l, li, ri, ro, out, n_out
+            )
         offsets[j + 1] = n_out
     return offsets, out[:n_out].copy()
 
@@ -127,9 +124,9 @@ def _snap(start, end, leaf, box, pl, pr, lo_l, li, ri, ro):
     while sp > 0:
         sp -= 1
         v = stack[sp]
-        if end[v] <= start[v] or _disjoint(box, v, lo_l, li, ri, ro):
+        if end[v] <= start[v] or _misses(box, v, lo_l, li, ri, ro):
             continue
-        if _inside(box, v, lo_l, li, ri, ro):
+        if _holds(box, v, lo_l, li, ri, ro):
             count += end[v] - start[v]
             l_min = min(l_min, box[v, 0])
             l_max = max(l_max, box[v, 1])
@@ -138,7 +135,7 @@ def _snap(start, end, leaf, box, pl, pr, lo_l, li, ri, ro):
             continue
         if leaf[v]:
             for p in range(start[v], end[v]):
-                if lo_l < pl[p] <= li and ri <= pr[p] < ro:
+                if reaches(lo_l, li, ri, ro, pl[p], pr[p]):
                     count += 1
                     l_min = min(l_min, pl[p])
                     l_max = max(l_max, pl[p])

@@ -63,7 +63,7 @@ def test_overlay_delivers_what_the_ideal_cn_delivers(tmp_path):
 def test_unicast_traffic_is_server_to_gateway_over_ip():
     sim = Simulation(scenario(events=30))
     unicast = next(a for a in sim.approaches if a.name == "unicast")
-    cn = sim.cn.cn
+    cn = sim.network
     hops = ip = last = 0
     for _, outcomes in sim.steps():
         o = outcomes["unicast"]

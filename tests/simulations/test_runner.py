@@ -5,7 +5,10 @@ import json
 import pandas as pd
 
 from cnsim.simulations.config import from_dict
-from cnsim.simulations.runner import METRICS, run
+from cnsim.simulations.metrics import CATALOG
+from cnsim.simulations.runner import run
+
+METRICS = CATALOG.names("batch", "counting")
 
 SMALL = {
     "seed": 5,
@@ -21,7 +24,7 @@ SMALL = {
 def test_run_writes_events_and_summary(tmp_path):
     frame, summary = run(from_dict(SMALL), tmp_path)
     on_disk = pd.read_parquet(tmp_path / "events.parquet")
-    columns = ["approach", "batch", "event", "events", "kind", *METRICS, "redundancy"]
+    columns = ["approach", "batch", "event", "events", "kind", *METRICS]
     assert list(on_disk.columns) == columns
     assert len(on_disk) == 3 * 150
     assert set(on_disk["kind"]) <= {"raise", "lower", "insert", "delete", "move"}
@@ -40,7 +43,7 @@ def test_run_writes_events_and_summary(tmp_path):
 
 
 def test_same_seed_same_results_and_events_override():
-    counts = [c for c in METRICS if not c.endswith("_s")]
+    counts = CATALOG.names("batch", "counting", wall=False)
     a, _ = run(from_dict(SMALL), events=60)
     b, _ = run(from_dict(SMALL), events=60)
     assert len(a) == 3 * 60

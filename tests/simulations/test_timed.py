@@ -7,10 +7,11 @@ import pytest
 
 from cnsim.errors import ConfigError
 from cnsim.simulations.config import from_dict
-from cnsim.simulations.runner import METRICS, run
-from cnsim.simulations.timed import TIMED_METRICS
+from cnsim.simulations.metrics import CATALOG
+from cnsim.simulations.runner import run
 
-COUNTS = [c for c in METRICS if not c.endswith("_s")]
+COUNTS = CATALOG.names("batch", "counting", wall=False)
+TIMED_METRICS = CATALOG.names("batch", "timed")
 
 
 def scenario(mode="timed", events=120, timing=None, seed=5):

@@ -4,7 +4,8 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cnsim.subscriptions.index import SubscriptionIndex, closed_box_rect
+from cnsim.subscriptions.index import SubscriptionIndex
+from cnsim.subscriptions.space import closed_box_rect
 
 grid = st.integers(0, 20).map(lambda v: v / 20)
 bound = st.one_of(grid, st.sampled_from([-np.inf, np.inf]))

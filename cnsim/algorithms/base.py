@@ -1,0 +1,156 @@
+"""The interface every approach shares, and the spec its name parses into.
+
+An approach turns a batch of object updates into the messages it sends
+(``process(updates) -> Messages``) and *declares* what it is, so that the runner,
+the networks, timed mode, verify and the reports read declarations instead of
+testing names:
+
+* ``entry``: where events enter the network — at the ``server`` (every Paint
+  approach, Unicast) or at the ``publisher``'s nearest broker (CN-Relax, which has
+  no server);
+* ``message``: ``region`` messages ``Msg(lI, rI, lO, rO, x, y)`` addressed to a
+  rectangle of S, or ``targeted`` messages addressed to one subscription (Unicast);
+* ``stores``: what a subscriber keeps — its ``top-k`` list, or every object of its
+  ``range`` (CN-Relax computes its top k itself);
+* ``takes_eps`` and ``batchable``: whether the name may carry ε = 1/2^i, and
+  whether batch processing (Paint-Batch, Coalesce, Online) may run over it.
+
+A written name (``paint-batch(paint-sparse(0.5))``) is parsed once, by
+:func:`cnsim.algorithms.registry.parse`, into an :class:`ApproachSpec`; everything
+downstream reads the spec.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, ClassVar, Literal
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from cnsim.algorithms.messages import Messages
+    from cnsim.server.object_index import CallCounter
+    from cnsim.subscriptions.index import SubscriptionIndex
+    from cnsim.subscriptions.lists import TopKLists
+    from cnsim.subscriptions.workload import Updates
+
+Entry = Literal["server", "publisher"]
+MessageKind = Literal["region", "targeted"]
+Stores = Literal["top-k", "range"]
+
+
+def eps_text(eps: float) -> str:
+    """ε as written in names: short (0.25) where that is exact, else in full."""
+    short = f"{eps:g}"
+    return short if float(short) == eps else repr(eps)
+
+
+@dataclass(frozen=True)
+class ApproachSpec:
+    """A parsed approach name: the family, its ε (None: exact), and the batch strategy
+    running over it (None: events one at a time), with the family's declarations."""
+
+    family: str
+    eps: float | None = None
+    batch: str | None = None
+
+    @property
+    def cls(self) -> type[Approach]:
+        """The class implementing the family."""
+        from cnsim.algorithms.registry import FAMILIES
+
+        return FAMILIES[self.family]
+
+    @property
+    def base(self) -> ApproachSpec:
+        """The spec without its batch strategy (what the batch strategy runs over)."""
+        return replace(self, batch=None)
+
+    @property
+    def name(self) -> str:
+        """The canonical name results are reported under (``paint-batch(paint-dense)``)."""
+        base = self.family if self.eps is None else f"{self.family}({eps_text(self.eps)})"
+        return base if self.batch is None else f"{self.batch}({base})"
+
+    @property
+    def exact(self) -> bool:
+        """Whether only affected subscriptions are notified (per event; per batch for
+        Paint-Batch)."""
+        return self.cls.exact_family and self.eps is None
+
+    @property
+    def entry(self) -> Entry:
+        """Where events enter the network."""
+        return self.cls.entry
+
+    @property
+    def message(self) -> MessageKind:
+        """The kind of message sent."""
+        return self.cls.message
+
+    @property
+    def stores(self) -> Stores:
+        """What a subscriber keeps."""
+        return self.cls.stores
+
+    def with_family(self, family: str) -> ApproachSpec:
+        """The same spec over another family (Paint-Dense for a Paint-Sparse)."""
+        return replace(self, family=family)
+
+    def with_batch(self, batch: str | None) -> ApproachSpec:
+        """The same spec under another batch strategy (Coalesce for a Paint-Batch)."""
+        return replace(self, batch=batch)
+
+
+@dataclass(frozen=True)
+class ServerView:
+    """What an approach is built from: the initial objects, the subscriptions (for the
+    subscription-aware ones), the list length and, optionally, the subscribers' initial
+    lists (Unicast keeps a copy)."""
+
+    x: np.ndarray
+    y: np.ndarray
+    subscriptions: SubscriptionIndex
+    k: int
+    lists: TopKLists | None = None
+
+
+class Approach(ABC):
+    """Base class of every approach. A subclass declares the class attributes below
+    and provides :meth:`create` and :meth:`process`."""
+
+    family: ClassVar[str]  # the name it is registered under
+    entry: ClassVar[Entry] = "server"
+    message: ClassVar[MessageKind] = "region"
+    stores: ClassVar[Stores] = "top-k"
+    exact_family: ClassVar[bool] = True  # exact when run without ε
+    takes_eps: ClassVar[bool] = False
+    batchable: ClassVar[bool] = False
+
+    spec: ApproachSpec
+    counter: CallCounter
+
+    @classmethod
+    @abstractmethod
+    def create(cls, spec: ApproachSpec, view: ServerView) -> Approach:
+        """The approach of ``spec`` with its own server state built from ``view``."""
+
+    @abstractmethod
+    def process(self, updates: Updates) -> Messages:
+        """Apply a batch of updates to the approach's state; the messages it sends."""
+
+    @property
+    def name(self) -> str:
+        """The canonical name."""
+        return self.spec.name
+
+    @property
+    def exact(self) -> bool:
+        """Whether only affected subscriptions are notified."""
+        return self.spec.exact
+
+    @property
+    def eps(self) -> float | None:
+        """ε of an approximate variant, None for an exact one."""
+        return self.spec.eps

@@ -1,0 +1,118 @@
+"""The interface every network of a run shares: deliver a batch of messages from
+their sources, return who received what and the traffic it took, and keep per-broker
+load.
+
+A network is built once per run (:meth:`Network.create`) and then serves every
+approach; it reads only the approach's declarations
+(:class:`cnsim.algorithms.base.ApproachSpec`): where its events enter and what kind
+of message it sends. A new network is one subclass and one line in
+:data:`cnsim.brokers.NETWORKS`.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from cnsim.algorithms.base import ApproachSpec
+    from cnsim.algorithms.messages import Messages
+    from cnsim.simulations.config import Scenario
+    from cnsim.simulations.seeds import Seeds
+    from cnsim.subscriptions.index import SubscriptionIndex
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """Who received what: message ``j`` reached ``subs[offsets[j]:offsets[j + 1]]``."""
+
+    offsets: np.ndarray
+    subs: np.ndarray
+    obj: np.ndarray  # object of each delivery
+    y: np.ndarray  # y-value of each delivery
+    evict: np.ndarray | None = None  # targeted: object each delivery replaces, or -1
+
+    def __len__(self) -> int:
+        return len(self.subs)
+
+    def per_message(self) -> np.ndarray:
+        """Number of subscriptions each message reached."""
+        return np.diff(self.offsets)
+
+    def pairs(self) -> np.ndarray:
+        """``(message, subscription)`` of every delivery, sorted: what a delivery is,
+        whatever order a network reports it in."""
+        message = np.repeat(np.arange(len(self.offsets) - 1), self.per_message())
+        out = np.stack([message, self.subs.astype(np.int64)], axis=1)
+        return out[np.lexsort((out[:, 1], out[:, 0]))]
+
+    @staticmethod
+    def of(messages: Messages, offsets: np.ndarray, subs: np.ndarray) -> Delivery:
+        """The deliveries of region messages reaching ``subs`` (CSR over messages)."""
+        counts = np.diff(offsets)
+        return Delivery(
+            offsets, subs, np.repeat(messages.obj, counts), np.repeat(messages.y, counts)
+        )
+
+    @staticmethod
+    def targeted(messages: Messages) -> Delivery:
+        """The deliveries of targeted messages: each to its one subscription."""
+        offsets = np.arange(len(messages) + 1)
+        return Delivery(offsets, messages.target, messages.obj, messages.y, messages.evict)
+
+
+@dataclass(frozen=True)
+class Paths:
+    """The overlay hops of each message, in causal order (CSR over messages), with the
+    zone each message starts from; what the timed mode replays."""
+
+    source: np.ndarray  # (M,) zone each message leaves from
+    hop_ptr: np.ndarray  # (M + 1,)
+    hop_from: np.ndarray  # zones
+    hop_to: np.ndarray  # zones
+
+
+@dataclass(frozen=True)
+class Traffic:
+    """Message-hops of one batch of messages in the broker network."""
+
+    overlay_hops: int = 0
+    ip_hops: int = 0
+    last_hop_ip_hops: int = 0
+    paths: Paths | None = None
+
+
+class Network(ABC):
+    """Base class of the networks of a run. A subclass declares ``kind`` and
+    ``has_brokers`` and provides :meth:`create` and :meth:`deliver`; one with brokers
+    also provides :meth:`broker_load` and :meth:`publish_ip_hops`."""
+
+    kind: ClassVar[str]
+    has_brokers: ClassVar[bool] = True  # False: no brokers, no traffic, no load
+
+    @classmethod
+    @abstractmethod
+    def create(
+        cls, scenario: Scenario, subscriptions: SubscriptionIndex, n_events: int, seeds: Seeds
+    ) -> Network:
+        """The network of one run."""
+
+    @abstractmethod
+    def deliver(
+        self, approach: ApproachSpec, messages: Messages, update_events: np.ndarray
+    ) -> tuple[Delivery, Traffic]:
+        """Deliver ``messages`` of ``approach``; ``update_events`` gives the event of
+        each update of the batch (an approach whose events enter at the publisher sends
+        one message per update, from the publisher's broker)."""
+
+    def publish_ip_hops(self, approach: ApproachSpec, first: int, stop: int) -> int:
+        """IP hops of events ``first .. stop - 1`` from their publishers to where they
+        enter the network."""
+        return 0
+
+    def broker_load(self) -> dict[str, np.ndarray]:
+        """Per broker: ``subscriptions_held``, and messages handled per approach name."""
+        return {}

@@ -1,0 +1,232 @@
+"""The metrics catalog: every figure a run records, declared once (in the spirit of
+Mesa's ``DataCollector``).
+
+A :class:`Metric` names a column and says what it measures: its unit, its level
+(``batch``: one value per approach and batch, a column of ``events.parquet``;
+``broker``: one value per approach and broker, a column of ``brokers.parquet``;
+``run``: one value per approach, in ``summary.json``), how the summary aggregates
+it, the label tables and plots use, and the figure or table of seed 003 §V it
+mirrors. Rows, ``summary.json``, the CLI table, the report and the notebooks all
+read this catalog; nothing else lists metrics.
+
+A batch metric's summary entries are named ``{aggregate}_{name}`` (``mean_ip_bytes``,
+``max_server_out_bytes``, ``p95_latency_last_s``); a run metric, and the whole-run
+value of a batch metric (aggregate ``run``, e.g. ``redundancy`` over the run), is
+stored under the metric's own name. Timed mode registers its metrics here too (``mode="timed"``): they exist
+only in timed runs.
+
+Message sizes (seed 003 §V; ``[messages]`` of the scenario): a CN message carries six
+4-byte values (24 bytes), a unicast message four (16 bytes), an event travelling from
+its publisher to where it enters 16 bytes. Traffic metrics are message-hops weighted
+by those sizes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+LEVELS = ("batch", "broker", "run")
+AGGREGATES = ("mean", "max", "total", "p50", "p95", "p99", "run")
+MODES = ("counting", "timed")
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One recorded quantity (see the module docstring for the fields' meaning)."""
+
+    name: str
+    unit: str
+    label: str
+    level: str = "batch"
+    aggregates: tuple[str, ...] = ("mean",)
+    paper: str = ""  # the figure or table of seed 003 §V it mirrors
+    integer: bool = True  # stored as int64 (else float64)
+    mode: str = "counting"  # "timed": recorded only by timed runs
+    wall: bool = False  # wall-clock time: differs between runs of one seed
+    display_scale: float = 1.0  # tables show value × display_scale (1e6: s -> µs)
+    cli: str = ""  # header in ``cnsim run``'s table (empty: not shown)
+    cli_format: str = ".2f"
+    collect: Callable[..., Any] | None = None  # batch metrics: value from an Outcome
+
+    def __post_init__(self) -> None:
+        assert self.level in LEVELS and self.mode in MODES, self
+        assert all(a in AGGREGATES for a in self.aggregates), self
+
+    def key(self, aggregate: str) -> str:
+        """The summary key of one aggregate (``mean_ip_bytes``; a whole-run value the
+        driver computes, aggregate ``run``, goes under the metric's own name)."""
+        return self.name if aggregate == "run" else f"{aggregate}_{self.name}"
+
+    @property
+    def unit_label(self) -> str:
+        """The label with its display unit (``server time (µs)``)."""
+        unit = "µs" if self.display_scale == 1e6 and self.unit == "s" else self.unit
+        return f"{self.label} ({unit})" if unit and unit not in self.label else self.label
+
+
+@dataclass(frozen=True)
+class SummaryColumn:
+    """One entry of a per-approach summary: its key, label, display scale and metric."""
+
+    key: str
+    label: str
+    scale: float
+    metric: Metric
+
+
+class Catalog:
+    """An ordered set of metrics with the views the outputs need."""
+
+    def __init__(self, metrics: list[Metric]):
+        names = [m.name for m in metrics]
+        assert len(set(names)) == len(names), "metric names must be unique"
+        self._metrics = {m.name: m for m in metrics}
+
+    def __iter__(self) -> Iterator[Metric]:
+        return iter(self._metrics.values())
+
+    def __getitem__(self, name: str) -> Metric:
+        return self._metrics[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._metrics
+
+    def select(self, level: str, mode: str | None = None, wall: bool | None = None) -> list[Metric]:
+        """The metrics of one level (and one mode, with or without wall times), in order."""
+        return [
+            m
+            for m in self
+            if m.level == level
+            and (mode is None or m.mode == mode)
+            and (wall is None or m.wall == wall)
+        ]
+
+    def names(self, level: str, mode: str | None = None, wall: bool | None = None) -> list[str]:
+        """Column names of :meth:`select`."""
+        return [m.name for m in self.select(level, mode, wall)]
+
+    def summary_columns(self) -> list[SummaryColumn]:
+        """Every per-approach summary entry, in table order: the batch metrics' aggregates,
+        then the run metrics."""
+        out = []
+        for m in self:
+            if m.level == "batch":
+                for a in m.aggregates:
+                    label = m.unit_label if a in ("mean", "run") else f"{a} {m.unit_label}"
+                    out.append(SummaryColumn(m.key(a), label, m.display_scale, m))
+            elif m.level == "run":
+                out.append(SummaryColumn(m.name, m.unit_label, m.display_scale, m))
+        return out
+
+    def cli_columns(self) -> list[tuple[str, str, float, str]]:
+        """``(header, summary key, scale, format)`` of ``cnsim run``'s table."""
+        out = []
+        for m in self:
+            if m.cli:
+                key = m.name if m.level == "run" else m.key(m.aggregates[0])
+                out.append((m.cli, key, m.display_scale, m.cli_format))
+        return out
+
+    def column_labels(self) -> dict[str, str]:
+        """Label of every column and summary key (for tables and plot axes)."""
+        labels = {m.name: m.unit_label for m in self}
+        labels.update({c.key: c.label for c in self.summary_columns()})
+        return labels
+
+
+def _server(o) -> int:
+    return 0 if o.spec.entry == "publisher" else len(o.messages)
+
+
+CATALOG = Catalog(
+    [
+        # -- per batch, every run (seed 003 §V) ----------------------------------------------
+        Metric(
+            "server_out_msgs", "messages", "server messages", paper="Fig. 11, Table III",
+            cli="msgs", collect=_server,
+        ),
+        Metric(
+            "server_out_bytes", "bytes", "server bytes", aggregates=("mean", "max"),
+            paper="Fig. 11, 12(a), 13(a), 13(b)", cli="server B", cli_format=".0f",
+            collect=lambda o: _server(o) * o.message_bytes,
+        ),
+        Metric(
+            "delivered_msgs", "messages", "messages received", aggregates=("mean", "total"),
+            paper="Table I", cli="delivered", cli_format=".1f", collect=lambda o: len(o.delivery),
+        ),
+        Metric(
+            "overlay_bytes", "bytes", "overlay bytes", paper="Fig. 14(a)", cli="overlay B",
+            cli_format=".0f", collect=lambda o: o.traffic.overlay_hops * o.message_bytes,
+        ),
+        Metric(
+            "ip_bytes", "bytes", "IP bytes", paper="Fig. 14(b)", cli="IP B", cli_format=".0f",
+            collect=lambda o: o.traffic.ip_hops * o.message_bytes,
+        ),
+        Metric(
+            "last_hop_ip_bytes", "bytes", "last-hop IP bytes",
+            collect=lambda o: o.traffic.last_hop_ip_hops * o.message_bytes,
+        ),
+        Metric(
+            "publish_ip_bytes", "bytes", "publish IP bytes",
+            collect=lambda o: o.publish_ip_hops * o.event_bytes,
+        ),
+        Metric(
+            "calls_first_k", "calls", "first_k calls", paper="Table III, IV",
+            collect=lambda o: o.calls["calls_first_k"],
+        ),
+        Metric(
+            "calls_min_y", "calls", "min_y calls", paper="Table III, IV", cli="min_y",
+            collect=lambda o: o.calls["calls_min_y"],
+        ),
+        Metric(
+            "calls_snap", "calls", "snap calls", paper="Table III", cli="snap",
+            collect=lambda o: o.calls["calls_snap"],
+        ),
+        Metric(
+            "server_time_s", "s", "server time", integer=False, wall=True, display_scale=1e6,
+            cli="server µs", cli_format=".0f", collect=lambda o: o.server_time_s,
+        ),
+        Metric(
+            "delivery_time_s", "s", "delivery time", integer=False, wall=True,
+            display_scale=1e6, collect=lambda o: o.delivery_time_s,
+        ),
+        Metric(
+            "redundancy", "", "redundancy", aggregates=("run",), integer=False,
+            paper="Table II", cli="redund.", cli_format=".3f",
+        ),  # delivered / delivered by the exact reference − 1: per batch, and over the run
+        # -- per batch, timed runs -------------------------------------------------------------
+        Metric(
+            "latency_first_s", "s", "latency to the first notification", mode="timed",
+            aggregates=("p50", "p95", "p99"), integer=False,
+        ),
+        Metric(
+            "latency_last_s", "s", "latency to the last notification", mode="timed",
+            aggregates=("p50", "p95", "p99"), integer=False,
+        ),
+        Metric("server_queue_len", "events", "server queue length", mode="timed"),
+        Metric(
+            "server_wait_s", "s", "wait at the server", mode="timed",
+            aggregates=("p50", "p95", "p99"), integer=False,
+        ),
+        Metric(
+            "reordered", "deliveries", "deliveries reordered", mode="timed",
+            aggregates=("total",),
+        ),
+        # -- per approach and broker ---------------------------------------------------------
+        Metric("subscriptions_held", "subscriptions", "subscriptions held", level="broker"),
+        Metric("messages_handled", "messages", "messages handled", level="broker"),
+        Metric(
+            "utilisation", "", "utilisation", level="broker", mode="timed", integer=False,
+        ),
+        # -- per approach, whole run -----------------------------------------------------------
+        Metric(
+            "subscriber_memory_bytes", "bytes", "subscriber memory", level="run",
+        ),  # k objects per subscription; CN-Relax keeps every object of its range
+        Metric(
+            "max_broker_utilisation", "", "busiest broker's utilisation", level="run",
+            mode="timed", integer=False,
+        ),
+    ]
+)
