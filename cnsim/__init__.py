@@ -2,6 +2,28 @@
 
 Range top-k subscriptions kept current by the Paint algorithms over a
 Meghdoot-style broker overlay (see DESIGN.md and the papers in shared/seeds).
+
+The public API (:mod:`cnsim.api`)::
+
+    import cnsim
+    sc = cnsim.Scenario.from_toml("examples/small.toml", subscriptions={"k": 5})
+    result = cnsim.run(sc)            # result.events, result.brokers, result.summary
+    report = cnsim.verify(sc)         # report.ok, report.text()
+    rows = cnsim.sweep("examples/sweeps/table3.toml", "out/t3", quick=True)
+    cnsim.CATALOG["ip_bytes"]         # what a metric means
+
+It is imported on first use, so ``import cnsim`` stays cheap for the CLI.
 """
 
 __version__ = "0.1.0"
+
+_API = ("CATALOG", "Catalog", "Metric", "Report", "Result", "Scenario", "run", "sweep", "verify")
+__all__ = [*_API, "__version__"]
+
+
+def __getattr__(name: str):
+    if name in _API:
+        from cnsim import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'cnsim' has no attribute {name!r}")

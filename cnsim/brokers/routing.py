@@ -30,8 +30,8 @@ import numba
 import numpy as np
 
 from cnsim.brokers.zones import Zones
-from cnsim.subscriptions.space import meets_zone
 from cnsim.errors import InputError
+from cnsim.subscriptions.space import meets_zone
 
 
 @dataclass(frozen=True)
@@ -213,26 +213,9 @@ def _route_kernel(
                         best, best_d = nb, d
                 if best < 0:
                     h, cur = _bfs_to_rect(
-                        cur,
-                        stamp,
-                        a0,
-                        a1,
-                        b0,
-                        b1,
-                        zlo_l,
-                        zhi_l,
-                        zlo_r,
-                        zhi_r,
-                        box_hi,
-                        nbr_ptr,
-                        nbr_idx,
-                        hop_from,
-                        hop_to,
-                        h,
-                        bfs_mark,
-                        queue,
-                        parent,
-                    )
+                        cur, stamp, a0, a1, b0, b1, zlo_l, zhi_l, zlo_r, zhi_r, box_hi,
+                        nbr_ptr, nbr_idx, hop_from, hop_to, h, bfs_mark, queue, parent,
+                    )  # fmt: skip
                     break
                 hop_from[h] = cur
                 hop_to[h] = best
@@ -268,25 +251,8 @@ def _route_kernel(
 
 @numba.njit(cache=True)
 def _bfs_to_rect(
-    start,
-    stamp,
-    a0,
-    a1,
-    b0,
-    b1,
-    zlo_l,
-    zhi_l,
-    zlo_r,
-    zhi_r,
-    box_hi,
-    nbr_ptr,
-    nbr_idx,
-    hop_from,
-    hop_to,
-    h,
-    bfs_mark,
-    queue,
-    parent,
+    start, stamp, a0, a1, b0, b1, zlo_l, zhi_l, zlo_r, zhi_r, box_hi,
+    nbr_ptr, nbr_idx, hop_from, hop_to, h, bfs_mark, queue, parent,
 ):  # pragma: no cover - numba
     """Shortest overlay path from ``start`` to a zone meeting the rectangle; appends hops."""
     bfs_mark[start] = stamp

@@ -12,8 +12,8 @@ read this catalog; nothing else lists metrics.
 A batch metric's summary entries are named ``{aggregate}_{name}`` (``mean_ip_bytes``,
 ``max_server_out_bytes``, ``p95_latency_last_s``); a run metric, and the whole-run
 value of a batch metric (aggregate ``run``, e.g. ``redundancy`` over the run), is
-stored under the metric's own name. Timed mode registers its metrics here too (``mode="timed"``): they exist
-only in timed runs.
+stored under the metric's own name. Timed mode's metrics are declared here too
+(``mode="timed"``): they exist only in timed runs.
 
 Message sizes (seed 003 §V; ``[messages]`` of the scenario): a CN message carries six
 4-byte values (24 bytes), a unicast message four (16 bytes), an event travelling from

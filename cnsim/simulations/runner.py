@@ -11,6 +11,7 @@ recorded is declared in the metrics catalog (:mod:`cnsim.simulations.metrics`).
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -125,17 +126,47 @@ class Simulation:
         )  # fmt: skip
 
 
-def run(
-    scenario: Scenario, out_dir: str | Path | None = None, events: int | None = None
-) -> tuple[pd.DataFrame, dict]:
-    """Run a scenario; write ``events.parquet`` and ``summary.json`` to ``out_dir`` if given."""
-    out = _prepare_out_dir(out_dir)
+@dataclass(frozen=True)
+class Result:
+    """What one run produced: per-batch metrics, per-broker load and the summary."""
+
+    events: pd.DataFrame  # one row per (approach, batch): the batch metrics of the catalog
+    brokers: pd.DataFrame | None  # one row per (approach, broker); None without brokers
+    summary: dict  # sizes, times and per approach the catalog's summary entries
+
+    def write(self, out_dir: str | Path) -> Path:
+        """Write ``events.parquet``, ``summary.json`` and (with brokers)
+        ``brokers.parquet`` into ``out_dir``, each atomically (written aside, then
+        renamed); a ``brokers.parquet`` of an earlier run that this one lacks is removed."""
+        out = _prepare_out_dir(out_dir)
+        _atomic(out / "events.parquet", lambda p: self.events.to_parquet(p, index=False))
+        if self.brokers is not None:
+            _atomic(out / "brokers.parquet", lambda p: self.brokers.to_parquet(p, index=False))
+        else:
+            (out / "brokers.parquet").unlink(missing_ok=True)
+        text = json.dumps(self.summary, indent=2) + "\n"
+        _atomic(out / "summary.json", lambda p: p.write_text(text))
+        return out
+
+
+def _atomic(path: Path, write) -> None:
+    """Write ``path`` through a temporary file beside it, then rename it into place."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise InputError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
+
+
+def simulate(scenario: Scenario, events: int | None = None) -> Result:
+    """Run a scenario in memory (``events`` overrides the configured event count)."""
     started = time.perf_counter()
     sim = Simulation(scenario, events)
     setup_s = time.perf_counter() - started
     n_batches = len(list(sim.batches()))
-    collected = CATALOG.select("batch", "counting")
-    collected = [m for m in collected if m.collect is not None]
+    collected = [m for m in CATALOG.select("batch", "counting") if m.collect is not None]
     columns = {a.name: np.zeros((n_batches, len(collected))) for a in sim.approaches}
     steps = sim.steps()
     if scenario["run"]["progress"] and n_batches >= 200:
@@ -153,18 +184,22 @@ def run(
     if timer is not None:
         frame = _with_timing(frame, timer)
     summary = _summary(scenario, sim, frame, setup_s, time.perf_counter() - started, timer)
-    if out is not None:
-        frame.to_parquet(out / "events.parquet", index=False)
-        (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
-        load = _broker_load(sim, timer)
-        if load is not None:
-            load.to_parquet(out / "brokers.parquet", index=False)
-    return frame, summary
+    return Result(frame, _broker_load(sim, timer), summary)
 
 
-def _prepare_out_dir(out_dir: str | Path | None) -> Path | None:
-    if out_dir is None:
-        return None
+def run(
+    scenario: Scenario, out_dir: str | Path | None = None, events: int | None = None
+) -> tuple[pd.DataFrame, dict]:
+    """Run a scenario; write its outputs to ``out_dir`` if given (see :class:`Result`)."""
+    if out_dir is not None:
+        _prepare_out_dir(out_dir)  # a folder that cannot be made fails before any work
+    result = simulate(scenario, events)
+    if out_dir is not None:
+        result.write(out_dir)
+    return result.events, result.summary
+
+
+def _prepare_out_dir(out_dir: str | Path) -> Path:
     out = Path(out_dir)
     try:
         out.mkdir(parents=True, exist_ok=True)

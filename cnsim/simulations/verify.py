@@ -42,8 +42,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from cnsim.algorithms.batch import coalesce
 from cnsim.algorithms.base import ApproachSpec, ServerView
+from cnsim.algorithms.batch import coalesce
 from cnsim.algorithms.registry import make_approach
 from cnsim.brokers.base import Delivery
 from cnsim.brokers.ideal import IdealCN
@@ -84,6 +84,17 @@ class Report:
         if self.failures[(approach, check)] == 0 and len(self.examples) < 50:
             self.examples.append(f"{approach}: {check} failed at batch {batch}: {detail}")
         self.failures[(approach, check)] += 1
+
+    def fail_at(self, approach: str, check: str, batch: int, bad: np.ndarray, detail) -> None:
+        """Record one failed check if ``bad`` (the offending indexes) is not empty;
+        ``detail(first)`` describes the first."""
+        if len(bad):
+            self.fail(approach, check, batch, detail(bad[0]))
+
+    def violate_at(self, approach: str, claim: str, batch: int, bad: np.ndarray, detail) -> None:
+        """Record one violation of a measured claim if ``bad`` is not empty."""
+        if len(bad):
+            self.violate(approach, claim, batch, detail(bad[0]))
 
     def violate(self, approach: str, claim: str, batch: int, detail: str) -> None:
         """Record a violation of a measured claim (not a failure)."""
@@ -260,27 +271,18 @@ def _check_ranges(report: Report, sim: Simulation, name: str, st: BatchState, o:
 def _check_lists(report: Report, sim: Simulation, name: str, st: BatchState) -> None:
     lists, truth = sim.lists[name], st.after
     bad = np.flatnonzero(((lists.ids != truth[0]) | (lists.ys != truth[1])).any(axis=1))
-    if len(bad):
-        j = bad[0]
-        report.fail(
-            name,
-            "lists",
-            st.batch,
-            f"{len(bad)} subscriptions differ from the oracle, e.g. #{j} "
-            f"[{sim.workload.l[j]:.6g}, {sim.workload.r[j]:.6g}] holds {lists.ids[j].tolist()} "
-            f"but the top-k is {truth[0][j].tolist()}",
-        )
+    report.fail_at(name, "lists", st.batch, bad, lambda j: (
+        f"{len(bad)} subscriptions differ from the oracle, e.g. #{j} "
+        f"[{sim.workload.l[j]:.6g}, {sim.workload.r[j]:.6g}] holds {lists.ids[j].tolist()} "
+        f"but the top-k is {truth[0][j].tolist()}"
+    ))  # fmt: skip
 
 
 def _check_exact(report: Report, name: str, b: int, delivery: Delivery, affected) -> None:
     extra = np.setdiff1d(delivery.subs, np.flatnonzero(affected))
-    if len(extra):
-        report.fail(
-            name,
-            "exact-notifies-affected-only",
-            b,
-            f"{len(extra)} unaffected subscriptions notified, e.g. #{extra[0]}",
-        )
+    report.fail_at(name, "exact-notifies-affected-only", b, extra, lambda j: (
+        f"{len(extra)} unaffected subscriptions notified, e.g. #{j}"
+    ))  # fmt: skip
 
 
 def _per_subscription(d: Delivery) -> np.ndarray:
@@ -325,14 +327,9 @@ def _check_eps(report: Report, sim: Simulation, a, o: Outcome, st: BatchState) -
     near_k = ((lo <= after) & (after <= hi)) | ((lo <= before) & (before <= hi))
     changed = np.isin(d.obj, u.obj) & (np.minimum(before, after) <= hi)
     bad = np.flatnonzero(~(near_k | changed))
-    if len(bad):
-        j = bad[0]
-        report.fail(
-            a.name,
-            "eps-theorem-7",
-            st.batch,
-            f"object {d.obj[j]} sent to #{d.subs[j]} ranks {before[j]} before, {after[j]} after",
-        )
+    report.fail_at(a.name, "eps-theorem-7", st.batch, bad, lambda j: (
+        f"object {d.obj[j]} sent to #{d.subs[j]} ranks {before[j]} before, {after[j]} after"
+    ))  # fmt: skip
 
 
 def _check_batch(report: Report, sim: Simulation, a, o: Outcome, ref_out: dict, st) -> None:
@@ -346,15 +343,12 @@ def _check_batch(report: Report, sim: Simulation, a, o: Outcome, ref_out: dict, 
         spec = a.spec.with_batch(other)
         ref = spec.name
         counts[ref] = theirs = np.bincount(ref_out[spec].subs, minlength=m)
-        worse = np.flatnonzero(mine > theirs)
-        if len(worse):
-            j = worse[0]
-            report.violate(
-                a.name,
-                f"batch-not-more-than-{other}",
-                st.batch,
-                f"subscription #{j} receives {mine[j]} messages against {other}'s {theirs[j]}",
-            )
+        report.violate_at(
+            a.name, f"batch-not-more-than-{other}", st.batch, np.flatnonzero(mine > theirs),
+            lambda j, theirs=theirs, other=other: (
+                f"subscription #{j} receives {mine[j]} messages against {other}'s {theirs[j]}"
+            ),
+        )  # fmt: skip
     pre = _pre_state(st)
     _check_count(report, a.name, st, pre, mine)
     _measure_minimum(report, a.name, st, pre, counts)
@@ -364,15 +358,9 @@ def _check_count(report: Report, name: str, st: BatchState, pre, mine: np.ndarra
     """Per subscription, Paint-Batch delivers exactly Lemma 5's count plus one
     message per returner (README, "Paint-Batch")."""
     expected = lemma5_count(st.before, st.after, pre) + returners(st.before, st.after, pre)
-    wrong = np.flatnonzero(mine != expected)
-    if len(wrong):
-        j = wrong[0]
-        report.fail(
-            name,
-            "batch-count",
-            st.batch,
-            f"subscription #{j} receives {mine[j]} messages, Lemma 5 + returners {expected[j]}",
-        )
+    report.fail_at(name, "batch-count", st.batch, np.flatnonzero(mine != expected), lambda j: (
+        f"subscription #{j} receives {mine[j]} messages, Lemma 5 + returners {expected[j]}"
+    ))  # fmt: skip
 
 
 def _measure_minimum(report: Report, name: str, st: BatchState, pre, counts: dict) -> None:
@@ -384,14 +372,9 @@ def _measure_minimum(report: Report, name: str, st: BatchState, pre, counts: dic
     searched = search_fewest_messages(st.before, st.after, st.truth.y, subs)
     wrong = np.flatnonzero((searched >= 0) & (searched != least[subs]))
     report.minimum[(name, "searched")] += int((searched >= 0).sum())
-    if len(wrong):
-        j = subs[wrong[0]]
-        report.fail(
-            name,
-            "batch-minimum-search",
-            st.batch,
-            f"subscription #{j}: closed form {least[j]}, search {searched[wrong[0]]}",
-        )
+    report.fail_at(name, "batch-minimum-search", st.batch, wrong, lambda w: (
+        f"subscription #{subs[w]}: closed form {least[subs[w]]}, search {searched[w]}"
+    ))  # fmt: skip
     for approach, delivered in counts.items():
         report.minimum[(approach, "delivered")] += int(delivered.sum())
         report.minimum[(approach, "minimum")] += int(least.sum())
@@ -400,16 +383,11 @@ def _measure_minimum(report: Report, name: str, st: BatchState, pre, counts: dic
         report.minimum[(approach, "below")] += int((delivered < least).sum())
     mine = counts[name]
     over = np.flatnonzero(mine > least)
-    if len(over):
-        j = over[0]
-        report.violate(
-            name,
-            "batch-minimum",
-            st.batch,
-            f"subscription #{j} receives {mine[j]} messages, the minimum is {least[j]}; "
-            f"{len(over)} subscriptions receive {int((mine - least)[over].sum())} more than "
-            "their minimum",
-        )
+    report.violate_at(name, "batch-minimum", st.batch, over, lambda j: (
+        f"subscription #{j} receives {mine[j]} messages, the minimum is {least[j]}; "
+        f"{len(over)} subscriptions receive {int((mine - least)[over].sum())} more than "
+        "their minimum"
+    ))  # fmt: skip
 
 
 def _pre_state(st: BatchState):

@@ -37,7 +37,9 @@ def build_workload(scenario: Scenario, seeds: Seeds, events: int | None = None) 
     """Draw the scenario's workload; ``events`` overrides the configured event count."""
     o, s, e = scenario["objects"], scenario["subscriptions"], scenario["events"]
     x, y = generate_objects(seeds.rng("objects"), o["count"], o["distribution"])
-    l, r = generate_subscriptions(seeds.rng("subscriptions"), s["count"], s["distribution"], s["spread"])
+    l, r = generate_subscriptions(
+        seeds.rng("subscriptions"), s["count"], s["distribution"], s["spread"]
+    )
     stream = generate_events(
         seeds.rng("events"),
         y,
