@@ -9,6 +9,12 @@ of its *live* points (``box[v] = (min_a, max_a, min_b, max_b)``); queries prune
 on boxes only, so a point may change its coordinates in place as long as the
 boxes on its leaf-to-root path are refitted (:func:`refit`). Dead points (``b``
 equal to ``+inf``) are left out of the boxes.
+
+Every query is one depth-first search of a tree (:func:`traversal`) with four small numba
+functions saying what the query does at a node: skip it (its box cannot help), take
+it whole (its box lies inside the query), take a leaf point by point, and which
+child to search first. The object index (``first_k``, ``min_y``) and the
+subscription index (rectangle reporting, ``snap``) are such queries.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import numba
 import numpy as np
 
 LEAF_SIZE = 16
+STACK = 128  # deeper than any tree of < 2**60 points
 
 
 @dataclass
@@ -135,3 +142,54 @@ def refit(start, end, pa, pb, box, leaf_of, pos):
     while v > 0:
         v = (v - 1) // 2
         _merge_children(box, v)
+
+
+def traversal(skip, take_whole, take_leaf, swap):
+    """A depth-first search of one tree of a forest (a plain tree is the forest of one
+    tree, rooted at node 0) made of four numba functions saying what a query does at a
+    node: ``skip(box, v, query, state)`` prunes node ``v``; ``take_whole(box, v, s, e,
+    query, state)`` consumes positions ``s:e`` of a node at once and returns True if it
+    did; ``take_leaf(s, e, query, state)`` scans a leaf; ``swap(box, c1, c2, query)``
+    says to search child ``c2`` before ``c1``. The query's result is what the functions
+    leave in ``state``. Returns ``search(start, end, leaf, box, root, query, state)``.
+
+    (The functions are bound when the search is made rather than passed at each call:
+    numba caches the compiled callers of a search, not of a function taking functions.)
+    """
+
+    @numba.njit(cache=True)
+    def search(start, end, leaf, box, root, query, state):
+        stack = np.empty(STACK, np.int64)  # local node numbers (implicit layout)
+        stack[0] = 0
+        sp = 1
+        while sp > 0:
+            sp -= 1
+            local = stack[sp]
+            v = root + local
+            if skip(box, v, query, state):
+                continue
+            if take_whole(box, v, start[v], end[v], query, state):
+                continue
+            if leaf[v]:
+                take_leaf(start[v], end[v], query, state)
+                continue
+            c1, c2 = 2 * local + 1, 2 * local + 2
+            if swap(box, root + c1, root + c2, query):
+                c1, c2 = c2, c1
+            stack[sp] = c1  # searched second
+            stack[sp + 1] = c2  # searched first
+            sp += 2
+
+    return search
+
+
+@numba.njit(cache=True, inline="always")
+def never(box, v, s, e, query, state) -> bool:
+    """A ``take_whole`` for queries that always look inside."""
+    return False
+
+
+@numba.njit(cache=True, inline="always")
+def keep_order(box, c1, c2, query) -> bool:
+    """A ``swap`` for queries indifferent to the order of children."""
+    return False

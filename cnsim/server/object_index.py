@@ -21,7 +21,6 @@ from cnsim.errors import InputError
 
 WEST = -1
 EAST = +1
-_STACK = 128  # deeper than any tree of < 2**60 points
 
 
 @dataclass
@@ -217,75 +216,95 @@ def _min_y_many(start, end, leaf, box, px, py, pid, lo, hi, y0, id0):
     return out
 
 
+# -- first_k: query = (s, u0, y0, id0, k), state = (best_u, best_p, count, px, py, pid) --------
+# Work on u = x (west, s = +1) or u = -x (east, s = -1): the objects met first are those
+# with the largest u < u0, so this is a k-nearest search along one axis with a y filter.
+
+
+@numba.njit(cache=True, inline="always")
+def _first_k_skip(box, v, q, state):
+    s, u0, y0, k = q[0], q[1], q[2], q[4]
+    best_u, count = state[0], state[2][0]
+    u_lo = min(s * box[v, 0], s * box[v, 1])
+    u_hi = max(s * box[v, 0], s * box[v, 1])
+    return box[v, 2] > y0 or u_lo >= u0 or (count == k and u_hi <= best_u[k - 1])
+
+
+@numba.njit(cache=True, inline="always")
+def _first_k_leaf(start, end, q, state):
+    s, u0, y0, id0, k = q
+    best_u, best_p, n, px, py, pid = state
+    for p in range(start, end):
+        u = s * px[p]
+        below = py[p] < y0 or (py[p] == y0 < np.inf and pid[p] < id0)
+        count = n[0]
+        if below and u < u0 and (count < k or u > best_u[count - 1]):
+            j = count if count < k else k - 1
+            while j > 0 and best_u[j - 1] < u:
+                best_u[j] = best_u[j - 1]
+                best_p[j] = best_p[j - 1]
+                j -= 1
+            best_u[j] = u
+            best_p[j] = p
+            if count < k:
+                n[0] += 1
+
+
+@numba.njit(cache=True, inline="always")
+def _first_k_swap(box, c1, c2, q):
+    # Search first the child reaching closer to u0.
+    s = q[0]
+    return max(s * box[c1, 0], s * box[c1, 1]) > max(s * box[c2, 0], s * box[c2, 1])
+
+
+_first_k_search = kdtree.traversal(_first_k_skip, kdtree.never, _first_k_leaf, _first_k_swap)
+
+
 @numba.njit(cache=True)
 def _first_k(start, end, leaf, box, px, py, pid, x0, y0, id0, direction, k):
-    # Work on u = x (west) or u = -x (east): the objects met first are those with the
-    # largest u < u0, so this is a k-nearest search along one axis with a y filter.
     s = -1.0 if direction > 0 else 1.0
-    u0 = s * x0
     best_u = np.empty(max(k, 1), np.float64)
     best_p = np.empty(max(k, 1), np.int64)
-    count = 0
-    stack = np.empty(_STACK, np.int64)
-    stack[0] = 0
-    sp = 1
-    while sp > 0 and k > 0:
-        sp -= 1
-        v = stack[sp]
-        u_lo = min(s * box[v, 0], s * box[v, 1])
-        u_hi = max(s * box[v, 0], s * box[v, 1])
-        if box[v, 2] > y0 or u_lo >= u0 or (count == k and u_hi <= best_u[k - 1]):
-            continue
-        if leaf[v]:
-            for p in range(start[v], end[v]):
-                u = s * px[p]
-                below = py[p] < y0 or (py[p] == y0 < np.inf and pid[p] < id0)
-                if below and u < u0 and (count < k or u > best_u[count - 1]):
-                    j = count if count < k else k - 1
-                    while j > 0 and best_u[j - 1] < u:
-                        best_u[j] = best_u[j - 1]
-                        best_p[j] = best_p[j - 1]
-                        j -= 1
-                    best_u[j] = u
-                    best_p[j] = p
-                    if count < k:
-                        count += 1
-            continue
-        c1, c2 = 2 * v + 1, 2 * v + 2
-        # Push the child reaching closer to u0 last, so it is searched first.
-        if max(s * box[c1, 0], s * box[c1, 1]) > max(s * box[c2, 0], s * box[c2, 1]):
-            c1, c2 = c2, c1
-        stack[sp] = c1
-        stack[sp + 1] = c2
-        sp += 2
-    return best_p[:count].copy()
+    count = np.zeros(1, np.int64)
+    if k > 0:
+        query, state = (s, s * x0, y0, id0, k), (best_u, best_p, count, px, py, pid)
+        _first_k_search(start, end, leaf, box, 0, query, state)
+    return best_p[: count[0]].copy()
+
+
+# -- min_y: query = (lo, hi, y0, id0), state = (best, px, py, pid), best = [y, position] ---
+
+
+@numba.njit(cache=True, inline="always")
+def _min_y_skip(box, v, q, state):
+    lo, hi, y0 = q[0], q[1], q[2]
+    return box[v, 1] < lo or box[v, 0] > hi or box[v, 3] < y0 or box[v, 2] > state[0][0]
+
+
+@numba.njit(cache=True, inline="always")
+def _min_y_leaf(start, end, q, state):
+    lo, hi, y0, id0 = q
+    best, px, py, pid = state
+    for p in range(start, end):
+        yp = py[p]
+        best_p = int(best[1])
+        above = yp > y0 or (yp == y0 and pid[p] > id0)
+        better = yp < best[0] or (yp == best[0] and pid[p] < pid[best_p])
+        if above and yp < np.inf and better and lo <= px[p] <= hi:
+            best[0] = yp
+            best[1] = p
+
+
+@numba.njit(cache=True, inline="always")
+def _min_y_swap(box, c1, c2, q):
+    return box[c1, 2] < box[c2, 2]  # search first the child reaching lower
+
+
+_min_y_search = kdtree.traversal(_min_y_skip, kdtree.never, _min_y_leaf, _min_y_swap)
 
 
 @numba.njit(cache=True)
 def _min_y(start, end, leaf, box, px, py, pid, lo, hi, y0, id0):
-    best_y = np.inf
-    best_p = -1
-    stack = np.empty(_STACK, np.int64)
-    stack[0] = 0
-    sp = 1
-    while sp > 0:
-        sp -= 1
-        v = stack[sp]
-        if box[v, 1] < lo or box[v, 0] > hi or box[v, 3] < y0 or box[v, 2] > best_y:
-            continue
-        if leaf[v]:
-            for p in range(start[v], end[v]):
-                yp = py[p]
-                above = yp > y0 or (yp == y0 and pid[p] > id0)
-                better = yp < best_y or (yp == best_y and pid[p] < pid[best_p])
-                if above and yp < np.inf and better and lo <= px[p] <= hi:
-                    best_y = yp
-                    best_p = p
-            continue
-        c1, c2 = 2 * v + 1, 2 * v + 2
-        if box[c1, 2] < box[c2, 2]:
-            c1, c2 = c2, c1
-        stack[sp] = c1
-        stack[sp + 1] = c2
-        sp += 2
-    return best_p
+    best = np.array([np.inf, -1.0])
+    _min_y_search(start, end, leaf, box, 0, (lo, hi, y0, id0), (best, px, py, pid))
+    return int(best[1])

@@ -1,6 +1,7 @@
 """Index over the subscription points ``(l, r)`` of the subscription space S.
 
-It answers the two questions the CN and Paint-Sparse ask (seed 003 §II-A, §II-B):
+It answers, as searches of the k-d tree skeleton (:func:`cnsim.kdtree.traversal`), the
+two questions the CN and Paint-Sparse ask (seed 003 §II-A, §II-B):
 *rectangle reporting* — which subscriptions a message reaches — and ``snap`` — the
 smallest rectangle holding all subscriptions inside a rectangle.
 
@@ -15,8 +16,6 @@ import numpy as np
 
 from cnsim import kdtree
 from cnsim.subscriptions.space import holds_box, misses_box, reaches
-
-_STACK = 128
 
 
 class SubscriptionIndex:
@@ -57,43 +56,40 @@ class SubscriptionIndex:
         return sum(a.nbytes for a in (*arrays, t.leaf_of))
 
 
-@numba.njit(cache=True, inline="always")
-def _misses(box, v, lo_l, li, ri, ro):
-    return misses_box(lo_l, li, ri, ro, box[v, 0], box[v, 1], box[v, 2], box[v, 3])
+# -- rectangle reporting: state = (out, n_out, pl, pr); query = (lO, lI, rI, rO) -------------
 
 
 @numba.njit(cache=True, inline="always")
-def _holds(box, v, lo_l, li, ri, ro):
-    return holds_box(lo_l, li, ri, ro, box[v, 0], box[v, 1], box[v, 2], box[v, 3])
+def _misses(box, v, q, state):
+    return misses_box(q[0], q[1], q[2], q[3], box[v, 0], box[v, 1], box[v, 2], box[v, 3])
 
 
-@numba.njit(cache=True)
-def _report_one(start, end, leaf, box, pl, pr, root, lo_l, li, ri, ro, out, n_out):
-    """Append the positions of the points of the tree rooted at node ``root`` (of a
-    forest in implicit layout) inside the rectangle to ``out``."""
-    stack = np.empty(_STACK, np.int64)
-    stack[0] = 0
-    sp = 1
-    while sp > 0:
-        sp -= 1
-        v = root + stack[sp]
-        if _misses(box, v, lo_l, li, ri, ro):
-            continue
-        full = _holds(box, v, lo_l, li, ri, ro)
-        if full or leaf[v]:
-            for p in range(start[v], end[v]):
-                if full or reaches(lo_l, li, ri, ro, pl[p], pr[p]):
-                    if n_out == len(out):
-                        grown = np.empty(2 * len(out) + 16, np.int64)
-                        grown[:n_out] = out[:n_out]
-                        out = grown
-                    out[n_out] = p
-                    n_out += 1
-            continue
-        stack[sp] = 2 * stack[sp] + 1
-        stack[sp + 1] = stack[sp] + 1
-        sp += 2
-    return out, n_out
+@numba.njit(cache=True, inline="always")
+def _holds(box, v, q):
+    return holds_box(q[0], q[1], q[2], q[3], box[v, 0], box[v, 1], box[v, 2], box[v, 3])
+
+
+@numba.njit(cache=True, inline="always")
+def _report_whole(box, v, s, e, q, state):
+    if not _holds(box, v, q):
+        return False
+    out, n_out = state[0], state[1]
+    for p in range(s, e):
+        out[n_out[0]] = p
+        n_out[0] += 1
+    return True
+
+
+@numba.njit(cache=True, inline="always")
+def _report_leaf(s, e, q, state):
+    out, n_out, pl, pr = state
+    for p in range(s, e):
+        if reaches(q[0], q[1], q[2], q[3], pl[p], pr[p]):
+            out[n_out[0]] = p
+            n_out[0] += 1
+
+
+_report_search = kdtree.traversal(_misses, _report_whole, _report_leaf, kdtree.keep_order)
 
 
 @numba.njit(cache=True)
@@ -103,46 +99,54 @@ def report_forest(start, end, leaf, box, pl, pr, rects, ptr, roots):
     m = rects.shape[0]
     offsets = np.zeros(m + 1, np.int64)
     out = np.empty(64, np.int64)
-    n_out = 0
+    n_out = np.zeros(1, np.int64)
     for j in range(m):
-        lo_l, li, ri, ro = rects[j, 0], rects[j, 1], rects[j, 2], rects[j, 3]
+        q = (rects[j, 0], rects[j, 1], rects[j, 2], rects[j, 3])
         for t in range(ptr[j], ptr[j + 1]):
-            out, n_out = _report_one(
-                start, end, leaf, box, pl, pr, roots[t], lo_l, li, ri, ro, out, n_out
-            )
-        offsets[j + 1] = n_out
-    return offsets, out[:n_out].copy()
+            root = roots[t]
+            need = n_out[0] + end[root] - start[root]  # at most every point of the tree
+            if need > len(out):
+                grown = np.empty(max(need, 2 * len(out)), np.int64)
+                grown[: n_out[0]] = out[: n_out[0]]
+                out = grown
+            _report_search(start, end, leaf, box, root, q, (out, n_out, pl, pr))
+        offsets[j + 1] = n_out[0]
+    return offsets, out[: n_out[0]].copy()
+
+
+# -- snap: state = (acc, pl, pr), acc = [count, l_min, l_max, r_min, r_max] ---------------
+
+
+@numba.njit(cache=True, inline="always")
+def _grow(acc, count, l_min, l_max, r_min, r_max):
+    acc[0] += count
+    acc[1] = min(acc[1], l_min)
+    acc[2] = max(acc[2], l_max)
+    acc[3] = min(acc[3], r_min)
+    acc[4] = max(acc[4], r_max)
+
+
+@numba.njit(cache=True, inline="always")
+def _snap_whole(box, v, s, e, q, state):
+    if e <= s or not _holds(box, v, q):
+        return e <= s  # an empty node is done with
+    _grow(state[0], e - s, box[v, 0], box[v, 1], box[v, 2], box[v, 3])
+    return True
+
+
+@numba.njit(cache=True, inline="always")
+def _snap_leaf(s, e, q, state):
+    acc, pl, pr = state
+    for p in range(s, e):
+        if reaches(q[0], q[1], q[2], q[3], pl[p], pr[p]):
+            _grow(acc, 1, pl[p], pl[p], pr[p], pr[p])
+
+
+_snap_search = kdtree.traversal(_misses, _snap_whole, _snap_leaf, kdtree.keep_order)
 
 
 @numba.njit(cache=True)
 def _snap(start, end, leaf, box, pl, pr, lo_l, li, ri, ro):
-    count = 0
-    l_min, l_max, r_min, r_max = np.inf, -np.inf, np.inf, -np.inf
-    stack = np.empty(_STACK, np.int64)
-    stack[0] = 0
-    sp = 1
-    while sp > 0:
-        sp -= 1
-        v = stack[sp]
-        if end[v] <= start[v] or _misses(box, v, lo_l, li, ri, ro):
-            continue
-        if _holds(box, v, lo_l, li, ri, ro):
-            count += end[v] - start[v]
-            l_min = min(l_min, box[v, 0])
-            l_max = max(l_max, box[v, 1])
-            r_min = min(r_min, box[v, 2])
-            r_max = max(r_max, box[v, 3])
-            continue
-        if leaf[v]:
-            for p in range(start[v], end[v]):
-                if reaches(lo_l, li, ri, ro, pl[p], pr[p]):
-                    count += 1
-                    l_min = min(l_min, pl[p])
-                    l_max = max(l_max, pl[p])
-                    r_min = min(r_min, pr[p])
-                    r_max = max(r_max, pr[p])
-            continue
-        stack[sp] = 2 * v + 1
-        stack[sp + 1] = 2 * v + 2
-        sp += 2
-    return count, l_min, l_max, r_min, r_max
+    acc = np.array([0.0, np.inf, -np.inf, np.inf, -np.inf])
+    _snap_search(start, end, leaf, box, 0, (lo_l, li, ri, ro), (acc, pl, pr))
+    return int(acc[0]), acc[1], acc[2], acc[3], acc[4]
