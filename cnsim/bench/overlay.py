@@ -20,6 +20,7 @@ from cnsim.bench import provenance
 from cnsim.brokers.routing import route
 from cnsim.network.cache import build_world
 from cnsim.simulations.config import from_dict
+from cnsim.simulations.metrics import CATALOG
 from cnsim.simulations.runner import Simulation, run
 
 KS = [1, 2, 5, 10, 15, 20]
@@ -101,26 +102,15 @@ def overlay_vs_ideal(m: int, events: int, network: dict) -> dict:
 
 def traffic_by_k(m: int, events: int, network: dict) -> dict:
     """Per-event traffic of every approach for each k."""
+    keys = [
+        c.key
+        for c in CATALOG.summary_columns()
+        if c.metric.mode == "counting" and not c.metric.wall
+    ]
     out = {}
     for k in KS:
         _, summary = run(_scenario(m, k, events, network, "meghdoot", APPROACHES))
-        out[k] = {
-            name: {
-                key: s[key]
-                for key in (
-                    "mean_server_out_bytes",
-                    "max_server_out_bytes",
-                    "mean_overlay_bytes",
-                    "mean_ip_bytes",
-                    "mean_last_hop_ip_bytes",
-                    "mean_delivered_msgs",
-                    "redundancy",
-                    "mean_calls_min_y",
-                    "subscriber_memory_bytes",
-                )
-            }
-            for name, s in summary["approaches"].items()
-        }
+        out[k] = {name: {key: s[key] for key in keys} for name, s in summary["approaches"].items()}
     return out
 
 

@@ -19,6 +19,7 @@ import numpy as np
 
 from cnsim.bench import provenance
 from cnsim.simulations.config import from_dict
+from cnsim.simulations.metrics import CATALOG
 from cnsim.simulations.runner import Simulation
 
 APPROACHES = ["paint-dense", "paint-sparse"]
@@ -52,20 +53,13 @@ def measure(worlds: list[tuple[int, int]], events: int) -> list[dict]:
     step through their (identical) event streams in lockstep, so machine noise
     falls on all of them alike."""
     sims = [Simulation(_scenario(m, k, events)) for m, k in worlds]
-    sums = [{a: np.zeros(7) for a in APPROACHES} for _ in sims]
+    metrics = [m for m in CATALOG.select("batch", "counting") if m.collect is not None]
+    sums = [{a: np.zeros(len(metrics)) for a in APPROACHES} for _ in sims]
     for steps in zip(*(sim.steps() for sim in sims), strict=True):
         for acc, (_, outcomes) in zip(sums, steps, strict=True):
             for name, o in outcomes.items():
-                acc[name] += (
-                    o.server_time_s,
-                    o.delivery_time_s,
-                    len(o.messages),
-                    len(o.delivery),
-                    o.calls["calls_first_k"],
-                    o.calls["calls_min_y"],
-                    o.calls["calls_snap"],
-                )
-    keys = ("server_s", "delivery_s", "msgs", "delivered", "first_k", "min_y", "snap")
+                acc[name] += [m.collect(o) for m in metrics]
+    keys = [m.name for m in metrics]
     return [
         {name: dict(zip(keys, (v / events).tolist(), strict=True)) for name, v in acc.items()}
         for acc in sums
@@ -105,7 +99,7 @@ def time_brute_force(m: int, k: int, events: int) -> float:
 
 
 def _calls(figures: dict) -> float:
-    return figures["first_k"] + figures["min_y"] + figures["snap"]
+    return figures["calls_first_k"] + figures["calls_min_y"] + figures["calls_snap"]
 
 
 def run_bench(quick: bool = False) -> dict:
@@ -118,20 +112,21 @@ def run_bench(quick: bool = False) -> dict:
     by_k = dict(sorted(by_k.items()))
     brute_s = time_brute_force(m_big, 10, 20 if quick else 50)
     big = by_k[10]
-    dense_server = big["paint-dense"]["server_s"]
+    dense_server = big["paint-dense"]["server_time_s"]
     headline = {
         "m_small": m_small,
         "m_big": m_big,
         "server_time_ratio_big_over_small": {
-            a: big[a]["server_s"] / small[a]["server_s"] for a in APPROACHES
+            a: big[a]["server_time_s"] / small[a]["server_time_s"] for a in APPROACHES
         },
         "server_time_per_index_call_ratio_big_over_small": {
-            a: (big[a]["server_s"] / _calls(big[a])) / (small[a]["server_s"] / _calls(small[a]))
+            a: (big[a]["server_time_s"] / _calls(big[a]))
+            / (small[a]["server_time_s"] / _calls(small[a]))
             for a in APPROACHES
         },
         "delivery_time_per_notification_ratio_big_over_small": {
-            a: (big[a]["delivery_s"] / big[a]["delivered"])
-            / (small[a]["delivery_s"] / small[a]["delivered"])
+            a: (big[a]["delivery_time_s"] / big[a]["delivered_msgs"])
+            / (small[a]["delivery_time_s"] / small[a]["delivered_msgs"])
             for a in APPROACHES
         },
         "brute_force_affected_s": brute_s,
