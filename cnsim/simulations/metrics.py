@@ -27,6 +27,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+import pandas as pd
+
 LEVELS = ("batch", "broker", "run")
 AGGREGATES = ("mean", "max", "total", "p50", "p95", "p99", "run")
 MODES = ("counting", "timed")
@@ -63,7 +66,7 @@ class Metric:
     def unit_label(self) -> str:
         """The label with its display unit (``server time (µs)``)."""
         unit = "µs" if self.display_scale == 1e6 and self.unit == "s" else self.unit
-        return f"{self.label} ({unit})" if unit and unit not in self.label else self.label
+        return f"{self.label} ({unit})" if unit and unit not in self.label.split() else self.label
 
 
 @dataclass(frozen=True)
@@ -134,6 +137,21 @@ class Catalog:
         labels = {m.name: m.unit_label for m in self}
         labels.update({c.key: c.label for c in self.summary_columns()})
         return labels
+
+
+def aggregate(values: pd.Series, how: str, integer: bool = False):
+    """One summary entry of a batch metric's values: ``mean``, ``max``, ``total`` or a
+    percentile ``p50`` / ``p95`` / ``p99`` of the values present (None where there is
+    nothing to aggregate; ``max`` of nothing is 0)."""
+    number = int if integer else float
+    if how == "total":
+        return number(values.sum())
+    if how == "max":
+        return number(values.max()) if len(values) else 0
+    if how in ("mean", "run"):
+        return float(values.mean()) if len(values) else None
+    present = values.dropna().to_numpy()
+    return float(np.percentile(present, int(how[1:]))) if len(present) else None
 
 
 def _server(o) -> int:

@@ -28,7 +28,7 @@ from cnsim.brokers import NETWORKS
 from cnsim.brokers.base import Delivery, Network, Traffic
 from cnsim.errors import InputError
 from cnsim.simulations.config import Scenario
-from cnsim.simulations.metrics import CATALOG
+from cnsim.simulations.metrics import CATALOG, aggregate
 from cnsim.simulations.seeds import Seeds
 from cnsim.simulations.timed import Timer
 from cnsim.simulations.world import Workload, build_workload
@@ -282,18 +282,6 @@ def _with_timing(frame: pd.DataFrame, timer: Timer) -> pd.DataFrame:
     return frame
 
 
-def _aggregate(values: pd.Series, aggregate: str, integer: bool):
-    """One summary entry of a batch metric (None where there is nothing to aggregate)."""
-    if aggregate == "total":
-        return int(values.sum()) if integer else float(values.sum())
-    if aggregate == "max":
-        return (int(values.max()) if integer else float(values.max())) if len(values) else 0
-    if aggregate == "mean":
-        return float(values.mean()) if len(values) else None
-    present = values.dropna().to_numpy()  # p50, p95, p99
-    return float(np.percentile(present, int(aggregate[1:]))) if len(present) else None
-
-
 def _memory(approach, sim: Simulation, object_bytes: int) -> int:
     """Bytes all subscribers store under ``approach`` (a range store keeps every object
     of its range)."""
@@ -316,7 +304,7 @@ def _summary(scenario: Scenario, sim, frame: pd.DataFrame, setup_s, total_s, tim
             for m in CATALOG.select("batch", mode):
                 for agg in m.aggregates:
                     if agg != "run":
-                        s[m.key(agg)] = _aggregate(part[m.name], agg, m.integer)
+                        s[m.key(agg)] = aggregate(part[m.name], agg, m.integer)
         delivered = int(part["delivered_msgs"].sum())
         s["redundancy"] = delivered / total_ref - 1 if total_ref else None
         s["subscriber_memory_bytes"] = _memory(a, sim, object_bytes)

@@ -1,16 +1,23 @@
-"""HTML reports of a run directory and of a (synthetic) sweep dataset."""
+"""HTML reports of a run directory (a real counting run and a real timed run) and of
+(synthetic) sweep datasets."""
 
 import itertools
+import json
 import re
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from cnsim.errors import InputError
-from cnsim.simulations.config import SCHEMA, from_dict
+from cnsim.simulations.config import SCHEMA, from_dict, load
+from cnsim.simulations.metrics import CATALOG
 from cnsim.simulations.report import build_report, detect
 from cnsim.simulations.runner import run
+
+ROOT = Path(__file__).resolve().parents[2]
+LABELS = CATALOG.column_labels()
 
 SMALL = {
     "seed": 7,
@@ -46,6 +53,13 @@ def check_links(out, text):
         assert (out / name).is_file(), name
 
 
+@pytest.fixture(scope="module", autouse=True)
+def cache(tmp_path_factory):
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("CNSIM_CACHE", str(tmp_path_factory.getbasetemp() / "worlds"))
+        yield
+
+
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory):
     out = tmp_path_factory.mktemp("run")
@@ -75,58 +89,109 @@ def test_run_report(run_dir, tmp_path):
     assert "Not shown" in text and "counting-mode" in text
 
 
-def test_run_report_plots_broker_load_and_timing_when_present(run_dir, tmp_path):
-    src = tmp_path / "timed"
-    src.mkdir()
-    events = pd.read_parquet(run_dir / "events.parquet")
-    rng = np.random.default_rng(0)
-    events["latency_first"] = rng.gamma(2.0, 0.01, len(events))
-    events["latency_last"] = events["latency_first"] + 0.01
-    events["server_queue_len"] = rng.poisson(2, len(events))
-    events.to_parquet(src / "events.parquet")  # no summary.json: the report still works
-    brokers = pd.DataFrame(
-        {
-            "approach": np.repeat(SMALL["algorithm"]["approaches"], 20),
-            "broker": np.tile(np.arange(20), 3),
-            "subscriptions_held": np.tile(np.arange(20), 3),
-            "messages_handled": rng.integers(0, 50, 60),
-        }
+@pytest.fixture(scope="module")
+def timed_dir(tmp_path_factory):
+    """A real timed run (SimPy mode, 30 brokers, four approaches; about 3 s)."""
+    out = tmp_path_factory.mktemp("timed")
+    run(load(ROOT / "tests" / "golden" / "timed.toml"), out)
+    return out
+
+
+def percentiles(events: pd.DataFrame, column: str) -> pd.DataFrame:
+    """p50/p95/p99/max of ``column`` per approach, straight from the rows with numpy."""
+    out = {}
+    for name, part in events.groupby("approach", sort=False):
+        v = part[column].dropna().to_numpy()
+        out[name] = {f"p{q}": np.percentile(v, q) for q in (50, 95, 99)} | {"max": v.max()}
+    return pd.DataFrame(out).T
+
+
+def test_timed_run_report_shows_the_latency_of_the_run(timed_dir, tmp_path):
+    out = tmp_path / "report"
+    text = build_report(timed_dir, out).read_text()
+    assert ">Latency and queueing</h2>" in text and ">Per-broker load</h2>" in text
+    check_links(out, text)
+    events = pd.read_parquet(timed_dir / "events.parquet")
+    summary = json.loads((timed_dir / "summary.json").read_text())["approaches"]
+    latency = pd.read_csv(out / "latency.csv", index_col=0)
+    assert list(latency.index) == list(summary)
+    for column in ("latency_first_s", "latency_last_s", "server_wait_s"):
+        expected = percentiles(events, column)
+        assert expected.notna().all().all() and (expected["p99"] > 0).any(), column
+        for stat in ("p50", "p95", "p99", "max"):
+            got = latency[f"{column} | {stat}"]
+            np.testing.assert_allclose(got, expected.loc[got.index, stat], rtol=1e-12)
+        for name, s in summary.items():  # and the run's own summary agrees
+            assert latency.loc[name, f"{column} | p95"] == pytest.approx(s[f"p95_{column}"])
+    assert (latency["latency_first_s | p50"] <= latency["latency_last_s | p50"]).all()
+    queue = pd.read_csv(out / "queue.csv", index_col=0)
+    g = events.groupby("approach", sort=False)
+    np.testing.assert_allclose(queue["server_queue_len | mean"], g["server_queue_len"].mean())
+    np.testing.assert_array_equal(queue["server_queue_len | max"], g["server_queue_len"].max())
+    np.testing.assert_array_equal(queue["reordered | total"], g["reordered"].sum())
+    assert queue["server_queue_len | max"].max() > 0  # Unicast's server does queue here
+    # The latency figure is captioned with what it plots, and the summary table shows it.
+    assert "CDF) of the latency to the last notification" in text
+    table = pd.read_csv(out / "summary.csv", index_col=0)
+    assert table.loc[LABELS["p99_latency_last_s"]].to_dict() == pytest.approx(
+        {name: s["p99_latency_last_s"] for name, s in summary.items()}
     )
-    brokers.to_parquet(src / "brokers.parquet")
+
+
+def test_report_without_summary_aggregates_the_rows_as_the_catalog_says(timed_dir, tmp_path):
+    src = tmp_path / "events-only"
+    src.mkdir()
+    for name in ("events.parquet", "brokers.parquet"):
+        (src / name).write_bytes((timed_dir / name).read_bytes())
     text = build_report(src, tmp_path / "report").read_text()
-    assert ">Per-broker load</h2>" in text and ">Latency and queueing</h2>" in text
-    assert "p99" in text
+    assert "summary.json is missing" in text and ">Latency and queueing</h2>" in text
     check_links(tmp_path / "report", text)
-    latency = pd.read_csv(tmp_path / "report" / "latency.csv", index_col=0)
-    assert len(latency) == 3 and "latency_last | p99" in latency.columns
+    build_report(timed_dir, tmp_path / "full")
+    mine = pd.read_csv(tmp_path / "report" / "summary.csv", index_col=0)
+    full = pd.read_csv(tmp_path / "full" / "summary.csv", index_col=0)
+    # Every per-batch aggregate is the run's own; redundancy, a whole-run ratio, is not.
+    rows = [r for r in mine.index if r != LABELS["redundancy"]]
+    assert len(rows) >= 20 and set(rows) <= set(full.index)
+    pd.testing.assert_frame_equal(mine.loc[rows], full.loc[rows], check_exact=False, rtol=1e-12)
+
+
+def write_sweep(path, name, grid, metrics_of, failed_run=None, approaches=SWEEP):
+    """A sweep dataset in the schema of ``cnsim sweep``: one Parquet file per run with one
+    row per approach, or a single error row without metric columns for a failed run."""
+    path.mkdir(parents=True, exist_ok=True)
+    for i, values in enumerate(itertools.product(*grid.values())):
+        params = dict(zip(grid, values, strict=True))
+        run_id = f"{name}-r{i:03d}"
+        head = {"run_id": run_id, "sweep": name, "seed": 100 + i, "status": "ok", "error": None}
+        head |= {"objects": 200, "batch_size": 1, **params}
+        if i == failed_run:
+            rows = [{**head, "approach": None, "status": "error"}]
+            rows[0]["error"] = "ConfigError: synthetic failure"
+        else:
+            rows = [
+                {**head, "approach": a, **metrics_of(a, j, **params)}
+                for j, a in enumerate(approaches)
+            ]
+        pd.DataFrame(rows).to_parquet(path / f"run-{run_id}.parquet", index=False)
+    (path / "_sweep.json").write_text("{}")  # manifest: not data
+    return path
+
+
+PAPER_GRID = {
+    "subscriptions.k": [1, 2, 5, 10],
+    "subscriptions.count": [1000, 4000],
+    "subscriptions.distribution": ["uniform", "clustered"],
+}
 
 
 def synthetic_sweep(path, failed_run: int = 0):
-    """A sweep dataset in the schema of ``cnsim sweep``: one Parquet file per run with one
-    row per approach, or a single error row without metric columns for a failed run (the
-    first file here, so a reader must not take the dataset's schema from it)."""
-    path.mkdir(parents=True)
-    grid = itertools.product([1, 2, 5, 10], [1000, 4000], ["uniform", "clustered"])
-    for run_id, (k, m, dist) in enumerate(grid):
-        head = {
-            "run_id": f"r{run_id:03d}",
-            "seed": 100 + run_id,
-            "objects.count": 200,
-            "objects.distribution": "uniform",
-            "subscriptions.count": m,
-            "subscriptions.k": k,
-            "subscriptions.distribution": dist,
-            "events.update": "uniform",
-            "events.batch_size": 1,
-            "error": None,
-        }
-        if run_id == failed_run:
-            rows = [{**head, "approach": None, "error": "ConfigError: synthetic failure"}]
-        else:
-            rows = [{**head, "approach": a, **metrics(a, j, k, m)} for j, a in enumerate(SWEEP)]
-        pd.DataFrame(rows).to_parquet(path / f"run-r{run_id:03d}.parquet", index=False)
-    (path / "_sweep.json").write_text("{}")  # manifest: not data
-    return path
+    """The paper's grid over k, m and the distribution; the first run failed (so a reader
+    must not take the dataset's schema from the first file)."""
+
+    def of(a, j, **p):
+        return metrics(a, j, p["subscriptions.k"], p["subscriptions.count"])
+
+    return write_sweep(path, "paper", PAPER_GRID, of, failed_run)
 
 
 def metrics(approach: str, j: int, k: int, m: int) -> dict:
@@ -172,8 +237,90 @@ def test_sweep_report(tmp_path):
     assert redundancy.loc["cn-relax", "k=1"] == pytest.approx(50.0)
     assert redundancy.loc["paint-dense"].eq(0).all()
     calls = pd.read_csv(out / "calls_by_m.csv", index_col=[0, 1])
-    assert calls.loc[("unicast", "min_y"), "m=4,000"] == pytest.approx(400.0)  # k held at 10
-    assert ("paint-dense", "snap") not in calls.index  # calls never made are left out
+    min_y, snap = LABELS["mean_calls_min_y"], LABELS["mean_calls_snap"]
+    assert calls.loc[("unicast", min_y), "m=4,000"] == pytest.approx(400.0)  # k held at 10
+    assert ("paint-dense", snap) not in calls.index  # calls never made are left out
+    assert "Other swept parameters" not in text  # every axis has its paper figure
+
+
+RATES = [1.0, 10.0, 100.0]
+TIMED_SWEEP = ["paint-dense", "unicast", "cn-relax"]
+
+
+def timed_metrics(approach: str, j: int, **p) -> dict:
+    """Made-up summary metrics of a timed sweep over the event rate."""
+    rate = p.get("timing.rate", 1.0)
+    return {
+        "mean_server_out_msgs": 0.0 if approach == "cn-relax" else 10.0 * (j + 1),
+        "mean_delivered_msgs": 50.0,
+        "p95_latency_last_s": 0.01 * (j + 1) * rate,
+        "mean_server_queue_len": 0.0 if approach == "cn-relax" else rate / 10,
+        "redundancy": 0.0,
+    }
+
+
+def timed_sweep(path, name="rates"):
+    grid = {"timing.rate": RATES}
+    return write_sweep(path, name, grid, timed_metrics, approaches=TIMED_SWEEP)
+
+
+def check_rate_trend(out, text):
+    """The trend against timing.rate is drawn, and its table holds the dataset's values."""
+    assert ">Other swept parameters</h2>" in text and "trend_by_timing_rate.png" in text
+    trend = pd.read_csv(out / "trend_by_timing_rate.csv", index_col=[0, 1])
+    assert list(trend.columns) == ["timing.rate=1", "timing.rate=10", "timing.rate=100"]
+    latency, queue = LABELS["p95_latency_last_s"], LABELS["mean_server_queue_len"]
+    for j, a in enumerate(TIMED_SWEEP):
+        for rate in RATES:
+            expected = timed_metrics(a, j, **{"timing.rate": rate})
+            column = f"timing.rate={rate:g}"
+            assert trend.loc[(a, latency), column] == pytest.approx(expected["p95_latency_last_s"])
+    assert trend.loc[("unicast", queue), "timing.rate=100"] == pytest.approx(10.0)
+    assert ("paint-dense", LABELS["redundancy"]) not in trend.index  # zero throughout
+
+
+def test_sweep_over_another_axis_draws_the_main_metrics_against_it(tmp_path):
+    src = timed_sweep(tmp_path / "sweep")
+    out = tmp_path / "report"
+    text = build_report(src, out).read_text()
+    check_rate_trend(out, text)
+    check_links(out, text)
+
+
+def test_a_parameter_nothing_is_drawn_against_is_named(tmp_path):
+    grid = {"timing.rate": RATES, "overlay.kind": ["ideal", "meghdoot"], "events.count": [50]}
+    src = write_sweep(tmp_path / "sweep", "mixed", grid, timed_metrics, approaches=TIMED_SWEEP)
+    text = build_report(src, tmp_path / "report").read_text()
+    assert "overlay.kind varies, but its values are not numbers" in text
+    assert "trend_by_timing_rate.png" in text and "events.count varies" not in text
+    # A one-value axis in a dataset of two sweeps varies only against "unset": the report
+    # says why it draws nothing against it.
+    write_sweep(
+        tmp_path / "sweep",
+        "single",
+        {"timing.server_service_s": [0.001]},
+        timed_metrics,
+        approaches=TIMED_SWEEP,
+    )
+    text = build_report(src, tmp_path / "report-2").read_text()
+    assert "timing.server_service_s varies, but one value of it is left" in text
+
+
+@pytest.mark.parametrize("name", ["rates", "a-rates"])  # its files read last, or first
+def test_a_dataset_of_two_sweeps(tmp_path, name):
+    """Two sweeps in one dataset: each parameter is unset in the other sweep's rows."""
+    src = synthetic_sweep(tmp_path / "both")
+    timed_sweep(src, name)
+    out = tmp_path / "report"
+    text = build_report(src, out).read_text()
+    names = sorted(["paper", name], key=lambda n: f"run-{n}")  # first appearance: file order
+    assert f"This dataset holds 2 sweeps ({names[0]}, {names[1]})" in text
+    check_rate_trend(out, text)  # from the rate sweep's rows only
+    redundancy = pd.read_csv(out / "redundancy_by_k.csv", index_col=0)  # the paper sweep's
+    assert list(redundancy.columns) == ["k=1", "k=2", "k=5", "k=10"]
+    assert redundancy.loc["cn-relax", "k=1"] == pytest.approx(50.0)
+    assert "timing.rate unset" in text
+    check_links(out, text)
 
 
 def run_dir_marker(tmp_path):
