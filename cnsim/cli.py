@@ -63,17 +63,36 @@ def sweep(
     sweep_file: Annotated[Path, typer.Argument(metavar="SWEEP", help="sweep TOML file")],
     out: Annotated[Path, typer.Option("--out", help="directory of the results dataset")],
     master: Annotated[
-        str | None, typer.Option("--master", help="Spark master URL (default local[*])")
+        str | None,
+        typer.Option("--master", help="Spark master URL [default: local[*], or spark-submit's]"),
     ] = None,
-    repeat: Annotated[int | None, typer.Option("--repeat", min=1, help="runs per point")] = None,
+    repeat: Annotated[
+        int | None, typer.Option("--repeat", help="runs per combination [default: the file's]")
+    ] = None,
     serial: Annotated[bool, typer.Option("--serial", help="run in this process, no Spark")] = False,
     quick: Annotated[bool, typer.Option("--quick", help="apply the file's [quick] table")] = False,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="validate and list runs")] = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="validate and list the runs, run nothing")
+    ] = False,
 ) -> None:
     """Run a parameter sweep on Spark (one task per run), resuming an interrupted one."""
-    from cnsim.simulations.sweep import sweep_command
+    from cnsim.simulations.sweep import describe, load_sweep, run_sweep
 
-    sweep_command(sweep_file, out, master, repeat, serial, quick, dry_run)
+    spec = load_sweep(sweep_file, quick=quick, repeat=repeat)  # --repeat checked there
+    if dry_run:
+        for r in spec.runs:
+            typer.echo(f"{r.run_id}  repeat={r.repeat}  seed={r.seed}  {describe(r.params)}")
+        typer.echo(f"{len(spec.runs)} runs (nothing run: --dry-run)")
+        return
+    done = run_sweep(spec, out, master=master, serial=serial)
+    typer.echo(
+        f"{spec.name}: {done.total} runs — {done.skipped} already in {out}, "
+        f"{done.ran} run now, {len(done.failed)} failed; {done.wall_s:.1f} s"
+    )
+    for run_id, error in done.failed[:10]:
+        typer.echo(f"  failed {run_id}: {error}", err=True)
+    if done.failed:
+        typer.echo("  (failed runs have an error row; they are retried on the next invocation)")
 
 
 @app.command()
@@ -94,48 +113,57 @@ BENCHES = {  # name -> (module with run_bench(quick) -> dict, what it measures)
     "timed": ("cnsim.bench.timed", "Timed (SimPy) mode against counting mode."),
     "sweep": ("cnsim.bench.sweep", "A 16-run sweep serially and on Spark local[2]."),
     "stabbing": ("cnsim.bench.stabbing", "Top-k stabbing indexes: build, memory, queries."),
+    "covering": ("cnsim.bench.covering", "Covering detection: relation graphs and indexes."),
+    "betree": ("cnsim.bench.betree", "BE*-tree vs BE-tree, k-index, scan (seed 002 Figs 6-9)."),
 }
 
 
-def _bench_command(module: str, doc: str):
+def _bench_command(name: str, module: str, doc: str):
+    """The ``cnsim bench NAME`` command: its options (``config.BENCH_OPTIONS``) are checked
+    before the benchmark runs; it prints the headline and writes everything to --json."""
+
     def command(
         quick: Annotated[bool, typer.Option("--quick", help="small sizes, a fast look")] = False,
-        json_path: Annotated[Path | None, typer.Option("--json", help="write results")] = None,
+        json_path: Annotated[
+            Path | None, typer.Option("--json", help="file to write the full results to (JSON)")
+        ] = None,
     ) -> None:
-        bench = importlib.import_module(module)
-        results = bench.run_bench(quick=quick)
-        default = getattr(bench, "json_default", None)
-        if json_path is not None:
-            json_path.write_text(json.dumps(results, indent=2, default=default) + "\n")
-        typer.echo(json.dumps(results["headline"], indent=1, default=default))
+        from cnsim.simulations.config import bench_options
+
+        given = {"quick": quick, "json": None if json_path is None else str(json_path)}
+        options = bench_options(given, f"cnsim bench {name}")
+        results = importlib.import_module(module).run_bench(quick=options["quick"])
+        if options["json"] is not None:
+            text = json.dumps(results, indent=2, default=_json_scalar)
+            Path(options["json"]).write_text(text + "\n")
+        typer.echo(json.dumps(results["headline"], indent=1, default=_json_scalar))
 
     command.__doc__ = doc
     return command
 
 
+def _json_scalar(value: object) -> object:
+    """JSON for the numpy scalars in benchmark results."""
+    import numpy as np
+
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
 for _name, (_module, _doc) in BENCHES.items():
-    bench_app.command(_name)(_bench_command(_module, _doc))
-
-
-_COLUMNS = (  # (header, summary key, scale, format) of the per-approach table
-    ("msgs", "mean_server_out_msgs", 1, ".2f"),
-    ("server B", "mean_server_out_bytes", 1, ".0f"),
-    ("overlay B", "mean_overlay_bytes", 1, ".0f"),
-    ("IP B", "mean_ip_bytes", 1, ".0f"),
-    ("delivered", "mean_delivered_msgs", 1, ".1f"),
-    ("redund.", "redundancy", 1, ".3f"),
-    ("min_y", "mean_calls_min_y", 1, ".2f"),
-    ("snap", "mean_calls_snap", 1, ".2f"),
-    ("server µs", "mean_server_time_s", 1e6, ".0f"),
-)
+    bench_app.command(_name)(_bench_command(_name, _module, _doc))
 
 
 def _summary_table(summary: dict) -> str:
+    from cnsim.simulations.metrics import CATALOG
+
+    columns = CATALOG.cli_columns()
     per = "event" if summary["batch_size"] == 1 else f"batch of {summary['batch_size']}"
-    rows = [f"{'per ' + per:<28}" + "".join(f"{h:>11}" for h, *_ in _COLUMNS)]
+    rows = [f"{'per ' + per:<28}" + "".join(f"{h:>11}" for h, *_ in columns)]
     for name, s in summary["approaches"].items():
         cells = []
-        for _, key, scale, fmt in _COLUMNS:
+        for _, key, scale, fmt in columns:
             value = s.get(key)
             cells.append(f"{'-':>11}" if value is None else f"{scale * value:>11{fmt}}")
         rows.append(f"{name:<28}" + "".join(cells))

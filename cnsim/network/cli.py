@@ -1,5 +1,8 @@
 """``cnsim topology build|show``: build, cache, summarise and export IP worlds.
 
+The options are the keys of the ``[network]`` table (defaults and help from
+:data:`~cnsim.network.params.NETWORK_SCHEMA`), checked by :class:`NetworkParams`.
+``show`` of a world never built exits 1; bad options exit 2 with one line.
 Mount with ``app.add_typer(topology_app, name="topology")``.
 """
 
@@ -14,34 +17,60 @@ import typer
 
 from cnsim.errors import CnsimError
 from cnsim.network.cache import build_world, cache_dir, world_key
-from cnsim.network.params import NetworkParams
-from cnsim.network.world import export, summarize
+from cnsim.network.params import GENERATORS, LATENCY_MODELS, NETWORK_SCHEMA, NetworkParams
+from cnsim.network.world import World, export, summarize
 
 topology_app = typer.Typer(help="Build, cache, summarise and export IP topologies.")
 
-IpNodes = Annotated[int, typer.Option(help="Requested IP nodes (not for --generator file).")]
-Brokers = Annotated[int, typer.Option(help="IP nodes picked as brokers.")]
-Generator = Annotated[str, typer.Option(help="internet-as | waxman | barabasi-albert | file.")]
-Seed = Annotated[int, typer.Option(help="Seed of topology, latencies and placement.")]
-Latency = Annotated[str, typer.Option(help="constant | uniform | geometric | attribute.")]
-LatencyMs = Annotated[float, typer.Option(help="Constant latency, or ms per unit (geometric).")]
-LatencyLow = Annotated[float, typer.Option(help="Uniform latency lower bound (ms).")]
-LatencyHigh = Annotated[float, typer.Option(help="Uniform latency upper bound (ms).")]
-TopoPath = Annotated[
-    Path | None, typer.Option("--path", help="Topology file (.graphml or edge list).")
-]
+
+def _option(key: str, help_text: str = "") -> Any:
+    """A typer option for the ``[network]`` key ``key``, documented by the schema."""
+    return typer.Option(help=help_text or NETWORK_SCHEMA[key].doc)
+
+
+IpNodes = Annotated[int, _option("ip_nodes")]
+Brokers = Annotated[int, _option("brokers")]
+Generator = Annotated[str, _option("generator", " | ".join(GENERATORS))]
+Seed = Annotated[int, _option("seed")]
+Latency = Annotated[str, _option("latency", " | ".join(LATENCY_MODELS))]
+LatencyMs = Annotated[float, _option("latency_ms")]
+LatencyLow = Annotated[float, typer.Option(help="'uniform': lower bound of link latencies (ms)")]
+LatencyHigh = Annotated[float, typer.Option(help="'uniform': upper bound of link latencies (ms)")]
+TopoPath = Annotated[Path | None, typer.Option("--path", help=NETWORK_SCHEMA["path"].doc)]
 CacheDir = Annotated[
     Path | None, typer.Option(help="Cache directory (default $CNSIM_CACHE or ./.cnsim-cache).")
 ]
 AsJson = Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")]
+ExportTo = Annotated[
+    Path | None, typer.Option("--export", help="Also write .graphml or an edge list.")
+]
+DEFAULT = {key: spec.default for key, spec in NETWORK_SCHEMA.items()}
+LOW, HIGH = DEFAULT["latency_range_ms"]
 
 
-def _params(**values: Any) -> NetworkParams:
-    low, high = values.pop("latency_low"), values.pop("latency_high")
-    path = values.pop("path")
-    return NetworkParams(
-        latency_range_ms=(low, high), path=None if path is None else str(path), **values
-    )
+def _world(
+    options: dict[str, Any], cache: Path | None, cached_only: bool, export_to: Path | None
+) -> tuple[World, Path, float]:
+    """The world of the ``[network]`` ``options`` (built or loaded; ``cached_only``: exit 1
+    if it was never built), exported if asked, with its cache entry and the seconds it
+    took. Errors: one line, exit 2."""
+    try:
+        params = NetworkParams(**options)
+        entry = cache_dir(cache) / world_key(params)
+        if cached_only and not (entry / "meta.json").is_file():
+            typer.echo(
+                f"error: no cached world {entry}; run `cnsim topology build` first", err=True
+            )
+            raise typer.Exit(1)
+        start = time.perf_counter()
+        world = build_world(params, directory=cache)
+        elapsed = time.perf_counter() - start
+        if export_to is not None:
+            export(world, export_to)
+        return world, entry, elapsed
+    except CnsimError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
 
 
 def _print(summary: dict[str, Any], as_json: bool) -> None:
@@ -52,87 +81,41 @@ def _print(summary: dict[str, Any], as_json: bool) -> None:
         typer.echo(f"{key:24} {value}")
 
 
-@topology_app.command()
-def build(
-    ip_nodes: IpNodes = 20000,
-    brokers: Brokers = 1000,
-    generator: Generator = "internet-as",
-    seed: Seed = 0,
-    latency: Latency = "uniform",
-    latency_ms: LatencyMs = 5.0,
-    latency_low: LatencyLow = 1.0,
-    latency_high: LatencyHigh = 10.0,
-    path: TopoPath = None,
-    cache: CacheDir = None,
-    export_to: Annotated[
-        Path | None, typer.Option("--export", help="Also write .graphml or an edge list.")
-    ] = None,
-    as_json: AsJson = False,
-) -> None:
-    """Build the world (or load it from the cache), store it, print its summary."""
-    try:
-        params = _params(
-            ip_nodes=ip_nodes,
-            brokers=brokers,
-            generator=generator,
-            seed=seed,
-            latency=latency,
-            latency_ms=latency_ms,
-            latency_low=latency_low,
-            latency_high=latency_high,
-            path=path,
-        )
-        start = time.perf_counter()
-        world = build_world(params, directory=cache)
-        elapsed = time.perf_counter() - start
-        if export_to is not None:
-            export(world, export_to)
-    except CnsimError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from exc
-    summary = summarize(world)
-    summary["cache_entry"] = str(cache_dir(cache) / world.key)
-    summary["seconds"] = round(elapsed, 3)
-    _print(summary, as_json)
+def _command(cached_only: bool, doc: str):
+    """``topology build`` (``cached_only`` False) or ``topology show`` (True)."""
+
+    def command(
+        ip_nodes: IpNodes = DEFAULT["ip_nodes"],
+        brokers: Brokers = DEFAULT["brokers"],
+        generator: Generator = DEFAULT["generator"],
+        seed: Seed = DEFAULT["seed"],
+        latency: Latency = DEFAULT["latency"],
+        latency_ms: LatencyMs = DEFAULT["latency_ms"],
+        latency_low: LatencyLow = LOW,
+        latency_high: LatencyHigh = HIGH,
+        path: TopoPath = None,
+        cache: CacheDir = None,
+        export_to: ExportTo = None,
+        as_json: AsJson = False,
+    ) -> None:
+        given = locals()  # the parameters: most are [network] keys by name
+        options = {key: value for key, value in given.items() if key in NETWORK_SCHEMA}
+        options["latency_range_ms"] = (latency_low, latency_high)
+        options["path"] = None if path is None else str(path)
+        world, entry, elapsed = _world(options, cache, cached_only, export_to)
+        summary = summarize(world)
+        summary["cache_entry"] = str(entry)
+        if not cached_only:
+            summary["seconds"] = round(elapsed, 3)
+        _print(summary, as_json)
+
+    command.__doc__ = doc
+    return command
 
 
-@topology_app.command()
-def show(
-    ip_nodes: IpNodes = 20000,
-    brokers: Brokers = 1000,
-    generator: Generator = "internet-as",
-    seed: Seed = 0,
-    latency: Latency = "uniform",
-    latency_ms: LatencyMs = 5.0,
-    latency_low: LatencyLow = 1.0,
-    latency_high: LatencyHigh = 10.0,
-    path: TopoPath = None,
-    cache: CacheDir = None,
-    as_json: AsJson = False,
-) -> None:
-    """Print the summary of a cached world (error if it was never built)."""
-    try:
-        params = _params(
-            ip_nodes=ip_nodes,
-            brokers=brokers,
-            generator=generator,
-            seed=seed,
-            latency=latency,
-            latency_ms=latency_ms,
-            latency_low=latency_low,
-            latency_high=latency_high,
-            path=path,
-        )
-        entry = cache_dir(cache) / world_key(params)
-        if not (entry / "meta.json").is_file():
-            typer.echo(
-                f"error: no cached world {entry}; run `cnsim topology build` first", err=True
-            )
-            raise typer.Exit(1)
-        world = build_world(params, directory=cache)
-    except CnsimError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from exc
-    summary = summarize(world)
-    summary["cache_entry"] = str(entry)
-    _print(summary, as_json)
+topology_app.command("build")(
+    _command(False, "Build the world (or load it from the cache), store it, print its summary.")
+)
+topology_app.command("show")(
+    _command(True, "Print the summary of a cached world (error if it was never built).")
+)

@@ -1,125 +1,139 @@
-"""Parameters of the IP network (topology, link latencies, node placement), validated once."""
+"""Parameters of the IP network (topology, link latencies, node placement): the
+``[network]`` table declared in the schema language of :mod:`cnsim.schema`, its rules
+across keys, and :class:`NetworkParams`, the frozen dataclass built from a valid table."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from cnsim.errors import ConfigError
+from cnsim.schema import Key, Rule, check_rules, check_table
 
 GENERATORS = ("internet-as", "waxman", "barabasi-albert", "file")
 LATENCY_MODELS = ("constant", "uniform", "geometric", "attribute")
+TOPOLOGY_SUFFIXES = (".graphml", ".xml", ".edges", ".edgelist", ".txt", ".csv", ".tsv")
+
+NETWORK_SCHEMA: dict[str, Key] = {
+    "ip_nodes": Key(int, 20000, low=2, doc="requested IP nodes (ignored for generator 'file')"),
+    "brokers": Key(int, 1000, low=1, doc="IP nodes picked as brokers, without replacement"),
+    "generator": Key(str, "internet-as", GENERATORS, doc="how the IP topology is made"),
+    "seed": Key(int, 0, low=0, high=2**63 - 1, doc="seed of topology, latencies, placement"),
+    "latency": Key(str, "uniform", LATENCY_MODELS, doc="how link latencies are drawn"),
+    "latency_ms": Key(
+        float, 5.0, low=0.0, doc="'constant': every link; 'geometric': ms per unit of distance"
+    ),
+    "latency_range_ms": Key(
+        (list, tuple), (1.0, 10.0), items=float, length=2, low=0.0, doc="'uniform': [low, high)"
+    ),
+    "path": Key(str, None, doc="topology file for generator 'file' (.graphml or edge list)"),
+    "publishers": Key(int, 0, low=0, doc="publisher nodes, uniform over IP nodes"),
+    "subscribers": Key(int, 0, low=0, doc="subscriber nodes, uniform over IP nodes"),
+    "waxman_alpha": Key(float, 0.1, low=0.0, low_open=True, doc="networkx waxman_graph alpha"),
+    "waxman_beta": Key(
+        float, 0.4, low=0.0, high=1.0, low_open=True, doc="networkx waxman_graph beta"
+    ),
+    "ba_m": Key(int, 2, low=1, doc="Barabasi-Albert edges per new node"),
+}
+
+NETWORK_RULES: tuple[Rule, ...] = (
+    Rule(
+        "brokers",
+        lambda p: p["generator"] == "file" or p["brokers"] <= p["ip_nodes"],
+        "is more than there are IP nodes",
+        "at most network.ip_nodes = {ip_nodes}",
+    ),
+    Rule(
+        "ba_m",
+        lambda p: p["ba_m"] < p["ip_nodes"],
+        "is not below network.ip_nodes",
+        "1 .. network.ip_nodes - 1 = {ip_nodes} - 1",
+    ),
+    Rule(
+        "latency_range_ms",
+        lambda p: p["latency_range_ms"][0] <= p["latency_range_ms"][1],
+        "has low > high",
+        "a pair [low, high] with 0 <= low <= high",
+    ),
+    Rule(
+        "latency",
+        lambda p: p["latency"] != "geometric" or p["generator"] == "waxman",
+        "needs node positions",
+        "'geometric' only with network.generator = 'waxman' (not {generator!r})",
+    ),
+    Rule(
+        "latency",
+        lambda p: p["latency"] != "attribute" or p["generator"] == "file",
+        "reads the edge attribute 'latency' of a topology file",
+        "'attribute' only with network.generator = 'file' (not {generator!r})",
+    ),
+    Rule(
+        "path",
+        lambda p: p["generator"] != "file" or bool(p["path"]),
+        "is missing",
+        "a GraphML or edge-list file when network.generator = 'file'",
+    ),
+    Rule(
+        "path",
+        lambda p: p["generator"] == "file" or not p["path"],
+        "is set",
+        "a path only with network.generator = 'file' (not {generator!r})",
+    ),
+    Rule(
+        "path",
+        lambda p: not p["path"] or Path(p["path"]).suffix.lower() in TOPOLOGY_SUFFIXES,
+        "has an unknown suffix",
+        ".graphml/.xml (GraphML) or .edges/.edgelist/.txt/.csv/.tsv (edge list)",
+    ),
+)
+
+
+def check_network(table: dict[str, Any], source: str = "") -> dict[str, Any]:
+    """A ``[network]`` table checked (keys, values, rules) and completed with defaults."""
+    values = check_table(NETWORK_SCHEMA, table, source, "network.", "[network]")
+    check_rules(NETWORK_RULES, values, source, "network.")
+    return values
+
+
+def _default(key: str) -> Any:
+    return NETWORK_SCHEMA[key].default
 
 
 @dataclass(frozen=True)
 class NetworkParams:
-    """Everything that determines a world: topology, latencies, placement and the seed."""
+    """Everything that determines a world: topology, latencies, placement and the seed
+    (keys and meaning: :data:`NETWORK_SCHEMA`; checked on construction)."""
 
-    ip_nodes: int = 20000  # requested IP nodes (ignored for generator "file")
-    brokers: int = 1000  # IP nodes picked as brokers, without replacement
-    generator: str = "internet-as"  # one of GENERATORS
-    seed: int = 0
-    latency: str = "uniform"  # one of LATENCY_MODELS
-    latency_ms: float = 5.0  # "constant": every link; "geometric": ms per unit of distance
-    latency_range_ms: tuple[float, float] = (1.0, 10.0)  # "uniform": [low, high)
-    path: str | None = None  # topology file for generator "file" (.graphml or edge list)
-    publishers: int = 0  # publisher nodes, uniform over IP nodes with replacement
-    subscribers: int = 0  # subscriber nodes, uniform over IP nodes with replacement
-    waxman_alpha: float = 0.1  # networkx waxman_graph alpha (distance decay)
-    waxman_beta: float = 0.4  # networkx waxman_graph beta (edge density)
-    ba_m: int = 2  # Barabasi-Albert edges per new node
+    ip_nodes: int = _default("ip_nodes")
+    brokers: int = _default("brokers")
+    generator: str = _default("generator")
+    seed: int = _default("seed")
+    latency: str = _default("latency")
+    latency_ms: float = _default("latency_ms")
+    latency_range_ms: tuple[float, float] = _default("latency_range_ms")
+    path: str | None = _default("path")
+    publishers: int = _default("publishers")
+    subscribers: int = _default("subscribers")
+    waxman_alpha: float = _default("waxman_alpha")
+    waxman_beta: float = _default("waxman_beta")
+    ba_m: int = _default("ba_m")
 
     def __post_init__(self) -> None:
-        if isinstance(self.latency_range_ms, list):
-            object.__setattr__(self, "latency_range_ms", tuple(self.latency_range_ms))
-        if self.path is not None and not isinstance(self.path, str):
-            object.__setattr__(self, "path", str(self.path))
-        validate(self)
+        values = asdict(self)
+        if isinstance(values["path"], Path):
+            values["path"] = str(values["path"])
+        for key, value in check_network(values).items():
+            if key == "latency_range_ms":
+                value = tuple(value)
+            object.__setattr__(self, key, value)
 
     @classmethod
-    def from_dict(cls, values: dict[str, Any]) -> NetworkParams:
-        """Build parameters from a mapping (e.g. a TOML table); unknown keys are errors."""
-        for key in values:
-            if key not in _field_names():
-                raise ConfigError(f"network.{key}: unknown parameter (allowed: {_field_names()})")
-        return cls(**values)
+    def from_dict(cls, values: dict[str, Any], source: str = "") -> NetworkParams:
+        """Build parameters from a ``[network]`` table (``source``: named in errors)."""
+        return cls(**check_network(values, source))
 
     def to_dict(self) -> dict[str, Any]:
         """The parameters as plain JSON-able values."""
         out = asdict(self)
         out["latency_range_ms"] = list(self.latency_range_ms)
         return out
-
-
-def _field_names() -> list[str]:
-    return list(NetworkParams.__dataclass_fields__)
-
-
-def _int(name: str, value: Any, low: int, high: float = math.inf, what: str = "") -> None:
-    ok = isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
-    if not ok:
-        allowed = what or (f"an integer >= {low}" if high == math.inf else f"{low}..{high}")
-        raise ConfigError(f"network.{name} = {value!r}: must be {allowed}")
-
-
-def _real(name: str, value: Any, low: float, high: float = math.inf, low_open: bool = True) -> None:
-    num = isinstance(value, int | float) and not isinstance(value, bool)
-    ok = num and math.isfinite(value) and (value > low if low_open else value >= low)
-    ok = ok and value <= high
-    if not ok:
-        rel = ">" if low_open else ">="
-        bound = "" if high == math.inf else f" and <= {high}"
-        raise ConfigError(f"network.{name} = {value!r}: must be a finite number {rel} {low}{bound}")
-
-
-def validate(p: NetworkParams) -> None:
-    """Raise ConfigError naming the first bad key, its value and what is allowed."""
-    if p.generator not in GENERATORS:
-        raise ConfigError(f"network.generator = {p.generator!r}: must be one of {list(GENERATORS)}")
-    if p.latency not in LATENCY_MODELS:
-        raise ConfigError(f"network.latency = {p.latency!r}: must be one of {list(LATENCY_MODELS)}")
-    _int("ip_nodes", p.ip_nodes, 2)
-    _int("brokers", p.brokers, 1)
-    if p.generator != "file" and p.brokers > p.ip_nodes:
-        raise ConfigError(
-            f"network.brokers = {p.brokers}: must be <= network.ip_nodes ({p.ip_nodes})"
-        )
-    _int("seed", p.seed, 0, 2**63 - 1)
-    _int("publishers", p.publishers, 0)
-    _int("subscribers", p.subscribers, 0)
-    _real("latency_ms", p.latency_ms, 0.0, low_open=False)
-    rng = p.latency_range_ms
-    if not (isinstance(rng, tuple) and len(rng) == 2):
-        raise ConfigError(f"network.latency_range_ms = {rng!r}: must be a pair [low, high]")
-    _real("latency_range_ms[0]", rng[0], 0.0, low_open=False)
-    _real("latency_range_ms[1]", rng[1], rng[0], low_open=False)
-    _real("waxman_alpha", p.waxman_alpha, 0.0)
-    _real("waxman_beta", p.waxman_beta, 0.0, 1.0)
-    _int("ba_m", p.ba_m, 1, p.ip_nodes - 1)
-    _validate_combinations(p)
-
-
-def _validate_combinations(p: NetworkParams) -> None:
-    if p.latency == "geometric" and p.generator != "waxman":
-        raise ConfigError(
-            f"network.latency = 'geometric' needs node positions: allowed only with "
-            f"generator 'waxman' (got {p.generator!r})"
-        )
-    if p.latency == "attribute" and p.generator != "file":
-        raise ConfigError(
-            f"network.latency = 'attribute' reads edge attribute 'latency' from a file: allowed "
-            f"only with generator 'file' (got {p.generator!r})"
-        )
-    if p.generator == "file" and not p.path:
-        raise ConfigError("network.path = None: generator 'file' needs a GraphML or edge-list path")
-    if p.generator != "file" and p.path:
-        raise ConfigError(f"network.path = {p.path!r}: allowed only with generator 'file'")
-    if p.path:
-        suffix = Path(p.path).suffix.lower()
-        if suffix not in (".graphml", ".xml", ".edges", ".edgelist", ".txt", ".csv", ".tsv"):
-            raise ConfigError(
-                f"network.path = {p.path!r}: suffix must be .graphml/.xml (GraphML) or "
-                f".edges/.edgelist/.txt/.csv/.tsv (edge list)"
-            )

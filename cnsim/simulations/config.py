@@ -1,14 +1,16 @@
-"""Scenario configuration: a TOML file read into a frozen, validated :class:`Scenario`.
+"""Scenario configuration: a TOML file read into a frozen, validated :class:`Scenario`,
+and the other tables a user writes: a sweep file's ``[sweep]`` table and the options of
+``cnsim bench``.
 
-Every bad key or value is rejected here, before any work, with a message naming
-the key, the value and what is allowed; nothing downstream re-validates. The keys,
-their defaults and meaning are listed in :data:`SCHEMA` (and in the README).
+Every bad key or value is rejected here, before any work, with one message shape
+(``SOURCE: KEY = VALUE PROBLEM; allowed: WHAT``, see :mod:`cnsim.schema`); nothing
+downstream re-validates. The keys, their defaults and meaning are declared in
+:data:`SCHEMA` (``[network]``: :data:`cnsim.network.params.NETWORK_SCHEMA`),
+:data:`SWEEP_SCHEMA` and :data:`BENCH_OPTIONS`; rules across keys in :data:`RULES`.
 """
 
 from __future__ import annotations
 
-import copy
-import math
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,28 +20,16 @@ import numpy as np
 
 from cnsim.algorithms.registry import canonical_name
 from cnsim.errors import ConfigError
-from cnsim.network.params import NetworkParams
+from cnsim.network.params import NETWORK_SCHEMA, NetworkParams
+from cnsim.schema import Key, Rule, check_rules, check_table, config_error
 from cnsim.subscriptions.workload import (
     OBJECT_DISTRIBUTIONS,
     SUBSCRIPTION_DISTRIBUTIONS,
     UPDATE_MODELS,
 )
 
-
-@dataclass(frozen=True)
-class Key:
-    """One configuration key: its type, default, and an optional check of the value."""
-
-    kind: type | tuple[type, ...]
-    default: Any
-    allowed: tuple | None = None  # the allowed values, if a closed set
-    low: float | None = None  # inclusive lower bound for numbers
-    high: float | None = None  # inclusive upper bound for numbers
-    doc: str = ""
-
-
 SCHEMA: dict[str, dict[str, Key]] = {
-    "": {"seed": Key(int, 0, low=0, doc="seed of every random choice of the run")},
+    "": {"seed": Key(int, 0, low=0, high=2**63 - 1, doc="seed of every random choice of the run")},
     "objects": {
         "count": Key(int, 10_000, low=1, doc="number of objects n"),
         "distribution": Key(str, "uniform", OBJECT_DISTRIBUTIONS, doc="x-values of the objects"),
@@ -60,7 +50,9 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "batch_size": Key(int, 1, low=1, doc="events per batch (1: every event alone)"),
     },
     "algorithm": {
-        "approaches": Key(list, ["paint-dense", "paint-sparse"], doc="approaches to run"),
+        "approaches": Key(
+            list, ["paint-dense", "paint-sparse"], items=str, doc="approaches to run"
+        ),
     },
     "overlay": {
         "kind": Key(
@@ -87,6 +79,96 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "bandwidth_mbps": Key(float, 100.0, low=1e-6, high=1e9, doc="overlay link bandwidth"),
     },
 }
+
+
+def _mix(values: dict[str, dict[str, Any]]) -> float:
+    return sum(values["events"][key] for key in ("inserts", "deletes", "moves"))
+
+
+def _timed(values: dict[str, dict[str, Any]]) -> bool:
+    return values["run"]["mode"] == "timed"
+
+
+RULES: tuple[Rule, ...] = (  # rules across the scenario's keys, checked after SCHEMA
+    Rule(
+        "algorithm.approaches",
+        lambda v: bool(v["algorithm"]["approaches"]),
+        "names no approach",
+        "at least one approach, e.g. ['paint-dense']",
+    ),
+    Rule(
+        "algorithm.approaches",
+        lambda v: (
+            len(set(map(canonical_name, v["algorithm"]["approaches"])))
+            == len(v["algorithm"]["approaches"])
+        ),
+        "names an approach twice",
+        "every approach once (names are compared in canonical form)",
+    ),
+    Rule(
+        "events.inserts + events.deletes + events.moves",
+        lambda v: _mix(v) <= 1,
+        "is more than 1",
+        "at most 1 in total (the other events are y-updates)",
+        value=lambda v: round(_mix(v), 12),
+    ),
+    Rule(
+        "run.mode",
+        lambda v: not _timed(v) or v["overlay"]["kind"] == "meghdoot",
+        "needs overlay.kind = 'meghdoot' (it times the overlay's hops)",
+        "'timed' only with overlay.kind = 'meghdoot' (not {overlay[kind]!r})",
+    ),
+    Rule(
+        "events.batch_size",
+        lambda v: not _timed(v) or v["events"]["batch_size"] == 1,
+        "must be 1 in timed mode (it times single events)",
+        "1 when run.mode = 'timed'",
+    ),
+    Rule(
+        "timing.trace",
+        lambda v: not _timed(v) or v["timing"]["arrivals"] != "trace" or bool(v["timing"]["trace"]),
+        "names no file",
+        "a file of publication times when timing.arrivals = 'trace'",
+    ),
+)
+
+SWEEP_SCHEMA: dict[str, Key] = {  # the [sweep] table of a sweep file (simulations/SWEEPS.md)
+    "name": Key(str, None, doc="the sweep's name (default: the file name without .toml)"),
+    "seed": Key(int, None, low=0, doc="the sweep seed (default: the scenario's seed)"),
+    "repeat": Key(int, 1, low=1, doc="runs per combination of axis values"),
+    "grid": Key(dict, {}, doc='axes crossed with each other: "section.key" = [values]'),
+    "zip": Key(
+        (dict, list), [], items=dict, doc="axes varied together: tables of equal-length arrays"
+    ),
+    "seed_ignore": Key(list, [], items=str, doc="axes left out of the runs' seeds"),
+    "keep_events": Key(bool, False, doc="also keep each run's per-event frame in DIR/_events/"),
+}
+
+SWEEP_FILE: dict[str, Key] = {  # the keys of a sweep file besides the scenario's
+    "base": Key(str, None, doc="scenario file the inline tables override (next to the file)"),
+    "sweep": Key(dict, {}, doc="the [sweep] table (SWEEP_SCHEMA)"),
+    "quick": Key(dict, None, doc="overrides laid over the whole file by --quick"),
+}
+
+BENCH_OPTIONS: dict[str, Key] = {  # the options of every `cnsim bench` command
+    "quick": Key(bool, False, doc="small sizes, a fast look"),
+    "json": Key(str, None, doc="file to write the full results to (JSON)"),
+}
+
+BENCH_RULES: tuple[Rule, ...] = (
+    Rule(
+        "json",
+        lambda o: o["json"] is None or Path(o["json"]).parent.is_dir(),
+        "is in a folder that does not exist",
+        "a file in an existing folder",
+    ),
+    Rule(
+        "json",
+        lambda o: o["json"] is None or not Path(o["json"]).is_dir(),
+        "is a folder",
+        "a file in an existing folder",
+    ),
+)
 
 
 @dataclass(frozen=True)
@@ -135,110 +217,90 @@ class Scenario:
         return NetworkParams.from_dict(self.values["network"])
 
 
-def load(path: str | Path) -> Scenario:
-    """Read and validate a scenario TOML file."""
+def read_toml(path: str | Path, what: str = "scenario file") -> dict[str, Any]:
+    """The parsed TOML file at ``path`` (``what`` names it in errors)."""
     path = Path(path)
     try:
         text = path.read_text()
     except OSError as exc:
-        raise ConfigError(f"cannot read scenario file {str(path)!r}: {exc.strerror}") from None
+        raise ConfigError(f"cannot read {what} {str(path)!r}: {exc.strerror}") from None
     try:
-        data = tomllib.loads(text)
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    return from_dict(data, str(path))
+
+
+def load(path: str | Path) -> Scenario:
+    """Read and validate a scenario TOML file."""
+    return from_dict(read_toml(path), str(path))
+
+
+SECTIONS = (*(s for s in SCHEMA if s), "network")  # the tables of a scenario
 
 
 def from_dict(data: dict[str, Any], source: str = "<dict>") -> Scenario:
     """Validate nested data shaped like the TOML file; unknown keys are errors."""
-    values: dict[str, dict[str, Any]] = {s: {} for s in SCHEMA}
-    network = data.get("network", {})
-    if not isinstance(network, dict):
-        raise ConfigError(f"{source}: network = {network!r} must be a table ([network])")
-    network = dict(network)
-    for name, value in data.items():
-        if name == "network" and isinstance(value, dict):
-            continue  # validated as a whole by NetworkParams below
-        if isinstance(value, dict):
-            if name not in SCHEMA or not name:
-                raise ConfigError(
-                    f"{source}: unknown section [{name}]; allowed: "
-                    + ", ".join(f"[{s}]" for s in SCHEMA if s)
-                )
-            for key, item in value.items():
-                values[name][key] = _check(source, name, key, item)
-        else:
-            values[""][name] = _check(source, "", name, value)
+    top, tables = _split(data, source)
+    values = {"": check_table(SCHEMA[""], top, source)}
     for section, keys in SCHEMA.items():
-        for key, spec in keys.items():
-            values[section].setdefault(key, copy.deepcopy(spec.default))
-    values["network"] = _check_network(source, network, values[""]["seed"])
+        if section:
+            table = tables.get(section, {})
+            values[section] = check_table(keys, table, source, f"{section}.", f"[{section}]")
+    # The network's seed follows the run's unless [network] sets it.
+    network = {"seed": values[""]["seed"], **tables.get("network", {})}
+    values["network"] = NetworkParams.from_dict(network, source).to_dict()
     _check_approaches(source, values["algorithm"]["approaches"])
-    _check_timed(source, values)
-    mix = [values["events"][key] for key in ("inserts", "deletes", "moves")]
-    if sum(mix) > 1:
-        raise ConfigError(
-            f"{source}: events.inserts + events.deletes + events.moves = {sum(mix):g} "
-            "must be at most 1 (the rest are y-updates)"
-        )
+    check_rules(RULES, values, source)
+    if _timed(values) and values["timing"]["arrivals"] == "trace":
+        trace = values["timing"]["trace"]
+        values["timing"]["trace"] = str(_check_trace(source, trace, values["events"]["count"]))
     return Scenario(values, source)
 
 
-def _check(source: str, section: str, key: str, value: Any) -> Any:
-    where = f"{section}.{key}" if section else key
-    spec = SCHEMA[section].get(key)
-    if spec is None:
-        allowed = ", ".join(SCHEMA[section]) or "none"
-        raise ConfigError(f"{source}: unknown key {where!r}; allowed in this section: {allowed}")
-    if spec.kind is float and isinstance(value, int) and not isinstance(value, bool):
-        value = float(value)
-    if not isinstance(value, spec.kind) or (spec.kind is int and isinstance(value, bool)):
-        kind = spec.kind.__name__ if isinstance(spec.kind, type) else str(spec.kind)
-        raise ConfigError(f"{source}: {where} = {value!r} must be of type {kind}")
-    if spec.kind is float and not math.isfinite(value):
-        raise ConfigError(f"{source}: {where} = {value!r} must be a finite number")
-    if spec.allowed is not None and value not in spec.allowed:
-        choices = ", ".join(repr(a) for a in spec.allowed)
-        raise ConfigError(f"{source}: {where} = {value!r} is not allowed; choose one of {choices}")
-    if (spec.low is not None and value < spec.low) or (spec.high is not None and value > spec.high):
-        raise ConfigError(
-            f"{source}: {where} = {value!r} is out of range; allowed: {spec.low} .. {spec.high}"
-        )
-    return value
+def bench_options(values: dict[str, Any], source: str = "cnsim bench") -> dict[str, Any]:
+    """The options of a ``cnsim bench`` command (:data:`BENCH_OPTIONS`), checked and
+    completed with defaults before the benchmark runs."""
+    options = check_table(BENCH_OPTIONS, values, source, "--")
+    check_rules(BENCH_RULES, options, source, "--")
+    return options
 
 
-def _check_timed(source: str, values: dict[str, dict[str, Any]]) -> None:
-    """Timed mode replays the overlay's paths per event."""
-    if values["run"]["mode"] != "timed":
-        return
-    if values["overlay"]["kind"] != "meghdoot":
-        raise ConfigError(
-            f"{source}: run.mode = 'timed' needs overlay.kind = 'meghdoot' (it times the "
-            f"overlay's hops), not {values['overlay']['kind']!r}"
-        )
-    if values["events"]["batch_size"] != 1:
-        raise ConfigError(
-            f"{source}: run.mode = 'timed' times single events; events.batch_size = "
-            f"{values['events']['batch_size']} must be 1"
-        )
-    timing = values["timing"]
-    if timing["arrivals"] == "trace":
-        timing["trace"] = str(_check_trace(source, timing["trace"], values["events"]["count"]))
+def _split(data: dict[str, Any], source: str) -> tuple[dict[str, Any], dict[str, dict]]:
+    """The top-level keys and the tables of a scenario document, each where it belongs."""
+    top: dict[str, Any] = {}
+    tables: dict[str, dict] = {}
+    everything = ", ".join([*SCHEMA[""], *(f"[{s}]" for s in SECTIONS)])
+    for name, value in data.items():
+        if name in SECTIONS:
+            if not isinstance(value, dict):
+                keys = SCHEMA.get(name) or NETWORK_SCHEMA
+                allowed = f"a table [{name}] with keys {', '.join(keys)}"
+                raise config_error(source, name, value, "must be a table", allowed)
+            tables[name] = value
+        elif name in SCHEMA[""]:
+            top[name] = value
+        elif isinstance(value, dict):
+            raise config_error(source, f"[{name}]", problem="is not a section", allowed=everything)
+        else:
+            raise config_error(source, name, value, "is not a key", everything)
+    return top, tables
 
 
 def _check_trace(source: str, trace: str, n_events: int) -> Path:
     """The trace file, resolved against the scenario file's folder, with at least
     ``n_events`` finite, non-negative, non-decreasing publication times."""
-    if not trace:
-        raise ConfigError(f"{source}: timing.arrivals = 'trace' needs timing.trace = a file")
     path = Path(trace)
     if not path.is_absolute() and Path(source).is_file():
         path = Path(source).parent / path
+    allowed = (
+        f"a file of at least {n_events} finite, non-negative, non-decreasing publication "
+        "times in seconds, one per line"
+    )
     try:
         times = np.loadtxt(path, dtype=np.float64, ndmin=1, comments="#")
     except (OSError, ValueError) as exc:
-        raise ConfigError(
-            f"{source}: timing.trace = {trace!r}: cannot read times ({exc})"
+        raise config_error(
+            source, "timing.trace", trace, f"cannot be read ({exc})", allowed
         ) from None
     head = times[:n_events]
     if (
@@ -247,35 +309,17 @@ def _check_trace(source: str, trace: str, n_events: int) -> Path:
         or (head < 0).any()
         or (np.diff(head) < 0).any()
     ):
-        raise ConfigError(
-            f"{source}: timing.trace = {trace!r} needs at least {n_events} finite, "
-            f"non-negative, non-decreasing publication times in seconds, one per line "
-            f"(found {len(times)} values)"
-        )
+        problem = f"does not hold such times (found {len(times)} values)"
+        raise config_error(source, "timing.trace", trace, problem, allowed)
     return path.resolve()
 
 
-def _check_network(source: str, table: dict[str, Any], seed: int) -> dict[str, Any]:
-    """The [network] table, validated by NetworkParams; its seed defaults to the run's."""
-    table.setdefault("seed", seed)
-    try:
-        return NetworkParams.from_dict(table).to_dict()
-    except ConfigError as exc:
-        raise ConfigError(f"{source}: {exc}") from None
-    except TypeError as exc:
-        raise ConfigError(f"{source}: [network]: {exc}") from None
-
-
-def _check_approaches(source: str, approaches: list) -> None:
-    if not approaches:
-        raise ConfigError(f"{source}: algorithm.approaches = [] must name at least one approach")
-    names = []
+def _check_approaches(source: str, approaches: list[str]) -> None:
+    """Every approach name parses (the registry's message says what is allowed)."""
     for name in approaches:
         try:
-            names.append(canonical_name(name))
+            canonical_name(name)
         except ValueError as exc:
-            raise ConfigError(f"{source}: algorithm.approaches: {exc}") from None
-    if len(set(names)) != len(names):
-        raise ConfigError(
-            f"{source}: algorithm.approaches = {approaches!r} names an approach twice"
-        )
+            raise config_error(
+                source, "algorithm.approaches", name, f"is not allowed: {exc}"
+            ) from None

@@ -102,7 +102,8 @@ def test_cli_build_show(tmp_path: Path) -> None:
     built = runner.invoke(topology_app, ["build", *args, "--json", "--export", str(out)])
     assert built.exit_code == 0, built.output
     assert json.loads(built.output)["nodes"] == 50 and out.is_file()
-    shown = runner.invoke(topology_app, ["show", *args])
+    shown = runner.invoke(topology_app, ["show", *args, "--export", str(tmp_path / "t.edges")])
     assert shown.exit_code == 0 and "broker_hop_histogram" in shown.output
+    assert (tmp_path / "t.edges").is_file() and "seconds" not in shown.output
     bad = runner.invoke(topology_app, ["build", *args, "--generator", "inet"])
-    assert bad.exit_code == 2 and "network.generator" in bad.output
+    assert bad.exit_code == 2 and "network.generator = 'inet' is not one of" in bad.output

@@ -1,9 +1,25 @@
-"""Scenario validation: bad keys and values are rejected naming key, value, allowed."""
+"""Configuration validation: bad keys and values of the scenario, [network], [sweep] and
+the benchmark options are rejected in one shape naming key, value and what is allowed."""
+
+import re
 
 import pytest
+from typer.testing import CliRunner
 
+from cnsim.cli import app
 from cnsim.errors import ConfigError
-from cnsim.simulations.config import SCHEMA, from_dict, load
+from cnsim.network.params import NETWORK_SCHEMA, NetworkParams
+from cnsim.simulations.config import (
+    BENCH_OPTIONS,
+    SCHEMA,
+    SECTIONS,
+    SWEEP_FILE,
+    SWEEP_SCHEMA,
+    bench_options,
+    from_dict,
+    load,
+)
+from cnsim.simulations.sweep import expand
 
 
 def test_defaults_are_the_papers():
@@ -29,7 +45,7 @@ def test_defaults_are_the_papers():
         ({"network": {"ip_nodes": 10, "brokers": 20}}, ["network.brokers = 20", "10"]),
         ({"network": {"generater": "x"}}, ["network.generater", "generator"]),
         ({"overlay": {"kind": "chord"}}, ["overlay.kind", "'meghdoot'", "'ideal'"]),
-        ({"algorithm": {"approaches": ["coalesce(unicast)"]}}, ["paint-dense or"]),
+        ({"algorithm": {"approaches": ["coalesce(unicast)"]}}, ["run over paint-dense"]),
         ({"algorithm": {"approaches": ["paint-magic"]}}, ["'paint-magic'", "paint-dense"]),
         ({"algorithm": {"approaches": ["paint-dense(0.3)"]}}, ["1/2^i", "0.3"]),
         ({"algorithm": {"approaches": []}}, ["algorithm.approaches"]),
@@ -89,3 +105,88 @@ def test_network_seed_follows_the_run_seed_on_replace():
     assert s.replace(seed=9).network.seed == 9
     pinned = from_dict({"seed": 4, "network": {"seed": 1}})
     assert pinned.replace(seed=9).network.seed == 1
+
+
+def test_top_level_seed_out_of_range_is_named_seed():
+    with pytest.raises(ConfigError) as err:
+        from_dict({"seed": 2**64}, "x.toml")
+    message = str(err.value)
+    assert message.startswith(f"x.toml: seed = {2**64} is out of range")
+    assert "network" not in message and "0 .. 9223372036854775807" in message
+
+
+@pytest.mark.parametrize("section", ["objects", "network"])
+def test_a_section_given_as_a_value_must_be_a_table(section):
+    with pytest.raises(ConfigError) as err:
+        from_dict({section: 5}, "x.toml")
+    message = str(err.value)
+    assert message.startswith(
+        f"x.toml: {section} = 5 must be a table; allowed: a table [{section}]"
+    )
+    assert "unknown" not in message and "is not a key" not in message
+    assert ("brokers" if section == "network" else "count, distribution") in message
+
+
+@pytest.mark.parametrize("data", [{"netwrk": {"brokers": 3}}, {"nework": 3}])
+def test_unknown_names_list_every_section_including_network(data):
+    with pytest.raises(ConfigError) as err:
+        from_dict(data, "x.toml")
+    allowed = str(err.value).split("; allowed: ")[1]
+    assert allowed.split(", ") == ["seed"] + [f"[{s}]" for s in SECTIONS]
+    assert "[network]" in allowed and "[objects]" in allowed
+
+
+SHAPE = re.compile(
+    r"^(?P<src>[^:]+): (?P<key>\S+) = (?P<value>.+?) (?P<problem>[^;]+); allowed: .+$"
+)
+
+
+@pytest.mark.parametrize(
+    ("check", "key", "value"),
+    [
+        (lambda: from_dict({"subscriptions": {"k": 0}}, "src"), "subscriptions.k", "0"),
+        (lambda: from_dict({"objects": {"count": "many"}}, "src"), "objects.count", "'many'"),
+        (lambda: from_dict({"network": {"brokers": -2}}, "src"), "network.brokers", "-2"),
+        (lambda: from_dict({"network": {"latency": "geometric"}}, "src"), "network.latency", None),
+        (
+            lambda: from_dict({"network": {"ip_nodes": 5, "brokers": 9}}, "src"),
+            "network.brokers",
+            "9",
+        ),
+        (
+            lambda: NetworkParams.from_dict({"waxman_beta": 1.5}, "src"),
+            "network.waxman_beta",
+            "1.5",
+        ),
+        (lambda: expand({"sweep": {"repeat": 0}}, "src"), "sweep.repeat", "0"),
+        (lambda: expand({"sweep": {"name": 4}}, "src"), "sweep.name", "4"),
+        (lambda: bench_options({"quick": 1}, "src"), "--quick", "1"),
+        (lambda: bench_options({"json": "/no/such/dir/x.json"}, "src"), "--json", None),
+    ],
+)
+def test_every_table_reports_key_value_and_allowed_in_one_shape(check, key, value):
+    with pytest.raises(ConfigError) as err:
+        check()
+    message = str(err.value)
+    match = SHAPE.match(message)
+    assert match and "\n" not in message, message
+    assert (match["src"], match["key"]) == ("src", key)
+    assert value is None or match["value"] == value
+
+
+def test_bench_options_are_checked_before_the_benchmark_runs(tmp_path):
+    missing = tmp_path / "no" / "bench.json"
+    result = CliRunner().invoke(app, ["bench", "paint", "--quick", "--json", str(missing)])
+    assert isinstance(result.exception, ConfigError)
+    assert str(result.exception) == (
+        f"cnsim bench paint: --json = {str(missing)!r} is in a folder that does not exist; "
+        "allowed: a file in an existing folder"
+    )
+    assert bench_options({}) == {"quick": False, "json": None}
+
+
+def test_every_declared_key_is_documented():
+    tables = [*SCHEMA.values(), NETWORK_SCHEMA, SWEEP_SCHEMA, SWEEP_FILE, BENCH_OPTIONS]
+    assert all(spec.doc for keys in tables for spec in keys.values())
+    assert list(NetworkParams.__dataclass_fields__) == list(NETWORK_SCHEMA)
+    assert NetworkParams() == NetworkParams.from_dict({})

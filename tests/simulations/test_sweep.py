@@ -3,24 +3,24 @@
 from __future__ import annotations
 
 import copy
+import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
-import typer
 from typer.testing import CliRunner
 
+from cnsim.cli import app
 from cnsim.errors import ConfigError
 from cnsim.simulations import runner
 from cnsim.simulations.sweep import (
     derive_seed,
     expand,
     load_sweep,
-    main,
     read_results,
     run_file,
     run_sweep,
-    sweep_command,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -81,6 +81,23 @@ def test_bad_sweeps_name_key_value_and_allowed(sweep, needles):
     assert message.startswith("bad.toml")
     for needle in needles:
         assert needle in message, (needle, message)
+
+
+@pytest.mark.parametrize(
+    ("values", "needle"),
+    [([0.5, float("nan")], "NaN"), ([[1.0, float("inf")]], "inf"), ([0.5, 1], None)],
+)
+def test_axis_values_must_be_plain_data(values, needle):
+    doc = sweep_doc(grid={"subscriptions.spread": values})
+    if needle is None:  # finite numbers are fine (1 becomes 1.0)
+        assert [r.params["subscriptions.spread"] for r in expand(doc).runs] == [0.5, 1.0]
+        return
+    with pytest.raises(ConfigError) as err:
+        expand(doc, "bad.toml")
+    message = str(err.value)
+    assert message.startswith("bad.toml: sweep.grid.'subscriptions.spread' = ")
+    assert f"holds {needle}" in message and "which is not allowed" in message
+    assert "not plain data" not in message and "allowed: numbers (no NaN or infinity)" in message
 
 
 def test_quick_table_is_validated_even_when_not_asked_for():
@@ -282,26 +299,35 @@ def test_serial_and_spark_give_identical_rows(tmp_path, spark):
 # ----------------------------------------------------------------- command line
 
 
-def test_command_dry_run_and_errors(tmp_path, capsys):
-    app = typer.Typer()
-    app.command()(sweep_command)
+def test_command_dry_run_and_errors(tmp_path):
     path = tmp_path / "s.toml"
     path.write_text(
         '[objects]\ncount = 100\n[sweep]\ngrid = {"subscriptions.k" = [1, 2]}\n'
         '[quick]\nsweep.grid."subscriptions.k" = [4]\n'
     )
-    result = CliRunner().invoke(app, [str(path), "--out", str(tmp_path / "o"), "--dry-run"])
+    result = CliRunner().invoke(
+        app, ["sweep", str(path), "--out", str(tmp_path / "o"), "--dry-run"]
+    )
     assert result.exit_code == 0, result.output
     assert "2 runs" in result.output and "subscriptions.k=2" in result.output
-    quick = CliRunner().invoke(app, [str(path), "--out", "o", "--dry-run", "--quick"])
+    quick = CliRunner().invoke(app, ["sweep", str(path), "--out", "o", "--dry-run", "--quick"])
     assert "1 runs" in quick.output and "subscriptions.k=4" in quick.output
+    repeat = CliRunner().invoke(app, ["sweep", str(path), "--out", "o", "--repeat", "0"])
+    assert isinstance(repeat.exception, ConfigError)
+    assert str(repeat.exception).endswith("--repeat = 0 is out of range; allowed: an integer >= 1")
+
+    # The script entry of spark-submit (a file path) runs the same command.
+    script = ROOT / "cnsim" / "simulations" / "sweep" / "__main__.py"
+    cmd = [sys.executable, str(script), str(path), "--out", str(tmp_path / "o"), "--dry-run"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 0 and "2 runs" in proc.stdout, proc.stderr
 
     path.write_text('[sweep]\ngrid = {"subscriptions.k" = [0]}\n')
-    with pytest.raises(SystemExit) as code:
-        main([str(path), "--out", str(tmp_path / "o")])
-    assert code.value.code == 2
-    err = capsys.readouterr().err
-    assert err.startswith("error: ") and "subscriptions.k = 0" in err and "Traceback" not in err
+    cmd = [sys.executable, "-m", "cnsim.simulations.sweep", str(path), "--out", str(tmp_path / "o")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("error: ") and "subscriptions.k = 0" in proc.stderr
+    assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "o").exists()  # nothing done before validation
 
 

@@ -1,0 +1,168 @@
+"""The Parquet dataset of a sweep: the manifest, one row file per run written
+atomically, the rows themselves, reading them back, and which runs are finished.
+
+::
+
+    DIR/
+      _sweep.json               the sweep: name, source, seed, axes, every run's id/seed/params
+      run-<run id>.parquet      that run's rows (one per approach, or one error row)
+      _events/run-<id>.parquet  per-event frames (only with sweep.keep_events)
+
+A file is written under a hidden temporary name and renamed into place, so it is whole
+or absent: an interrupted sweep resumes without losing or duplicating rows.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import traceback
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from cnsim.errors import InputError
+from cnsim.simulations.sweep.seeds import canonical
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from cnsim.simulations.sweep.spec import Sweep
+
+MANIFEST = "_sweep.json"  # leading "_": Parquet readers skip it
+EVENTS_DIR = "_events"
+
+
+def run_file(out: str | Path, run_id: str) -> Path:
+    """The Parquet file holding a run's rows."""
+    return Path(out) / f"run-{run_id}.parquet"
+
+
+def prepare_out(out: str | Path) -> Path:
+    """The output directory, created if missing, as an absolute path (Spark workers run
+    in other directories)."""
+    path = Path(out).resolve()
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"--out {str(out)!r}: cannot create directory ({exc.strerror})") from None
+    return path
+
+
+def atomic_write(path: Path, write: Callable[[Path], Any]) -> None:
+    """Call ``write(tmp)`` for a hidden temporary name in the same directory, then rename
+    it to ``path``: readers (and a resumed sweep) see the whole file or none of it."""
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def write_manifest(out: Path, sweep: Sweep) -> None:
+    """``_sweep.json``: the sweep's definition and every run's id, seed and axis values."""
+    manifest = {
+        "name": sweep.name,
+        "source": sweep.source,
+        "seed": sweep.seed,
+        "repeat": sweep.repeat,
+        "axes": sweep.axes,
+        "seed_ignore": sweep.seed_ignore,
+        "runs": [
+            {"run_id": r.run_id, "repeat": r.repeat, "seed": r.seed, "params": r.params}
+            for r in sweep.runs
+        ],
+    }
+    text = json.dumps(manifest, indent=1) + "\n"
+    atomic_write(out / MANIFEST, lambda tmp: tmp.write_text(text))
+
+
+def write_rows(path: Path, rows: list[dict[str, Any]]) -> None:
+    """A run's rows as one Parquet file, written atomically."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    atomic_write(path, lambda tmp: pq.write_table(pa.Table.from_pylist(rows), tmp))
+
+
+def write_events(out: str | Path, run_id: str, frame: pd.DataFrame) -> None:
+    """A run's per-event frame, into ``_events/`` (``sweep.keep_events``)."""
+    path = Path(out) / EVENTS_DIR / f"run-{run_id}.parquet"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, lambda tmp: frame.to_parquet(tmp, index=False))
+
+
+def ok_rows(task: dict[str, Any], summary: dict[str, Any]) -> list[dict[str, Any]]:
+    """A finished run's rows: one per approach, with the scalars of the run's summary
+    and of the approach's metrics."""
+    top = {k: v for k, v in summary.items() if _scalar(v) and k != "source"}
+    return [
+        {**_head(task, "ok"), "approach": name, **top, **_scalars(metrics)}
+        for name, metrics in summary["approaches"].items()
+    ]
+
+
+def error_row(task: dict[str, Any], exc: BaseException) -> dict[str, Any]:
+    """The one row of a failed run: its error and the end of the traceback."""
+    row = {**_head(task, "error"), "approach": None}
+    row["error"] = f"{type(exc).__name__}: {exc}"
+    row["traceback"] = traceback.format_exc(limit=-8)
+    return row
+
+
+def _head(task: dict[str, Any], status: str) -> dict[str, Any]:
+    """Columns every row of a run starts with: identity, status and the axis values
+    (lists and tables as canonical JSON, so a column keeps one type)."""
+    params = {p: (v if _scalar(v) else canonical(v)) for p, v in task["params"].items()}
+    return {
+        "run_id": task["run_id"],
+        "sweep": task["sweep"],
+        "repeat": task["repeat"],
+        "seed": task["seed"],
+        "params": canonical(task["params"]),
+        "status": status,
+        "error": None,
+        **params,
+    }
+
+
+def _scalar(value: Any) -> bool:
+    return value is None or isinstance(value, bool | int | float | str)
+
+
+def _scalars(metrics: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in metrics.items() if _scalar(v)}
+
+
+def read_results(out: str | Path) -> pd.DataFrame:
+    """All rows of a sweep directory as one pandas DataFrame (column types unified
+    across runs, error rows included), sorted by run id and approach."""
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.dataset as ds
+    import pyarrow.parquet as pq
+
+    files = sorted(str(p) for p in Path(out).glob("run-*.parquet"))
+    if not files:
+        return pd.DataFrame()
+    # Error rows lack the metric columns and may come first: unify every file's schema
+    # instead of trusting the first one, as pd.read_parquet(dir) would.
+    schema = pa.unify_schemas([pq.read_schema(f) for f in files], promote_options="permissive")
+    frame = ds.dataset(files, schema=schema, format="parquet").to_table().to_pandas()
+    return frame.sort_values(["run_id", "approach"], na_position="first", ignore_index=True)
+
+
+def finished(out: Path, run_id: str) -> bool:
+    """Whether a run's rows are present and it did not fail (failed runs are retried)."""
+    import pyarrow.parquet as pq
+
+    path = run_file(out, run_id)
+    if not path.exists():
+        return False
+    try:
+        status = pq.read_table(path, columns=["status"]).column("status").to_pylist()
+    except Exception:  # an unreadable file is rerun and replaced
+        return False
+    return "error" not in status

@@ -1,0 +1,244 @@
+"""Executors of a sweep: every run not yet in the dataset, serially in this process or
+as one Spark task per run (biggest first), with a progress bar over runs.
+
+A run is shipped as plain data (:func:`execute_run` takes a dict), so a Spark worker
+needs only an importable cnsim; one run's failure becomes an error row, not a failed
+sweep.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cnsim.errors import CnsimError
+from cnsim.simulations.config import from_dict
+from cnsim.simulations.sweep.dataset import (
+    atomic_write,
+    error_row,
+    finished,
+    ok_rows,
+    prepare_out,
+    run_file,
+    write_events,
+    write_manifest,
+    write_rows,
+)
+from cnsim.simulations.sweep.spec import RunSpec, Sweep
+
+
+@dataclass
+class SweepReport:
+    """What one invocation did."""
+
+    total: int
+    skipped: int
+    ran: int
+    failed: list[tuple[str, str]] = field(default_factory=list)  # (run id, error)
+    wall_s: float = 0.0
+
+
+def run_sweep(
+    sweep: Sweep,
+    out: str | Path,
+    master: str | None = None,
+    serial: bool = False,
+    progress: bool = True,
+    spark: Any = None,
+) -> SweepReport:
+    """Run every run of ``sweep`` not yet in ``out``, serially or one Spark task per run
+    (``spark``: an existing SparkSession to use, left running)."""
+    started = time.perf_counter()
+    out = prepare_out(out)
+    write_manifest(out, sweep)
+    pending = [run for run in sweep.runs if not finished(out, run.run_id)]
+    tasks = [_task(sweep, run, out) for run in pending]
+    if not tasks:
+        results: list[list[dict[str, Any]]] = []
+    elif serial:
+        results = _run_serial(tasks, progress)
+    else:
+        results = _run_spark(tasks, master, progress, spark)
+    for task, rows in zip(tasks, results, strict=True):
+        if not run_file(out, task["run_id"]).exists():  # no shared filesystem with workers
+            write_rows(run_file(out, task["run_id"]), rows)
+    failed = [(r[0]["run_id"], r[0]["error"]) for r in results if r[0]["status"] == "error"]
+    skipped = len(sweep.runs) - len(tasks)
+    return SweepReport(len(sweep.runs), skipped, len(tasks), failed, time.perf_counter() - started)
+
+
+def execute_run(task: dict[str, Any]) -> list[dict[str, Any]]:
+    """Run one sweep run and return its rows (written to ``task["out"]`` if set);
+    an exception becomes one error row instead of escaping (one bad run must not
+    sink the sweep)."""
+    try:
+        rows = _run_rows(task)
+    except Exception as exc:  # any failure of a run is recorded as data
+        rows = [error_row(task, exc)]
+    if task.get("out"):
+        # A worker without the shared filesystem cannot write: the driver writes it.
+        with contextlib.suppress(OSError):
+            write_rows(run_file(task["out"], task["run_id"]), rows)
+    return rows
+
+
+def _run_rows(task: dict[str, Any]) -> list[dict[str, Any]]:
+    from cnsim.simulations.runner import run as run_scenario  # heavy: import in the task
+
+    scenario = from_dict(task["scenario"], f"{task['sweep']} run {task['run_id']}")
+    frame, summary = run_scenario(scenario)
+    if task.get("keep_events") and task.get("out"):
+        write_events(task["out"], task["run_id"], frame)
+    return ok_rows(task, summary)
+
+
+def _task(sweep: Sweep, run: RunSpec, out: Path) -> dict[str, Any]:
+    """A run as plain data, cheap to ship to a Spark worker."""
+    return {
+        "run_id": run.run_id,
+        "sweep": sweep.name,
+        "repeat": run.repeat,
+        "seed": run.seed,
+        "params": run.params,
+        "scenario": run.scenario,
+        "out": str(out),
+        "keep_events": sweep.keep_events,
+    }
+
+
+def _run_serial(tasks: list[dict[str, Any]], progress: bool) -> list[list[dict[str, Any]]]:
+    from tqdm import tqdm
+
+    return [execute_run(t) for t in tqdm(tasks, desc="runs", unit="run", disable=not progress)]
+
+
+def spark_session(master: str | None = None, app_name: str = "cnsim-sweep") -> Any:
+    """A quiet SparkSession whose Python workers run this interpreter (``master`` None:
+    spark-submit's ``--master``, else ``local[*]``)."""
+    from pyspark.sql import SparkSession
+
+    local = master is None or master.startswith("local")
+    if local and "PYSPARK_GATEWAY_PORT" not in os.environ:
+        os.environ["PYSPARK_PYTHON"] = sys.executable  # workers must import this cnsim
+    else:
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # a cluster may set its own
+    _quiet_spark_startup()
+    builder = SparkSession.builder.appName(app_name)
+    if master is not None:
+        builder = builder.master(master)
+    builder = (
+        builder.config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")  # our tqdm bar counts runs
+        .config("spark.python.worker.reuse", "true")  # keep numba caches warm across runs
+    )
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    return session
+
+
+def _quiet_spark_startup() -> None:
+    """Point the driver JVM (launched by PySpark, not spark-submit) at a log4j2 config
+    at ERROR, so starting Spark prints no banner or warnings."""
+    if "PYSPARK_GATEWAY_PORT" in os.environ or "PYSPARK_SUBMIT_ARGS" in os.environ:
+        return  # spark-submit (or the user) already decided
+    import tempfile
+
+    # The repl logger at the root's level too: else the shell banner reports its level.
+    text = (
+        "rootLogger.level = error\nrootLogger.appenderRef.stderr.ref = console\n"
+        "logger.repl.name = org.apache.spark.repl.Main\nlogger.repl.level = error\n"
+        "logger.py.name = org.apache.spark.api.python.PythonGatewayServer\n"
+        "logger.py.level = error\n"
+        "appender.console.type = Console\nappender.console.name = console\n"
+        "appender.console.target = SYSTEM_ERR\nappender.console.layout.type = PatternLayout\n"
+        "appender.console.layout.pattern = %d{yy/MM/dd HH:mm:ss} %p %c{1}: %m%n\n"
+    )
+    path = Path(tempfile.gettempdir()) / f"cnsim-log4j2-{os.getuid()}.properties"
+    atomic_write(path, lambda tmp: tmp.write_text(text))
+    os.environ["PYSPARK_SUBMIT_ARGS"] = (
+        f"--driver-java-options -Dlog4j2.configurationFile=file:{path} pyspark-shell"
+    )
+
+
+def _run_spark(
+    tasks: list[dict[str, Any]], master: str | None, progress: bool, spark: Any
+) -> list[list[dict[str, Any]]]:
+    own = spark is None
+    session = spark_session(master) if own else spark
+    # Biggest runs first (longest-processing-time order): fewer idle cores at the end.
+    order = sorted(range(len(tasks)), key=lambda i: -_cost(tasks[i]["scenario"]))
+    try:
+        sc = session.sparkContext
+        rdd = sc.parallelize([tasks[i] for i in order], numSlices=len(tasks))
+        rows = _collect(sc, rdd.map(execute_run), len(tasks), progress)
+    finally:
+        if own:
+            session.stop()
+    results: list[list[dict[str, Any]]] = [[] for _ in tasks]
+    for i, run_rows in zip(order, rows, strict=True):
+        results[i] = run_rows
+    return results
+
+
+def _cost(scenario: dict[str, Any]) -> float:
+    """A rough relative cost of a run, only to order the Spark tasks."""
+    events = scenario.get("events", {}).get("count", 1)
+    subs = scenario.get("subscriptions", {}).get("count", 1)
+    approaches = len(scenario.get("algorithm", {}).get("approaches", [1]))
+    return events * approaches * (1 + subs / 10_000)
+
+
+def _collect(sc: Any, rdd: Any, total: int, progress: bool) -> list[Any]:
+    """``rdd.collect()`` in a thread while a tqdm bar follows the tasks completed."""
+    from tqdm import tqdm
+
+    group = f"cnsim-sweep-{uuid.uuid4().hex}"
+    box: dict[str, Any] = {}
+
+    def work() -> None:
+        sc.setJobGroup(group, "cnsim sweep", interruptOnCancel=True)
+        try:
+            box["rows"] = rdd.collect()
+        except Exception as exc:  # re-raised in the caller's thread
+            box["error"] = exc
+
+    thread = threading.Thread(target=work, name="cnsim-sweep-collect", daemon=True)
+    thread.start()
+    with tqdm(total=total, desc="runs", unit="run", disable=not progress) as bar:
+        try:
+            while thread.is_alive():
+                thread.join(0.5)
+                bar.update(_completed_tasks(sc, group) - bar.n)
+        except KeyboardInterrupt:
+            sc.cancelJobGroup(group)  # finished runs are on disk already: rerun to resume
+            raise
+        bar.update(total - bar.n if "rows" in box else 0)
+    if "error" in box:
+        raise CnsimError(
+            f"the Spark job failed ({_first_line(box['error'])}); runs finished so far are "
+            "kept, run the same command again to resume"
+        )
+    return box["rows"]
+
+
+def _completed_tasks(sc: Any, group: str) -> int:
+    tracker = sc.statusTracker()
+    done = 0
+    for job_id in tracker.getJobIdsForGroup(group):
+        job = tracker.getJobInfo(job_id)
+        for stage_id in job.stageIds if job else []:
+            stage = tracker.getStageInfo(stage_id)
+            done += stage.numCompletedTasks if stage else 0
+    return done
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}"
