@@ -4,6 +4,7 @@ the BE*-tree (seed 002) and its baselines (scan, k-index, BE-tree).  See README.
 from __future__ import annotations
 
 from cnsim.subscriptions.ranked.boolean.base import BooleanIndex
+from cnsim.subscriptions.ranked.boolean.betree import BEStarTree, BETree
 from cnsim.subscriptions.ranked.boolean.expressions import (
     OPS,
     Expressions,
@@ -16,11 +17,13 @@ from cnsim.subscriptions.ranked.boolean.expressions import (
 from cnsim.subscriptions.ranked.boolean.scan import Scan
 
 #: every index by name
-REGISTRY: dict[str, type[BooleanIndex]] = {cls.name: cls for cls in (Scan,)}
+REGISTRY: dict[str, type[BooleanIndex]] = {cls.name: cls for cls in (Scan, BEStarTree, BETree)}
 
 __all__ = [
     "OPS",
     "REGISTRY",
+    "BEStarTree",
+    "BETree",
     "BooleanIndex",
     "Expressions",
     "Scan",

@@ -19,7 +19,7 @@ from cnsim.subscriptions.ranked.boolean.expressions import IN, NE, NOTIN
 def _kind(op):
     if op == IN:
         return 1
-    if op == NE or op == NOTIN:
+    if op == NE or op == NOTIN:  # noqa: SIM109 (numba)
         return 2
     return 0
 
@@ -54,7 +54,7 @@ def pred_meet(o1, lo1, hi1, va1, vb1, vals1, o2, lo2, hi2, va2, vb2, vals2):
         )  # fmt: skip
         k1, k2 = k2, k1
     if k1 == 0 and k2 == 1:
-        for t in range(va2, vb2):
+        for t in range(va2, vb2):  # noqa: SIM110 (numba loop)
             if lo1 <= vals2[t] <= hi1:
                 return True
         return False
@@ -69,7 +69,7 @@ def pred_meet(o1, lo1, hi1, va1, vb1, vals1, o2, lo2, hi2, va2, vb2, vals2):
                 b += 1
         return False
     if k1 == 1:  # a set against a complement
-        for t in range(va1, vb1):
+        for t in range(va1, vb1):  # noqa: SIM110 (numba loop)
             if not _has(vals2, va2, vb2, vals1[t]):
                 return True
         return False
@@ -227,7 +227,8 @@ def scan_kernel(T, E, k, R):
 
 
 @numba.njit
-def run_batch(kernel, T, ev_ptr, e_attr, e_op, e_lo, e_hi, e_w, e_vptr, e_values, slot, k, cap, out):
+def run_batch(kernel, T, ev_ptr, e_attr, e_op, e_lo, e_hi, e_w, e_vptr, e_values, slot, k, cap,
+              out):  # fmt: skip
     """Run ``kernel`` for every event of a CSR batch; ``out[i, :]`` gets the top-k ids
     (-1 padded), or with ``k < 0`` ``out[i, 0]`` the number of matches."""
     rs = np.empty(cap)

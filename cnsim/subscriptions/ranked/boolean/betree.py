@@ -1,0 +1,903 @@
+"""The BE*-tree (seed 002) and the original BE-tree (its rigid ancestor, seed 002 ref. [7]).
+
+Three node kinds, all in flat tables (``array.array``: fast to update from Python,
+read by the numba query kernel through zero-copy numpy views):
+
+* **c-node** ``c``: an l-node (the ids it holds, ``_leaf`` slab), a p-directory
+  (``_pdir`` slab of ``(attr, p-node)`` sorted by attr) and the l-node's weight summary
+  (``_sum`` slab of ``(attr, max weight)``).  c-node 0 is the root.
+* **p-node** ``p``: the partition attribute ``pn_attr[p]``, the root bucket of its
+  c-directory ``pn_root[p]``, its expression count (its rank: the optimistic
+  popularity ranking of §V-B) and the weight summary of its subtree.
+* **bucket** ``b`` (a c-directory node): the bound of its whole subtree on the active
+  dimension (``bk_lo``, ``bk_hi``: B^k), the bound of its own c-node's subtree
+  (``bk_olo``, ``bk_ohi``: B_O), children ``bk_left`` / ``bk_right`` (B_L, B_R, never
+  overlapping: descendant repelling) and its c-node ``bk_cnode``.
+
+For deletion every bucket and c-node also keeps its box over all the partition
+attributes of its path (the inactive dimensions of §IV-B; Python arrays per node).
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from array import array
+from typing import ClassVar
+
+import numba
+import numpy as np
+
+from cnsim.errors import InputError
+from cnsim.subscriptions.ranked.boolean import _kernels as K
+from cnsim.subscriptions.ranked.boolean.base import BooleanIndex
+
+INF = math.inf
+
+# ---------------------------------------------------------------------- slabs
+
+
+class Slab:
+    """Many growable lists in shared pools (one pool per column); list ``l`` occupies
+    ``start[l]:start[l] + length[l]``.  A list that outgrows its room moves to the end
+    with twice the room (the old room is abandoned: at most ~2x the live size)."""
+
+    def __init__(self, *typecodes: str):
+        self.pools = [array(t) for t in typecodes]
+        self.start, self.length, self.room = array("q"), array("q"), array("q")
+
+    def new(self, room: int = 4) -> int:
+        self.start.append(len(self.pools[0]))
+        self.length.append(0)
+        self.room.append(room)
+        for p in self.pools:
+            p.frombytes(bytes(room * p.itemsize))
+        return len(self.start) - 1
+
+    def _reserve(self, lst: int, need: int) -> None:
+        if need <= self.room[lst]:
+            return
+        room = max(need, 2 * self.room[lst])
+        s, n = self.start[lst], self.length[lst]
+        new = len(self.pools[0])
+        for p in self.pools:
+            p.extend(p[s : s + n])
+            p.frombytes(bytes((room - n) * p.itemsize))
+        self.start[lst], self.room[lst] = new, room
+
+    def append(self, lst: int, *vals) -> None:
+        n = self.length[lst]
+        self._reserve(lst, n + 1)
+        at = self.start[lst] + n
+        for p, v in zip(self.pools, vals, strict=True):
+            p[at] = v
+        self.length[lst] = n + 1
+
+    def insert(self, lst: int, pos: int, *vals) -> None:
+        n = self.length[lst]
+        self._reserve(lst, n + 1)
+        s = self.start[lst]
+        for p, v in zip(self.pools, vals, strict=True):
+            p[s + pos + 1 : s + n + 1] = p[s + pos : s + n]
+            p[s + pos] = v
+        self.length[lst] = n + 1
+
+    def pop(self, lst: int, pos: int) -> None:
+        """Remove entry ``pos`` (order kept)."""
+        s, n = self.start[lst], self.length[lst]
+        for p in self.pools:
+            p[s + pos : s + n - 1] = p[s + pos + 1 : s + n]
+        self.length[lst] = n - 1
+
+    def set(self, lst: int, *cols) -> None:
+        """Replace the list's content by the columns ``cols``."""
+        n = len(cols[0])
+        self._reserve(lst, n)
+        s = self.start[lst]
+        for p, c in zip(self.pools, cols, strict=True):
+            p[s : s + n] = array(p.typecode, c)
+        self.length[lst] = n
+
+    def col(self, lst: int, k: int = 0):
+        s = self.start[lst]
+        return self.pools[k][s : s + self.length[lst]]
+
+    def views(self) -> list[np.ndarray]:
+        out = [np.frombuffer(self.start, np.int64), np.frombuffer(self.length, np.int64)]
+        for p in self.pools:
+            out.append(np.frombuffer(p, np.int64 if p.typecode == "q" else np.float64))
+        return out
+
+    def nbytes(self) -> int:
+        return sum(p.itemsize * len(p) for p in (*self.pools, self.start, self.length, self.room))
+
+
+# --------------------------------------------------------------------- kernel
+
+
+@numba.njit(cache=True, inline="always")
+def _meets(a, b, lo, hi):
+    return a <= hi and lo <= b
+
+
+@numba.njit(cache=True)
+def _visit(T, E, k, R, kind, node, ws_s, ws_p, base, width):
+    (lf_start, lf_len, lf_pool, pd_start, pd_len, pd_attr, pd_pn, sm_start, sm_len,
+     sm_attr, sm_w, cn_sum, pn_attr, pn_root, pn_sum, bk_lo, bk_hi, bk_olo, bk_ohi,
+     bk_left, bk_right, bk_cnode, bk_pnode, S, prune) = T  # fmt: skip
+    slot = E[0]
+    e_attr = E[1]
+    # (kinds as int64 values, not literals: one specialisation for the recursion)
+    KC = node - node
+    KB = KC + 1
+    if kind == 1:  # SearchCDir (Algorithm 7) over bucket `node`
+        t = slot[pn_attr[bk_pnode[node]]]
+        elo = E[3][t]
+        ehi = E[4][t]
+        if _meets(elo, ehi, bk_olo[node], bk_ohi[node]):
+            _visit(T, E, k, R, KC, bk_cnode[node], ws_s, ws_p, base, width)
+        ch = bk_left[node]
+        if ch >= 0 and _meets(elo, ehi, bk_lo[ch], bk_hi[ch]):
+            _visit(T, E, k, R, KB, ch, ws_s, ws_p, base, width)
+        ch = bk_right[node]
+        if ch >= 0 and _meets(elo, ehi, bk_lo[ch], bk_hi[ch]):
+            _visit(T, E, k, R, KB, ch, ws_s, ws_p, base, width)
+        return
+    # MatchTopk (Algorithm 6) at c-node `node`
+    c = node
+    n = lf_len[c]
+    if n > 0:
+        scan = True
+        if prune:
+            s = cn_sum[c]
+            ub = K.ub_sparse(sm_attr, sm_w, sm_start[s], sm_start[s] + sm_len[s], E)
+            scan = not K.can_prune(R, k, ub)  # l-node pruning
+        if scan:
+            a0 = lf_start[c]
+            for t in range(a0, a0 + n):
+                i = lf_pool[t]
+                sc = K.match_score(i, S, E)
+                if sc >= 0.0:
+                    K.offer(R, k, sc, i)
+    m = pd_len[c]
+    if m == 0:
+        return
+    # the p-nodes of the event's attributes -> local max-heap ws[base : base + h]
+    h = 0
+    p0 = pd_start[c]
+    p1 = p0 + m
+    for j in range(e_attr.size):
+        a = e_attr[j]
+        lo, hi = p0, p1
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if pd_attr[mid] < a:
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo < p1 and pd_attr[lo] == a:
+            p = pd_pn[lo]
+            ub = 0.0
+            if prune:
+                s = pn_sum[p]
+                ub = K.ub_sparse(sm_attr, sm_w, sm_start[s], sm_start[s] + sm_len[s], E)
+                if K.can_prune(R, k, ub):  # p-node pruning before the heap
+                    continue
+            x = h  # sift up (max-heap on ub)
+            while x > 0:
+                y = (x - 1) >> 1
+                if ws_s[base + y] < ub:
+                    ws_s[base + x] = ws_s[base + y]
+                    ws_p[base + x] = ws_p[base + y]
+                    x = y
+                else:
+                    break
+            ws_s[base + x] = ub
+            ws_p[base + x] = p
+            h += 1
+    child = base + width
+    while h > 0:  # Algorithm 6 lines 13-19: loop on the p-node heap
+        ub = ws_s[base]
+        p = ws_p[base]
+        if prune and K.can_prune(R, k, ub):
+            break  # p-node pruning: matching under this c-node ends
+        h -= 1  # pop the max
+        ls = ws_s[base + h]
+        lp = ws_p[base + h]
+        x = 0
+        while True:
+            y = 2 * x + 1
+            if y >= h:
+                break
+            if y + 1 < h and ws_s[base + y + 1] > ws_s[base + y]:
+                y += 1
+            if ws_s[base + y] > ls:
+                ws_s[base + x] = ws_s[base + y]
+                ws_p[base + x] = ws_p[base + y]
+                x = y
+            else:
+                break
+        ws_s[base + x] = ls
+        ws_p[base + x] = lp
+        _visit(T, E, k, R, KB, pn_root[p], ws_s, ws_p, child, width)
+
+
+@numba.njit(cache=True)
+def betree_kernel(T, E, k, R):
+    width = E[1].size + 1
+    ws_s = np.empty(width * (width + 1))
+    ws_p = np.empty(width * (width + 1), np.int64)
+    z = width - width  # int64, not a literal
+    _visit(T, E, k, R, z, z, ws_s, ws_p, z, width)
+
+
+# ------------------------------------------------------------------ the tree
+
+
+def _length(lo: float, hi: float) -> float:
+    return hi - lo if lo <= hi else 0.0
+
+
+def _capacity_for(match_probability: float) -> int:
+    """Seed 002 Table II(a): maximum leaf capacity A by match probability."""
+    if match_probability < 0.01:
+        return 5
+    if match_probability < 0.10:
+        return 20
+    return 160
+
+
+class BEStarTree(BooleanIndex):
+    """BE*-tree: partitioning by attribute rank (Algorithm 4), non-rigid clustering with
+    descendant-repelling, overlap-free splits (Algorithm 5; exhaustive or approximate)
+    and bottom-up growth (Algorithm 2, beta), deletion with inactive dimensions and
+    recycling, hierarchical top-k (Algorithms 6-7).
+
+    ``leaf_capacity`` (A) defaults to Table II(a)'s value for ``match_probability``
+    (5 below 1%, 20 below 10%, else 160); ``alpha`` is the minimum share of the
+    overflowing bucket each of the left and right buckets must get for a data split;
+    ``beta`` the bottom-up growth factor; ``split`` is ``"exhaustive"`` (the paper's
+    choice) or ``"approximate"``; p-nodes whose subtree falls below
+    ``recycle_below`` expressions (default A // 2) are dissolved and their expressions
+    reinserted."""
+
+    name: ClassVar[str] = "betree_star"
+    rigid: ClassVar[bool] = False  # BE-tree: grid cells instead of data clustering
+    prune: ClassVar[bool] = True  # top-k upper-bound pruning of l-nodes and p-nodes
+
+    def __init__(
+        self,
+        subscriptions=None,
+        *,
+        leaf_capacity: int | None = None,
+        match_probability: float = 0.001,
+        alpha: float = 0.1,
+        beta: float = 4.0,
+        split: str = "exhaustive",
+        recycle_below: int | None = None,
+    ):
+        if leaf_capacity is None:
+            leaf_capacity = _capacity_for(match_probability)
+        if int(leaf_capacity) != leaf_capacity or leaf_capacity < 1:
+            raise InputError(f"leaf_capacity must be a positive integer, got {leaf_capacity!r}")
+        if not 0 < alpha <= 0.5:
+            raise InputError(f"alpha must be in (0, 0.5], got {alpha!r}")
+        if not beta >= 1:
+            raise InputError(f"beta must be >= 1, got {beta!r}")
+        if split not in ("exhaustive", "approximate"):
+            raise InputError(f"split must be 'exhaustive' or 'approximate', got {split!r}")
+        self.A = int(leaf_capacity)
+        self.alpha, self.beta, self.split = float(alpha), float(beta), split
+        self.recycle_below = self.A // 2 if recycle_below is None else int(recycle_below)
+        self._init_tables()
+        super().__init__(subscriptions)
+
+    # ----------------------------------------------------------- tables
+    def _init_tables(self) -> None:
+        self._leaf = Slab("q")
+        self._pdir = Slab("q", "q")
+        self._sum = Slab("q", "d")
+        self.cn_sum, self.cn_bucket, self.cn_cap = array("q"), array("q"), array("q")
+        self.cn_used: list[frozenset] = []
+        self.cn_box: list[np.ndarray | None] = []
+        self.pn_attr, self.pn_root, self.pn_cnode = array("q"), array("q"), array("q")
+        self.pn_count, self.pn_sum = array("q"), array("q")
+        self.pn_dims: list[tuple[int, ...]] = []
+        self.bk_lo, self.bk_hi, self.bk_olo, self.bk_ohi = (array("d") for _ in range(4))
+        self.bk_left, self.bk_right, self.bk_parent = array("q"), array("q"), array("q")
+        self.bk_cnode, self.bk_pnode, self.bk_split = array("q"), array("q"), array("b")
+        self.bk_box: list[np.ndarray | None] = []
+        self.bk_cell: list[tuple[float, float]] = []  # rigid: the grid cell
+        self.sub_cnode = array("q")  # c-node holding each subscription (-1: none)
+        self._views = None
+        self._new_cnode(-1, frozenset())  # the root
+
+    def _new_cnode(self, bucket: int, used: frozenset) -> int:
+        c = len(self.cn_bucket)
+        self._leaf.new(self.A + 1)
+        self._pdir.new(2)
+        self.cn_sum.append(self._sum.new(4))
+        self.cn_bucket.append(bucket)
+        self.cn_cap.append(self.A)
+        self.cn_used.append(used)
+        self.cn_box.append(None)
+        return c
+
+    def _new_pnode(self, attr: int, c: int) -> int:
+        p = len(self.pn_attr)
+        dims = (self.pn_dims[self.bk_pnode[self.cn_bucket[c]]] if c else ()) + (attr,)
+        self.pn_attr.append(attr)
+        self.pn_cnode.append(c)
+        self.pn_count.append(0)
+        self.pn_sum.append(self._sum.new(4))
+        self.pn_dims.append(dims)
+        self.pn_root.append(-1)
+        self.pn_root[p] = self._new_bucket(p, -1)
+        if self.rigid:
+            self._set_cell(self.pn_root[p], self.domain[0], self.domain[1])
+        at = bisect.bisect_left(self._pdir.col(c, 0), attr)
+        self._pdir.insert(c, at, attr, p)
+        return p
+
+    def _new_bucket(self, p: int, parent: int) -> int:
+        b = len(self.bk_lo)
+        for a, v in ((self.bk_lo, INF), (self.bk_hi, -INF), (self.bk_olo, INF),
+                     (self.bk_ohi, -INF), (self.bk_left, -1), (self.bk_right, -1),
+                     (self.bk_parent, parent), (self.bk_pnode, p), (self.bk_split, 0)):  # fmt: skip
+            a.append(v)
+        self.bk_cnode.append(-1)
+        dims = self.pn_dims[p]
+        self.bk_box.append(None if self.rigid else _empty_box(len(dims)))
+        self.bk_cell.append((0.0, 0.0))
+        c = self._new_cnode(b, frozenset(dims))
+        self.bk_cnode[b] = c
+        if not self.rigid:
+            self.cn_box[c] = _empty_box(len(dims))
+        return b
+
+    # ------------------------------------------------------- expression access
+    def _ival(self, i: int, attr: int) -> tuple[float, float]:
+        st = self._store
+        s, e = int(st.s_start[i]), int(st.s_end[i])
+        j = s + int(np.searchsorted(st.p_attr[s:e], attr))
+        return float(st.p_lo[j]), float(st.p_hi[j])
+
+    def _attrs(self, i: int) -> np.ndarray:
+        st = self._store
+        return st.p_attr[st.s_start[i] : st.s_end[i]]
+
+    def _box(self, i: int, dims: tuple[int, ...]) -> np.ndarray:
+        st = self._store
+        s, e = int(st.s_start[i]), int(st.s_end[i])
+        j = s + np.searchsorted(st.p_attr[s:e], dims)
+        return np.stack([st.p_lo[j], st.p_hi[j]], axis=1)
+
+    def _sum_add(self, lst: int, i: int) -> None:
+        """Fold subscription i into a weight summary (max weight per attribute)."""
+        st = self._store
+        sl = self._sum
+        attrs, ws = sl.pools
+        for j in range(int(st.s_start[i]), int(st.s_end[i])):
+            a, w = int(st.p_attr[j]), float(st.p_w[j])
+            s0 = sl.start[lst]
+            s1 = s0 + sl.length[lst]
+            at = bisect.bisect_left(attrs, a, s0, s1)
+            if at < s1 and attrs[at] == a:
+                if ws[at] < w:
+                    ws[at] = w
+            else:
+                sl.insert(lst, at - s0, a, w)
+                attrs, ws = sl.pools
+
+    def _sum_rebuild(self, lst: int, ids) -> None:
+        st = self._store
+        best: dict[int, float] = {}
+        for i in ids:
+            for j in range(int(st.s_start[i]), int(st.s_end[i])):
+                a, w = int(st.p_attr[j]), float(st.p_w[j])
+                if best.get(a, -1.0) < w:
+                    best[a] = w
+        keys = sorted(best)
+        self._sum.set(lst, keys, [best[a] for a in keys])
+
+    # ----------------------------------------------------------- bounds
+    def _sync(self, b: int) -> None:
+        """Copy the active dimension of the boxes into the kernel's arrays."""
+        box, own = self.bk_box[b], self.cn_box[self.bk_cnode[b]]
+        self.bk_lo[b], self.bk_hi[b] = box[-1, 0], box[-1, 1]
+        self.bk_olo[b], self.bk_ohi[b] = own[-1, 0], own[-1, 1]
+
+    def _set_cell(self, b: int, lo: float, hi: float) -> None:
+        self.bk_cell[b] = (lo, hi)
+        mlo = -INF if lo <= self.domain[0] else lo
+        mhi = INF if hi >= self.domain[1] else hi
+        self.bk_lo[b], self.bk_hi[b], self.bk_olo[b], self.bk_ohi[b] = mlo, mhi, mlo, mhi
+
+    def _grow_total(self, b: int, box: np.ndarray) -> None:
+        if self.rigid:
+            return
+        _union_into(self.bk_box[b], box)
+        self._sync(b)
+
+    def _grow_own(self, b: int, box: np.ndarray) -> None:
+        if self.rigid:
+            return
+        _union_into(self.cn_box[self.bk_cnode[b]], box)
+        _union_into(self.bk_box[b], box)
+        self._sync(b)
+
+    # ------------------------------------------------------------ insert
+    def _add(self, ids: np.ndarray) -> None:
+        self._views = None
+        need = self._store.n - len(self.sub_cnode)
+        if need > 0:
+            self.sub_cnode.frombytes(np.full(need, -1, np.int64).tobytes())
+        for i in ids:
+            self._insert_at(int(i), 0)
+
+    def _insert_at(self, i: int, c: int) -> None:
+        """Algorithm 1 from c-node c (iterative: the recursion is a tail call)."""
+        while True:
+            best, rank = -1, -1
+            used = self.cn_used[c]
+            pd_attrs = self._pdir.col(c, 0)
+            if len(pd_attrs):
+                for a in self._attrs(i):
+                    a = int(a)
+                    if a in used:
+                        continue
+                    at = bisect.bisect_left(pd_attrs, a)
+                    if at < len(pd_attrs) and pd_attrs[at] == a:
+                        p = self._pdir.pools[1][self._pdir.start[c] + at]
+                        if self.pn_count[p] > rank:
+                            best, rank = p, self.pn_count[p]
+            if best < 0:  # no partition: into the l-node
+                self._leaf_add(c, i)
+                if c == 0:
+                    self._partition(0)
+                else:
+                    self._cluster(self.cn_bucket[c])
+                return
+            b = self._insert_cdir(i, self.pn_root[best])
+            self.pn_count[best] += 1
+            self._sum_add(self.pn_sum[best], i)
+            c = self.bk_cnode[b]
+
+    def _leaf_add(self, c: int, i: int) -> None:
+        self._leaf.append(c, i)
+        self._sum_add(self.cn_sum[c], i)
+        self.sub_cnode[i] = c
+
+    def _insert_cdir(self, i: int, b: int) -> int:
+        """Algorithm 2: the bucket whose c-node receives subscription i."""
+        p = self.bk_pnode[b]
+        attr = self.pn_attr[p]
+        lo, hi = self._ival(i, attr)
+        if self.rigid:
+            while self.bk_split[b]:
+                clo, chi = self.bk_cell[b]
+                mid = _mid(clo, chi)
+                if hi < mid:
+                    b = self.bk_left[b]
+                elif lo >= mid:
+                    b = self.bk_right[b]
+                else:
+                    break
+            return b
+        box = self._box(i, self.pn_dims[p])
+        while True:
+            if not self.bk_split[b]:  # a leaf bucket takes it
+                self._grow_own(b, box)
+                return b
+            tlo, thi = self.bk_lo[b], self.bk_hi[b]
+            if tlo <= thi and _length(min(lo, tlo), max(hi, thi)) > self.beta * _length(tlo, thi):
+                return self._grow_up(b, box, lo, hi)  # bottom-up expansion
+            self._grow_total(b, box)
+            L, R = self.bk_left[b], self.bk_right[b]
+            hit_l = lo <= self.bk_hi[L] and self.bk_lo[L] <= hi
+            hit_r = lo <= self.bk_hi[R] and self.bk_lo[R] <= hi
+            if hit_l and hit_r:
+                self._grow_own(b, box)
+                return b
+            if hit_l:
+                b = L
+            elif hit_r:
+                b = R
+            else:  # minimum expansion, never making L and R overlap
+                el = _length(min(lo, self.bk_lo[L]), max(hi, self.bk_hi[L]))
+                er = _length(min(lo, self.bk_lo[R]), max(hi, self.bk_hi[R]))
+                first, other = (L, R) if el < er else (R, L)
+                nlo, nhi = min(lo, self.bk_lo[first]), max(hi, self.bk_hi[first])
+                if nlo <= self.bk_hi[other] and self.bk_lo[other] <= nhi:
+                    self._grow_own(b, box)
+                    return b
+                b = first
+
+    def _grow_up(self, b: int, box: np.ndarray, lo: float, hi: float) -> int:
+        """A new parent bucket above b holding the subscription (Algorithm 2, 6-11)."""
+        p, parent = self.bk_pnode[b], self.bk_parent[b]
+        nb = self._new_bucket(p, parent)
+        other = self._new_bucket(p, nb)
+        if parent < 0:
+            self.pn_root[p] = nb
+        elif self.bk_left[parent] == b:
+            self.bk_left[parent] = nb
+        else:
+            self.bk_right[parent] = nb
+        self.bk_parent[b] = nb
+        if (lo + hi) / 2 < (self.bk_lo[b] + self.bk_hi[b]) / 2:  # the old side of it
+            self.bk_left[nb], self.bk_right[nb] = other, b
+        else:
+            self.bk_left[nb], self.bk_right[nb] = b, other
+        self.bk_split[nb] = 1
+        _union_into(self.bk_box[nb], self.bk_box[b])
+        self._grow_own(nb, box)
+        return nb
+
+    # -------------------------------------------------------- clustering
+    def _cluster(self, b0: int) -> None:
+        """Algorithm 5 on bucket b0 and the buckets its splits create."""
+        work = [b0]
+        while work:
+            b = work.pop()
+            c = self.bk_cnode[b]
+            if self._leaf.length[c] <= self.cn_cap[c]:
+                continue
+            if self.bk_split[b] or self._pdir.length[c]:
+                self._partition(c)
+                continue
+            ids = list(self._leaf.col(c))
+            attr = self.pn_attr[self.bk_pnode[b]]
+            iv = np.array([self._ival(i, attr) for i in ids])
+            if self.rigid:
+                clo, chi = self.bk_cell[b]
+                if chi - clo <= 1:  # an atomic cell
+                    self._partition(c)
+                    continue
+                mid = _mid(clo, chi)
+                side = np.where(iv[:, 1] < mid, 0, np.where(iv[:, 0] >= mid, 2, 1))
+            else:
+                side = self._split(iv)
+            L = self._new_bucket(self.bk_pnode[b], b)
+            R = self._new_bucket(self.bk_pnode[b], b)
+            self.bk_left[b], self.bk_right[b], self.bk_split[b] = L, R, 1
+            if self.rigid:
+                clo, chi = self.bk_cell[b]
+                mid = _mid(clo, chi)
+                self._set_cell(L, clo, mid)
+                self._set_cell(R, mid, chi)
+            stay = []
+            for i, s in zip(ids, side, strict=True):
+                if s == 1:
+                    stay.append(i)
+                    continue
+                ch = L if s == 0 else R
+                self._leaf_add(self.bk_cnode[ch], i)
+                if not self.rigid:
+                    self._grow_own(ch, self._box(i, self.pn_dims[self.bk_pnode[b]]))
+            self._leaf.set(c, stay)
+            self._sum_rebuild(self.cn_sum[c], stay)
+            if not self.rigid:
+                self._recompute_own(c)
+                self._sync(b)
+            self._partition(c)
+            work.append(L)
+            work.append(R)
+
+    def _split(self, iv: np.ndarray) -> np.ndarray:
+        """Side of every interval: 0 left, 1 overlapping (stays), 2 right."""
+        n = len(iv)
+        alpha = max(1, math.ceil(self.alpha * n))
+        side = None
+        if n >= 2 * alpha:
+            side = (self._exhaustive if self.split == "exhaustive" else self._approximate)(
+                iv, alpha
+            )
+        if side is None:
+            side = _space_split(iv)
+        # the insertion rule: whatever a child's bound encloses goes to that child
+        for s in (0, 2):
+            m = side == s
+            if m.any():
+                blo, bhi = iv[m, 0].min(), iv[m, 1].max()
+                side[(side == 1) & (iv[:, 0] >= blo) & (iv[:, 1] <= bhi)] = s
+        return side
+
+    def _exhaustive(self, iv: np.ndarray, alpha: int):
+        """split_opt: every cut I in [alpha, n - alpha] of Omega_up (left takes the I
+        smallest upper bounds) and of Omega_low (right takes the I largest lower
+        bounds); minimum overlap, then minimum coverage."""
+        n = len(iv)
+        best, best_key = None, None
+        lo, hi = iv[:, 0], iv[:, 1]
+        for mirror in (False, True):
+            a, b = (-hi, -lo) if mirror else (lo, hi)  # mirror: right plays left
+            order = np.lexsort((a, b))
+            a_s, b_s = a[order], b[order]
+            pref_lo = np.minimum.accumulate(a_s)
+            for cut in range(alpha, n - alpha + 1):
+                llo, lhi = pref_lo[cut - 1], b_s[cut - 1]
+                rest_a, rest_b = a_s[cut:], b_s[cut:]
+                far = rest_a > lhi  # disjoint from the left bucket
+                if far.sum() < alpha:
+                    continue
+                olap = ~far
+                if olap.any():
+                    olo, ohi = rest_a[olap].min(), rest_b[olap].max()
+                    overlap = _length(olo, ohi)
+                else:
+                    olo, ohi, overlap = INF, -INF, 0.0
+                rlo, rhi = rest_a[far].min(), rest_b[far].max()
+                coverage = _union_length([(llo, lhi), (olo, ohi), (rlo, rhi)])
+                key = (overlap, coverage)
+                if best_key is None or key < best_key:
+                    side = np.ones(n, np.int64)
+                    left = order[:cut]
+                    right = order[cut:][far]
+                    side[left] = 2 if mirror else 0
+                    side[right] = 0 if mirror else 2
+                    best, best_key = side, key
+        return best
+
+    def _approximate(self, iv: np.ndarray, alpha: int):
+        """split_apx: left takes intervals by ascending upper bound, right by descending
+        lower bound, each only while it stays disjoint from the other; the rest
+        overlaps."""
+        n = len(iv)
+        up = np.lexsort((iv[:, 0], iv[:, 1]))
+        down = np.lexsort((-iv[:, 1], -iv[:, 0]))
+        side = np.ones(n, np.int64)
+        llo = rlo = INF
+        lhi = rhi = -INF
+        for t in range(n):
+            x = up[t]
+            if side[x] == 1:
+                nlo, nhi = min(llo, iv[x, 0]), max(lhi, iv[x, 1])
+                if nhi < rlo or nlo > rhi:
+                    side[x], llo, lhi = 0, nlo, nhi
+            y = down[t]
+            if side[y] == 1:
+                nlo, nhi = min(rlo, iv[y, 0]), max(rhi, iv[y, 1])
+                if nhi < llo or nlo > lhi:
+                    side[y], rlo, rhi = 2, nlo, nhi
+        if (side == 0).sum() < alpha or (side == 2).sum() < alpha:
+            return None
+        return side
+
+    # ------------------------------------------------------- partitioning
+    def _partition(self, c: int) -> None:
+        """Algorithm 4: while the l-node overflows, move every expression with the
+        highest-ranked unused attribute into a new p-node and cluster it."""
+        while self._leaf.length[c] > self.cn_cap[c]:
+            ids = list(self._leaf.col(c))
+            used = self.cn_used[c] | set(self._pdir.col(c, 0))
+            counts: dict[int, int] = {}
+            for i in ids:
+                for a in self._attrs(i):
+                    a = int(a)
+                    if a not in used:
+                        counts[a] = counts.get(a, 0) + 1
+            if not counts:  # UpdateClusterCapacity: nothing left to partition on
+                self.cn_cap[c] = max(self.A, 2 * len(ids))
+                return
+            attr = min(counts, key=lambda a: (-counts[a], a))
+            p = self._new_pnode(attr, c)
+            root = self.pn_root[p]
+            rc = self.bk_cnode[root]
+            stay = []
+            for i in ids:
+                st = self._store
+                s, e = int(st.s_start[i]), int(st.s_end[i])
+                j = s + int(np.searchsorted(st.p_attr[s:e], attr))
+                if j < e and st.p_attr[j] == attr:
+                    self._insert_cdir(i, root)  # a leaf root bucket: grows its bounds
+                    self._leaf_add(rc, i)
+                    self.pn_count[p] += 1
+                    self._sum_add(self.pn_sum[p], i)
+                else:
+                    stay.append(i)
+            self._leaf.set(c, stay)
+            self._sum_rebuild(self.cn_sum[c], stay)
+            if c and not self.rigid:
+                self._recompute_own(c)
+                b = self.cn_bucket[c]
+                self._sync(b)
+            self._cluster(root)
+
+    # ------------------------------------------------------------ delete
+    def _remove(self, i: int) -> None:
+        self._views = None
+        c = self.sub_cnode[i]
+        self.sub_cnode[i] = -1
+        ids = self._leaf.col(c)
+        self._leaf.pop(c, ids.index(i))
+        self._sum_rebuild(self.cn_sum[c], self._leaf.col(c))
+        recycle = -1
+        while c:  # up the path: counts, and boxes from the inactive dimensions
+            if not self.rigid:
+                self._recompute_own(c)
+            b = self.cn_bucket[c]
+            while True:
+                if not self.rigid:
+                    self._recompute_total(b)
+                if self.bk_parent[b] < 0:
+                    break
+                b = self.bk_parent[b]
+            p = self.bk_pnode[b]
+            self.pn_count[p] -= 1
+            if self.pn_count[p] < max(1, self.recycle_below):
+                recycle = p
+            c = self.pn_cnode[p]
+        if recycle >= 0:
+            self._recycle(recycle)
+
+    def _recompute_own(self, c: int) -> None:
+        """The c-node's box: its l-node's expressions and its p-nodes' root buckets."""
+        box = self.cn_box[c]
+        k = len(box)
+        box[:, 0], box[:, 1] = INF, -INF
+        dims = self.pn_dims[self.bk_pnode[self.cn_bucket[c]]]
+        for i in self._leaf.col(c):
+            _union_into(box, self._box(i, dims))
+        for p in self._pdir.col(c, 1):
+            _union_into(box, self.bk_box[self.pn_root[p]][:k])
+
+    def _recompute_total(self, b: int) -> None:
+        box = self.bk_box[b]
+        box[:] = self.cn_box[self.bk_cnode[b]]
+        for ch in (self.bk_left[b], self.bk_right[b]):
+            if ch >= 0:
+                _union_into(box, self.bk_box[ch])
+        self._sync(b)
+
+    def _subtree_ids(self, p: int) -> list[int]:
+        out, work = [], [self.pn_root[p]]
+        while work:
+            b = work.pop()
+            c = self.bk_cnode[b]
+            out.extend(self._leaf.col(c))
+            work.extend(self.pn_root[q] for q in self._pdir.col(c, 1))
+            work.extend(ch for ch in (self.bk_left[b], self.bk_right[b]) if ch >= 0)
+        return out
+
+    def _recycle(self, p: int) -> None:
+        """Dissolve p-node p (its rank fell below the threshold): drop it from its
+        c-node's p-directory and reinsert its expressions from that c-node (they stay
+        in the c-node's subtree, so the ancestors' counts and boxes hold)."""
+        c = self.pn_cnode[p]
+        ids = self._subtree_ids(p)
+        at = list(self._pdir.col(c, 1)).index(p)
+        self._pdir.pop(c, at)
+        for i in ids:
+            self.sub_cnode[i] = -1
+        for i in ids:
+            self._insert_at(i, c)
+        if c and not self.rigid:
+            self._recompute_own(c)
+            b = self.cn_bucket[c]
+            while b >= 0:
+                self._recompute_total(b)
+                b = self.bk_parent[b]
+
+    # ------------------------------------------------------------ queries
+    def _kernel(self) -> tuple:
+        if self._views is None:
+            lf = self._leaf.views()
+            pd = self._pdir.views()
+            sm = self._sum.views()
+
+            def v(a):
+                return np.frombuffer(a, np.int64 if a.typecode == "q" else np.float64)
+
+            self._views = (
+                lf[0], lf[1], lf[2], pd[0], pd[1], pd[2], pd[3], sm[0], sm[1], sm[2], sm[3],
+                v(self.cn_sum), v(self.pn_attr), v(self.pn_root), v(self.pn_sum),
+                v(self.bk_lo), v(self.bk_hi), v(self.bk_olo), v(self.bk_ohi),
+                v(self.bk_left), v(self.bk_right), v(self.bk_cnode), v(self.bk_pnode),
+            )  # fmt: skip
+        return betree_kernel, (*self._views, self._store.arrays(), self.prune)
+
+    def _nbytes(self) -> int:
+        tabs = (self.cn_sum, self.cn_bucket, self.cn_cap, self.pn_attr, self.pn_root,
+                self.pn_cnode, self.pn_count, self.pn_sum, self.bk_lo, self.bk_hi, self.bk_olo,
+                self.bk_ohi, self.bk_left, self.bk_right, self.bk_parent, self.bk_cnode,
+                self.bk_pnode, self.bk_split, self.sub_cnode)  # fmt: skip
+        boxes = sum(b.nbytes for b in self.bk_box if b is not None)
+        boxes += sum(b.nbytes for b in self.cn_box if b is not None)
+        return (
+            sum(t.itemsize * len(t) for t in tabs)
+            + self._leaf.nbytes() + self._pdir.nbytes() + self._sum.nbytes() + boxes
+        )  # fmt: skip
+
+    def stats(self) -> dict:
+        """Node counts and depth (for the benchmark)."""
+        depth = 0
+        for dims in self.pn_dims:
+            depth = max(depth, len(dims))
+        return {
+            "c_nodes": len(self.cn_bucket),
+            "p_nodes": len(self.pn_attr),
+            "buckets": len(self.bk_lo),
+            "max_partition_depth": depth,
+            "root_leaf": int(self._leaf.length[0]),
+        }
+
+
+class BETree(BEStarTree):
+    """The original BE-tree as the paper compares against it: the same partitioning,
+    but a rigid grid c-directory (every overflowing bucket is cut at the middle of
+    its cell of ``domain``, down to unit cells), no bottom-up growth, buckets bounded
+    by their cells (dead space included), and top-k by full matching (no pruning)."""
+
+    name: ClassVar[str] = "betree"
+    rigid: ClassVar[bool] = True
+    prune: ClassVar[bool] = False
+
+    def __init__(
+        self,
+        subscriptions=None,
+        *,
+        leaf_capacity: int | None = None,
+        match_probability: float = 0.001,
+        domain: tuple[float, float] = (0.0, 2.0**32),
+        recycle_below: int | None = None,
+    ):
+        lo, hi = (float(x) for x in domain)
+        if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+            raise InputError(f"domain must be finite with lo < hi, got {domain!r}")
+        self.domain = (lo, hi)
+        super().__init__(
+            subscriptions,
+            leaf_capacity=leaf_capacity,
+            match_probability=match_probability,
+            recycle_below=recycle_below,
+        )
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _empty_box(k: int) -> np.ndarray:
+    box = np.empty((k, 2))
+    box[:, 0], box[:, 1] = INF, -INF
+    return box
+
+
+def _union_into(box: np.ndarray, other: np.ndarray) -> None:
+    np.minimum(box[:, 0], other[:, 0], out=box[:, 0])
+    np.maximum(box[:, 1], other[:, 1], out=box[:, 1])
+
+
+def _mid(lo: float, hi: float) -> float:
+    return math.floor((lo + hi) / 2) if hi - lo > 1 else (lo + hi) / 2
+
+
+def _union_length(ivs) -> float:
+    """Measure of a union of closed intervals (empty ones skipped)."""
+    ivs = sorted((a, b) for a, b in ivs if a <= b)
+    total, cur_a, cur_b = 0.0, None, None
+    for a, b in ivs:
+        if cur_b is None or a > cur_b:
+            if cur_b is not None:
+                total += cur_b - cur_a
+            cur_a, cur_b = a, b
+        else:
+            cur_b = max(cur_b, b)
+    if cur_b is not None:
+        total += cur_b - cur_a
+    return total
+
+
+def _space_split(iv: np.ndarray) -> np.ndarray:
+    """split_spaceClustering at the centre s of the bucket: left when the interval ends
+    below s, right when it starts above, else overlapping.  With infinite ends the
+    centre is taken over the finite endpoints."""
+    lo, hi = iv[:, 0], iv[:, 1]
+    fin = np.concatenate([lo[np.isfinite(lo)], hi[np.isfinite(hi)]])
+    side = np.ones(len(iv), np.int64)
+    if fin.size == 0:
+        return side
+    s = (fin.min() + fin.max()) / 2
+    side[hi < s] = 0
+    side[lo > s] = 2
+    return side
