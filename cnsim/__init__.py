@@ -10,6 +10,7 @@ The public API (:mod:`cnsim.api`)::
     result = cnsim.run(sc)            # result.events, result.brokers, result.summary
     report = cnsim.verify(sc)         # report.ok, report.text()
     rows = cnsim.sweep("examples/sweeps/table3.toml", "out/t3", quick=True)
+    cnsim.report("out/t3", "out/t3-report")
     cnsim.CATALOG["ip_bytes"]         # what a metric means
 
 It is imported on first use, so ``import cnsim`` stays cheap for the CLI.
@@ -17,7 +18,10 @@ It is imported on first use, so ``import cnsim`` stays cheap for the CLI.
 
 __version__ = "0.1.0"
 
-_API = ("CATALOG", "Catalog", "Metric", "Report", "Result", "Scenario", "run", "sweep", "verify")
+_API = (
+    "CATALOG", "Catalog", "Metric", "Report", "Result", "Scenario", "report", "run", "sweep",
+    "verify",
+)  # fmt: skip
 __all__ = [*_API, "__version__"]
 
 

@@ -26,7 +26,10 @@ from cnsim.simulations.metrics import CATALOG, Catalog, Metric
 from cnsim.simulations.runner import Result, simulate
 from cnsim.simulations.verify import Report
 
-__all__ = ["CATALOG", "Catalog", "Metric", "Report", "Result", "Scenario", "run", "sweep", "verify"]
+__all__ = [
+    "CATALOG", "Catalog", "Metric", "Report", "Result", "Scenario", "report", "run", "sweep",
+    "verify",
+]  # fmt: skip
 
 
 def run(scenario: Scenario, out: str | Path | None = None, events: int | None = None) -> Result:
@@ -67,10 +70,21 @@ def sweep(
     """Run the sweep file ``path`` into the dataset ``out`` (on Spark unless ``serial``;
     runs already there are skipped) and return its rows, one per run and approach.
 
-    >>> rows = cnsim.sweep("examples/sweeps/table3.toml", "out/t3", quick=True, serial=True)
+    >>> rows = cnsim.sweep("examples/sweeps/table3.toml", "out/t3", quick=True)  # doctest: +SKIP
     >>> rows.groupby(["subscriptions.k", "approach"])["mean_calls_min_y"].mean()  # doctest: +SKIP
     """
     from cnsim.simulations.sweep import load_sweep, read_results, run_sweep
 
     run_sweep(load_sweep(path, quick=quick, repeat=repeat), out, master=master, serial=serial)
     return read_results(out)
+
+
+def report(src: str | Path, out: str | Path) -> Path:
+    """Write the HTML report (figures and tables in the layout of seed 003 §V) of a run
+    folder or a sweep dataset ``src`` into ``out``; returns the path of ``index.html``.
+
+    >>> cnsim.report("out/default", "out/default-report")  # doctest: +SKIP
+    """
+    from cnsim.simulations.report import build_report
+
+    return build_report(Path(src), Path(out))

@@ -12,7 +12,7 @@ downstream re-validates. The keys, their defaults and meaning are declared in
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -171,13 +171,52 @@ BENCH_RULES: tuple[Rule, ...] = (
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Scenario:
     """A validated scenario: sections of key -> value (treat them as read-only; use
-    :meth:`replace` for a changed copy)."""
+    :meth:`replace` for a changed copy).
 
-    values: dict[str, dict[str, Any]] = field(default_factory=dict)
-    source: str = "<defaults>"
+    Made from keyword sections, validated exactly as a TOML file is:
+
+    >>> sc = Scenario(seed=7, subscriptions={"count": 3000, "k": 5}, overlay={"kind": "ideal"})
+    >>> sc["subscriptions"]["k"], sc["objects"]["count"]  # unset keys take their defaults
+    (5, 10000)
+    >>> Scenario.from_toml("examples/small.toml", events={"count": 50})["events"]["count"]
+    50
+    """
+
+    values: dict[str, dict[str, Any]]
+    source: str
+
+    def __init__(self, **sections: Any):
+        valid = from_dict(sections, "<keywords>")
+        object.__setattr__(self, "values", valid.values)
+        object.__setattr__(self, "source", valid.source)
+
+    @classmethod
+    def _validated(cls, values: dict[str, dict[str, Any]], source: str) -> Scenario:
+        """A scenario of values :func:`from_dict` has checked."""
+        scenario = object.__new__(cls)
+        object.__setattr__(scenario, "values", values)
+        object.__setattr__(scenario, "source", source)
+        return scenario
+
+    @classmethod
+    def from_toml(cls, path: str | Path, **sections: Any) -> Scenario:
+        """The scenario file at ``path``, with keyword sections overriding its keys
+        (``events={"count": 50}`` replaces only ``events.count``)."""
+        data = read_toml(path)
+        for name, value in sections.items():
+            if isinstance(value, dict) and isinstance(data.get(name), dict):
+                data[name] = {**data[name], **value}
+            else:
+                data[name] = value
+        return from_dict(data, str(path))
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], source: str = "<dict>") -> Scenario:
+        """Nested data shaped like the TOML file (see :func:`from_dict`)."""
+        return from_dict(data, source)
 
     def __getitem__(self, section: str) -> dict[str, Any]:
         return self.values[section]
@@ -254,7 +293,7 @@ def from_dict(data: dict[str, Any], source: str = "<dict>") -> Scenario:
     if _timed(values) and values["timing"]["arrivals"] == "trace":
         trace = values["timing"]["trace"]
         values["timing"]["trace"] = str(_check_trace(source, trace, values["events"]["count"]))
-    return Scenario(values, source)
+    return Scenario._validated(values, source)
 
 
 def bench_options(values: dict[str, Any], source: str = "cnsim bench") -> dict[str, Any]:
