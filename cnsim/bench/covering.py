@@ -1,0 +1,251 @@
+"""Covering detection benchmark: seed 001 §V-B (Tables I-II, Figure 9) and §V-C
+(Figures 10-12).
+
+``cnsim bench covering [--quick] [--json FILE]``.  Every run feeds one seed-001 command
+stream (``cnsim.subscriptions.covering.workload``) through one relation graph's Python
+API (``subscribe`` / ``unsubscribe``, as the overlay will call it), so the times
+include the graph's bookkeeping, not only the index.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+import numpy as np
+
+from cnsim.bench import provenance
+from cnsim.subscriptions.covering import make_graph
+from cnsim.subscriptions.covering.kdtree import OVERFLOW, UNDERFLOW
+from cnsim.subscriptions.covering.workload import UNSUBSCRIBE, command_stream
+
+BITS = 10  # attribute domain [0, 2**BITS - 1]
+KS = (1, 2, 3, 4, 5, 6)
+# seed 001 Tables I and II (k-d tree, thousands): k -> (nv, nvs, nvu, pc, pcs, pcu)
+PAPER = {
+    0.05: {
+        1: (813, 782, 31, 6147, 5993, 154),
+        2: (983, 974, 9, 9967, 9852, 115),
+        3: (1140, 1131, 9, 13111, 12973, 138),
+        4: (1275, 1266, 9, 15816, 15663, 153),
+        5: (1400, 1390, 10, 18274, 18111, 163),
+        6: (1508, 1498, 10, 20407, 20237, 170),
+    },
+    0.4: {
+        1: (556, 415, 141, 6192, 4684, 1508),
+        2: (634, 529, 105, 8952, 7376, 1576),
+        3: (714, 615, 99, 11026, 9365, 1661),
+        4: (780, 683, 97, 12661, 10936, 1725),
+        5: (839, 740, 99, 14050, 12260, 1790),
+        6: (889, 789, 100, 15233, 13389, 1844),
+    },
+}
+
+
+def index_params(index: str, bits: int = BITS, overflow: int = OVERFLOW) -> dict:
+    if index == "kdtree":
+        return {"overflow": overflow, "underflow": max(1, overflow // 4)}
+    if index == "zorder":
+        return {"low": 0.0, "high": float(2**bits - 1)}
+    return {}
+
+
+def run_stream(cs, index: str, kind: str = "gk", k: int = 1, **params) -> dict:
+    """Feed a command stream through a graph; time and covering statistics."""
+    g = make_graph(kind, cs.d, index, k=k, **params)
+    op, sid, lo, hi = cs.op.tolist(), cs.sid.tolist(), cs.lo, cs.hi
+    forwarded = reforwarded = 0
+    t0 = time.perf_counter()
+    for i in range(len(op)):
+        if op[i] == UNSUBSCRIBE:
+            reforwarded += len(g.unsubscribe(sid[i]))
+        else:
+            forwarded += g.subscribe(i, lo[i], hi[i])
+    dt = time.perf_counter() - t0
+    st = g.stats()
+    out = {
+        "time_s": dt,
+        "commands_per_s": len(op) / dt,
+        "live_at_end": len(g),
+        "forwarded_subscriptions": forwarded,
+        "reforwarded_on_unsubscribe": reforwarded,
+        "stats": st,
+        "total_queries": st["subscribe"]["queries"] + st["unsubscribe"]["queries"],
+        "total_nodes_visited": st["subscribe"]["nodes_visited"]
+        + st["unsubscribe"]["nodes_visited"],
+        "total_point_comparisons": st["subscribe"]["point_comparisons"]
+        + st["unsubscribe"]["point_comparisons"],
+    }
+    ix = g.index
+    if index == "kdtree":
+        out["tree"] = {
+            "depth": ix.depth,
+            "leaves": ix.leaves,
+            "splits": ix.splits,
+            "merges": ix.merges,
+        }
+    return out
+
+
+def table_row(r: dict) -> dict:
+    """nv, nvs, nvu, pc, pcs, pcu in thousands (the layout of seed 001 Tables I, II)."""
+    s, u = r["stats"]["subscribe"], r["stats"]["unsubscribe"]
+    vals = (
+        s["nodes_visited"] + u["nodes_visited"],
+        s["nodes_visited"],
+        u["nodes_visited"],
+        s["point_comparisons"] + u["point_comparisons"],
+        s["point_comparisons"],
+        u["point_comparisons"],
+    )
+    names = ("nv", "nvs", "nvu", "pc", "pcs", "pcu")
+    return dict(zip(names, (v / 1000 for v in vals), strict=True))
+
+
+def bench_reporting_mode(n: int, ps, ks, log, seed: int = 1) -> dict:
+    """§V-B: G_1..G_6 on k-d tree and Z-order, 5 attributes (10 dimensions)."""
+    res = {}
+    for p in ps:
+        cs = command_stream(n, 5, p, seed=seed, bits=BITS)
+        for index in ("kdtree", "zorder"):
+            for k in ks:
+                r = run_stream(cs, index, "gk", k, **index_params(index))
+                r["table"] = table_row(r)
+                res[f"p={p}/{index}/k={k}"] = r
+                log(f"V-B p={p} {index} k={k}: {r['time_s']:.1f}s {r['table']}")
+    return res
+
+
+def bench_sensitivity(n: int, ks, log, seed: int = 1) -> dict:
+    """How Table I moves with the bucket limits and the attribute domain (k-d tree)."""
+    res = {}
+    for p in (0.05, 0.4):
+        for overflow in (16, 32, 64, 128):
+            cs = command_stream(n, 5, p, seed=seed, bits=BITS)
+            for k in ks:
+                r = run_stream(cs, "kdtree", "gk", k, **index_params("kdtree", overflow=overflow))
+                r["table"] = table_row(r)
+                res[f"p={p}/overflow={overflow}/bits={BITS}/k={k}"] = r
+                log(f"sens p={p} overflow={overflow} k={k}: {r['table']}")
+        for bits in (4, 6, 16):
+            cs = command_stream(n, 5, p, seed=seed, bits=bits)
+            for k in ks:
+                r = run_stream(cs, "kdtree", "gk", k, **index_params("kdtree"))
+                r["table"] = table_row(r)
+                res[f"p={p}/overflow={OVERFLOW}/bits={bits}/k={k}"] = r
+                log(f"sens p={p} bits={bits} k={k}: {r['table']}")
+    return res
+
+
+def bench_indexes(sizes, dims, log, seed: int = 2, naive_max: int | None = None) -> dict:
+    """§V-C: p = 15%, run time of naive, k-d tree, Z-order under G_1."""
+    res = {}
+    for D in dims:
+        for n in sizes:
+            cs = command_stream(n, D // 2, 0.15, seed=seed, bits=BITS)
+            for index in ("naive", "kdtree", "zorder"):
+                if index == "naive" and naive_max is not None and n > naive_max:
+                    continue
+                r = run_stream(cs, index, "gk", 1, **index_params(index))
+                res[f"D={D}/n={n}/{index}"] = r
+                log(
+                    f"V-C D={D} n={n} {index}: {r['time_s']:.2f}s "
+                    f"{r['commands_per_s']:.0f}/s nv={r['total_nodes_visited']} "
+                    f"pc={r['total_point_comparisons']}"
+                )
+    return res
+
+
+def bench_graph_kinds(n: int, log, seed: int = 3) -> dict:
+    """G_1..G_6, G and the poset on one stream: total covering work (the 2-approx claim)."""
+    res = {}
+    for p in (0.05, 0.15, 0.4):
+        cs = command_stream(n, 4, p, seed=seed, bits=BITS)
+        for kind, k in [("gk", k) for k in KS] + [("full", 1), ("poset", 1)]:
+            r = run_stream(cs, "kdtree", kind, k, **index_params("kdtree"))
+            name = f"G_{k}" if kind == "gk" else kind
+            res[f"p={p}/{name}"] = r
+            log(
+                f"graphs p={p} {name}: q={r['total_queries']} nv={r['total_nodes_visited']} "
+                f"pc={r['total_point_comparisons']} {r['time_s']:.1f}s"
+            )
+    return res
+
+
+def targets(vb: dict, vc: dict, graphs: dict, dims, sizes) -> dict:
+    D, n = max(dims), max(sizes)
+    t = {i: vc.get(f"D={D}/n={n}/{i}", {}).get("time_s") for i in ("naive", "kdtree", "zorder")}
+    out = {"dims": D, "commands": n, "time_s": t}
+    if t["naive"] and t["kdtree"]:
+        out["kdtree_vs_naive"] = t["naive"] / t["kdtree"]
+        out["kdtree_vs_naive_met (>= 10)"] = out["kdtree_vs_naive"] >= 10
+    if t["zorder"] and t["kdtree"]:
+        out["kdtree_vs_zorder"] = t["zorder"] / t["kdtree"]
+        out["kdtree_vs_zorder_met (>= 2)"] = out["kdtree_vs_zorder"] >= 2
+    kd = vc.get(f"D={D}/n={n}/kdtree")
+    if kd:
+        out["kdtree_commands_per_s"] = kd["commands_per_s"]
+        out["kdtree_rate_met (>= 100000)"] = kd["commands_per_s"] >= 100_000
+    # G_1 the least total covering work among G_k, for every stream and both indexes
+    least = {}
+    for key in {k.rsplit("/k=", 1)[0] for k in vb}:
+        work = {
+            k: vb[f"{key}/k={k}"]["total_point_comparisons"] for k in KS if f"{key}/k={k}" in vb
+        }
+        least[key] = min(work, key=work.get) == 1
+    for p in (0.05, 0.15, 0.4):
+        work = {
+            k: graphs[f"p={p}/G_{k}"]["total_point_comparisons"]
+            for k in KS
+            if f"p={p}/G_{k}" in graphs
+        }
+        if work:
+            least[f"p={p}/graphs"] = min(work, key=work.get) == 1
+    out["g1_least_work"] = least
+    out["g1_least_work_met"] = all(least.values())
+    return out
+
+
+def run_bench(quick: bool = False) -> dict:
+    t0 = time.perf_counter()
+
+    def log(msg: str) -> None:
+        print(f"[{time.perf_counter() - t0:7.1f}s] {msg}", flush=True)
+
+    if quick:
+        n_vb, ks, sizes, dims, n_graphs = 6000, (1, 2, 6), (2000, 10000), (6, 16), 3000
+    else:
+        n_vb, ks, sizes, dims, n_graphs = 60000, KS, (10000, 50000, 100000), (6, 10, 16), 20000
+    res = {
+        **provenance("covering", quick),
+        "cpus": os.cpu_count(),
+        "numpy": np.__version__,
+        "settings": {
+            "attribute_domain": f"integers 0..{2**BITS - 1}",
+            "kdtree_overflow": OVERFLOW,
+            "kdtree_underflow": UNDERFLOW,
+            "zorder_bits": "60 // D per coordinate (10 dims: 6; 16 dims: 3)",
+            "zorder_scan_limit": 8,
+        },
+    }
+    vb = bench_reporting_mode(n_vb, (0.05, 0.4), ks, log)
+    res["reporting_mode"] = vb
+    res["paper_tables"] = {str(p): rows for p, rows in PAPER.items()}
+    res["sensitivity"] = bench_sensitivity(n_vb, (1, 6) if not quick else (1,), log)
+    res["graphs"] = bench_graph_kinds(n_graphs, log)
+    vc = bench_indexes(sizes, dims, log)
+    res["indexes"] = vc
+    res["targets"] = targets(vb, vc, res["graphs"], dims, sizes)
+    res["wall_s"] = time.perf_counter() - t0
+    res["headline"] = res["targets"]
+    return res
+
+
+def json_default(o):
+    if isinstance(o, np.integer):
+        return int(o)
+    if isinstance(o, np.floating):
+        return float(o)
+    if isinstance(o, np.bool_):
+        return bool(o)
+    raise TypeError(type(o))
