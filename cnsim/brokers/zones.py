@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from cnsim.errors import ConfigError, InputError
+from cnsim.errors import InputError
 from cnsim.subscriptions.space import meets_zone
 
 ZONE_MODES = ("random", "load")
@@ -126,11 +126,11 @@ def build_zones(
 
 def _check_args(n_zones: int, mode: str, lo: float, hi: float) -> None:
     if mode not in ZONE_MODES:
-        raise ConfigError(f"zones.mode = {mode!r}: must be one of {list(ZONE_MODES)}")
+        raise InputError(f"zones.mode = {mode!r}: must be one of {list(ZONE_MODES)}")
     if isinstance(n_zones, bool) or not isinstance(n_zones, int | np.integer) or n_zones < 1:
-        raise ConfigError(f"zones.n_zones = {n_zones!r}: must be an integer >= 1")
+        raise InputError(f"zones.n_zones = {n_zones!r}: must be an integer >= 1")
     if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
-        raise ConfigError(f"zones.domain = ({lo!r}, {hi!r}): must be finite with lo < hi")
+        raise InputError(f"zones.domain = ({lo!r}, {hi!r}): must be finite with lo < hi")
 
 
 def _load_points(
@@ -227,7 +227,7 @@ def _join_random(b: _Builder, n_zones: int, rng: np.random.Generator) -> None:
         dim = b.longer_side(z)
         val = 0.5 * (b.box[z, 2 * dim] + b.box[z, 2 * dim + 1])
         if not b.box[z, 2 * dim] < val < b.box[z, 2 * dim + 1]:
-            raise ConfigError(f"zones.n_zones = {n_zones}: zones became too thin to split")
+            raise InputError(f"zones.n_zones = {n_zones}: zones became too thin to split")
         b.split(z, dim, val, newcomer_high=(pl[j], pr[j])[dim] >= val)
 
 
@@ -268,7 +268,7 @@ def _load_split(
     if len(seg) == 0:
         val = 0.5 * (b.box[z, 2 * first] + b.box[z, 2 * first + 1])
         if not b.box[z, 2 * first] < val < b.box[z, 2 * first + 1]:
-            raise ConfigError("zones: a zone became too thin to split (too many brokers)")
+            raise InputError("zones: a zone became too thin to split (too many brokers)")
         return first, float(val)
     for dim in (first, 1 - first):
         val = _balanced_cut(coords[dim][seg], b.box[z, 2 * dim], b.box[z, 2 * dim + 1])

@@ -27,8 +27,6 @@ NETWORK_SCHEMA: dict[str, Key] = {
         (list, tuple), (1.0, 10.0), items=float, length=2, low=0.0, doc="'uniform': [low, high)"
     ),
     "path": Key(str, None, doc="topology file for generator 'file' (.graphml or edge list)"),
-    "publishers": Key(int, 0, low=0, doc="publisher nodes, uniform over IP nodes"),
-    "subscribers": Key(int, 0, low=0, doc="subscriber nodes, uniform over IP nodes"),
     "waxman_alpha": Key(float, 0.1, low=0.0, low_open=True, doc="networkx waxman_graph alpha"),
     "waxman_beta": Key(
         float, 0.4, low=0.0, high=1.0, low_open=True, doc="networkx waxman_graph beta"
@@ -112,8 +110,6 @@ class NetworkParams:
     latency_ms: float = _default("latency_ms")
     latency_range_ms: tuple[float, float] = _default("latency_range_ms")
     path: str | None = _default("path")
-    publishers: int = _default("publishers")
-    subscribers: int = _default("subscribers")
     waxman_alpha: float = _default("waxman_alpha")
     waxman_beta: float = _default("waxman_beta")
     ba_m: int = _default("ba_m")

@@ -1,4 +1,5 @@
-"""Placement of brokers, publishers and subscribers on IP nodes (seeded, columnar).
+"""Placement of brokers on IP nodes (seeded, columnar). A run places its subscribers
+and publishers itself (:mod:`cnsim.brokers.endpoints`).
 
 The counts come from validated parameters (:mod:`cnsim.network.params`); the functions
 assert them rather than re-validating."""
@@ -12,9 +13,3 @@ def place_brokers(n_nodes: int, count: int, rng: np.random.Generator) -> np.ndar
     """IP node of each broker (distinct nodes, in random order: broker ``i`` is ``out[i]``)."""
     assert 1 <= count <= n_nodes, f"{count} brokers on {n_nodes} IP nodes"
     return rng.choice(n_nodes, size=count, replace=False).astype(np.int32)
-
-
-def place_endpoints(n_nodes: int, count: int, rng: np.random.Generator) -> np.ndarray:
-    """IP node of each of ``count`` publishers or subscribers (uniform, with replacement)."""
-    assert count >= 0, f"{count} endpoints"
-    return rng.integers(0, n_nodes, size=count, dtype=np.int32)

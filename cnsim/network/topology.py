@@ -22,7 +22,7 @@ from cnsim.network.params import NetworkParams
 
 # Independent random streams derived from the seed, so changing one model (e.g. the
 # latency range) does not reshuffle another (e.g. the broker placement).
-STREAM_TOPOLOGY, STREAM_LATENCY, STREAM_BROKERS, STREAM_PUBLISHERS, STREAM_SUBSCRIBERS = range(5)
+STREAM_TOPOLOGY, STREAM_LATENCY, STREAM_BROKERS = range(3)  # (3, 4 were endpoints: unused)
 
 
 @dataclass(frozen=True)

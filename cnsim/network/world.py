@@ -10,14 +10,12 @@ import networkx as nx
 import numpy as np
 from scipy.sparse import csgraph
 
-from cnsim.errors import ConfigError, InputError
+from cnsim.errors import InputError
 from cnsim.network.matrices import broker_matrices, pair_lookup, route_matrices
 from cnsim.network.params import NetworkParams
-from cnsim.network.placement import place_brokers, place_endpoints
+from cnsim.network.placement import place_brokers
 from cnsim.network.topology import (
     STREAM_BROKERS,
-    STREAM_PUBLISHERS,
-    STREAM_SUBSCRIBERS,
     Topology,
     build_topology,
     stream,
@@ -34,8 +32,6 @@ class World:
     key: str  # cache key (see cnsim.network.cache.world_key)
     topology: Topology
     broker_nodes: np.ndarray  # int32 (B,): IP node of broker i
-    publisher_nodes: np.ndarray  # int32 (params.publishers,)
-    subscriber_nodes: np.ndarray  # int32 (params.subscribers,)
     node_hops: np.ndarray  # int16 (B, N): IP hops of the route broker i -> node v
     node_latency: np.ndarray  # float32 (B, N): latency (ms) of that route
     broker_hops: np.ndarray  # int16 (B, B): IP hops between brokers
@@ -64,20 +60,18 @@ def compute_world(params: NetworkParams, key: str = "") -> World:
     topo = build_topology(params)
     n = topo.n_nodes
     if params.brokers > n:
-        raise ConfigError(
+        raise InputError(
             f"network.brokers = {params.brokers}: must be <= the number of IP nodes "
-            f"in the topology ({n})"
+            f"in the topology of {params.path or params.generator!r} ({n})"
         )
     brokers = place_brokers(n, params.brokers, stream(params.seed, STREAM_BROKERS))
-    pubs = place_endpoints(n, params.publishers, stream(params.seed, STREAM_PUBLISHERS))
-    subs = place_endpoints(n, params.subscribers, stream(params.seed, STREAM_SUBSCRIBERS))
     node_hops, node_latency = route_matrices(topo, brokers)
     bh, bl = broker_matrices(node_hops, node_latency, brokers)
-    arrays = [topo.indptr, topo.indices, topo.latency, brokers, pubs, subs]
+    arrays = [topo.indptr, topo.indices, topo.latency, brokers]
     arrays += [node_hops, node_latency, bh, bl]
     for a in arrays + ([topo.pos] if topo.pos is not None else []):
         a.setflags(write=False)  # a world is shared by every component of a run
-    return World(params, key, topo, brokers, pubs, subs, node_hops, node_latency, bh, bl)
+    return World(params, key, topo, brokers, node_hops, node_latency, bh, bl)
 
 
 def summarize(world: World) -> dict[str, Any]:

@@ -19,6 +19,8 @@ from typing import Any
 import numpy as np
 
 from cnsim.algorithms.registry import canonical_name
+from cnsim.brokers import NETWORKS
+from cnsim.brokers.zones import ZONE_MODES
 from cnsim.errors import ConfigError
 from cnsim.network.params import NETWORK_SCHEMA, NetworkParams
 from cnsim.schema import Key, Rule, check_rules, check_table, config_error
@@ -55,10 +57,8 @@ SCHEMA: dict[str, dict[str, Key]] = {
         ),
     },
     "overlay": {
-        "kind": Key(
-            str, "meghdoot", ("meghdoot", "ideal"), doc="broker overlay or direct delivery"
-        ),
-        "split": Key(str, "random", ("random", "load"), doc="how joining brokers split zones"),
+        "kind": Key(str, "meghdoot", tuple(NETWORKS), doc="broker overlay or direct delivery"),
+        "split": Key(str, "random", ZONE_MODES, doc="how joining brokers split zones"),
     },
     "messages": {
         "cn_bytes": Key(int, 24, low=1, doc="bytes of a CN message (six 4-byte values)"),
@@ -114,9 +114,9 @@ RULES: tuple[Rule, ...] = (  # rules across the scenario's keys, checked after S
     ),
     Rule(
         "run.mode",
-        lambda v: not _timed(v) or v["overlay"]["kind"] == "meghdoot",
-        "needs overlay.kind = 'meghdoot' (it times the overlay's hops)",
-        "'timed' only with overlay.kind = 'meghdoot' (not {overlay[kind]!r})",
+        lambda v: not _timed(v) or NETWORKS[v["overlay"]["kind"]].has_brokers,
+        "needs an overlay of brokers, such as overlay.kind = 'meghdoot' (it times the hops)",
+        "'timed' only with an overlay of brokers (not overlay.kind = {overlay[kind]!r})",
     ),
     Rule(
         "events.batch_size",

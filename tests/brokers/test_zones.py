@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from zone_oracle import contains, neighbours_brute
 
 from cnsim.brokers.zones import build_zones
-from cnsim.errors import ConfigError, InputError
+from cnsim.errors import InputError
 
 layouts = st.tuples(
     st.integers(1, 40),
@@ -96,11 +96,11 @@ def test_load_mode_without_points_splits_the_valid_half() -> None:
 
 
 def test_bad_arguments() -> None:
-    with pytest.raises(ConfigError, match="zones.mode"):
+    with pytest.raises(InputError, match="zones.mode"):
         build_zones(4, "grid")
-    with pytest.raises(ConfigError, match="zones.n_zones"):
+    with pytest.raises(InputError, match="zones.n_zones"):
         build_zones(0)
-    with pytest.raises(ConfigError, match="zones.domain"):
+    with pytest.raises(InputError, match="zones.domain"):
         build_zones(3, lo=1.0, hi=1.0)
     with pytest.raises(InputError, match="outside"):
         build_zones(3, "load", points=(np.array([0.5]), np.array([1.5])))

@@ -13,7 +13,7 @@ from cnsim.network import NetworkParams, build_world, cache_dir, world_key
 from cnsim.network.cache import ARRAYS, _arrays
 from cnsim.network.cli import topology_app
 
-SMALL = NetworkParams(ip_nodes=60, brokers=10, seed=4, publishers=3, subscribers=5)
+SMALL = NetworkParams(ip_nodes=60, brokers=10, seed=4)
 
 
 def test_roundtrip_identical(tmp_path: Path) -> None:
@@ -54,7 +54,7 @@ def test_key_is_stable_and_discriminating() -> None:
         NetworkParams(**{**SMALL.to_dict(), "seed": 5}),
         NetworkParams(**{**SMALL.to_dict(), "brokers": 11}),
         NetworkParams(**{**SMALL.to_dict(), "latency_range_ms": (1.0, 11.0)}),
-        NetworkParams(**{**SMALL.to_dict(), "subscribers": 6}),
+        NetworkParams(**{**SMALL.to_dict(), "latency": "constant"}),
         NetworkParams(**{**SMALL.to_dict(), "generator": "barabasi-albert"}),
     ]
     assert len({key, *map(world_key, changed)}) == 1 + len(changed)

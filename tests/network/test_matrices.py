@@ -42,8 +42,8 @@ def test_route_matrices_match_networkx(generator: str) -> None:
 
 
 def test_lookups_from_brokers_to_nodes() -> None:
-    world = compute_world(NetworkParams(ip_nodes=50, brokers=6, seed=2, subscribers=40))
-    subs = world.subscriber_nodes
+    world = compute_world(NetworkParams(ip_nodes=50, brokers=6, seed=2))
+    subs = np.random.default_rng(2).integers(world.topology.n_nodes, size=40)
     assert world.hops_from_brokers(subs).shape == (6, 40)
     gateways = np.arange(40) % 6
     np.testing.assert_array_equal(world.last_hops(gateways, subs), world.node_hops[gateways, subs])

@@ -89,7 +89,7 @@ def test_trace_arrivals_and_determinism(tmp_path):
 @pytest.mark.parametrize(
     ("extra", "words"),
     [
-        ({"overlay": {"kind": "ideal"}}, "needs overlay.kind = 'meghdoot'"),
+        ({"overlay": {"kind": "ideal"}}, "needs an overlay of brokers"),
         ({"events": {"count": 10, "batch_size": 5}}, "events.batch_size = 5 must be 1"),
         ({"timing": {"arrivals": "trace"}}, "timing.trace"),
     ],
