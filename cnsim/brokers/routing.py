@@ -105,28 +105,10 @@ def route(
     done = 0
     while True:
         done = _route_kernel(
-            done,
-            lO,
-            lI,
-            rI,
-            rO,
-            src,
-            zones.zlo_l,
-            zones.zhi_l,
-            zones.zlo_r,
-            zones.zhi_r,
-            zones.lo,
-            zones.hi,
-            zones.nbr_ptr,
-            zones.nbr_idx,
-            hop_ptr,
-            hop_from,
-            hop_to,
-            greedy,
-            reach_ptr,
-            reach,
-            *scratch,
-        )
+            done, lO, lI, rI, rO, src, zones.zlo_l, zones.zhi_l, zones.zlo_r, zones.zhi_r,
+            zones.lo, zones.hi, zones.nbr_ptr, zones.nbr_idx,
+            hop_ptr, hop_from, hop_to, greedy, reach_ptr, reach, *scratch,
+        )  # fmt: skip
         if done == m:
             break
         # out of room for a worst-case message: grow the buffers and resume
@@ -164,30 +146,8 @@ def _dist2(a, b, c, d, lO, lI, rI, rO):  # pragma: no cover - numba
 
 @numba.njit(cache=True)
 def _route_kernel(
-    m0,
-    lO,
-    lI,
-    rI,
-    rO,
-    src,
-    zlo_l,
-    zhi_l,
-    zlo_r,
-    zhi_r,
-    box_lo,
-    box_hi,
-    nbr_ptr,
-    nbr_idx,
-    hop_ptr,
-    hop_from,
-    hop_to,
-    greedy,
-    reach_ptr,
-    reach,
-    mark,
-    bfs_mark,
-    queue,
-    parent,
+    m0, lO, lI, rI, rO, src, zlo_l, zhi_l, zlo_r, zhi_r, box_lo, box_hi, nbr_ptr, nbr_idx,
+    hop_ptr, hop_from, hop_to, greedy, reach_ptr, reach, mark, bfs_mark, queue, parent,
 ):  # pragma: no cover - numba
     n_zones = len(zlo_l)
     h = hop_ptr[m0]

@@ -163,6 +163,15 @@ class RelationGraph:
         self.fwd[slot] = False
         return parents, children
 
+    def _release(self, children) -> list[int]:
+        """Forward the ``children`` left without a covering parent; those forwarded now."""
+        now = []
+        for c in children:
+            if not self.inn[c] and not self.fwd[c]:
+                self.fwd[c] = True
+                now.append(c)
+        return now
+
     def _subscribe(self, slot: int, point: np.ndarray, seq: int) -> bool:
         raise NotImplementedError
 
@@ -246,12 +255,7 @@ class FullGraph(RelationGraph):
 
     def _unsubscribe(self, slot):
         _, children = self._drop_node(slot)
-        now = []
-        for c in children:
-            if not self.inn[c] and not self.fwd[c]:
-                self.fwd[c] = True
-                now.append(c)
-        return now
+        return self._release(children)
 
 
 class PosetGraph(FullGraph):
@@ -295,12 +299,7 @@ class PosetGraph(FullGraph):
                 if not any(strictly_covers(P, seq, p, q) for q in have):
                     self.inn[c].append(p)
                     self.out[p].add(c)
-        now = []
-        for c in children:
-            if not self.inn[c] and not self.fwd[c]:
-                self.fwd[c] = True
-                now.append(c)
-        return now
+        return self._release(children)
 
 
 GRAPHS = {"gk": GkGraph, "full": FullGraph, "poset": PosetGraph}

@@ -25,16 +25,16 @@ def _kind(op):
 
 
 @numba.njit(cache=True)
+def find(vals, a, b, x):
+    """Position of x in the sorted ``vals[a:b]``, or -1."""
+    i = a + np.searchsorted(vals[a:b], x)
+    return i if i < b and vals[i] == x else -1
+
+
+@numba.njit(cache=True)
 def _has(vals, a, b, x):
     """Is x in the sorted vals[a:b]?"""
-    lo, hi = a, b
-    while lo < hi:
-        m = (lo + hi) >> 1
-        if vals[m] < x:
-            lo = m + 1
-        else:
-            hi = m
-    return lo < b and vals[lo] == x
+    return find(vals, a, b, x) >= 0
 
 
 @numba.njit(cache=True)

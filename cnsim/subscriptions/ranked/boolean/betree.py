@@ -168,14 +168,8 @@ def _visit(T, E, k, R, kind, node, ws_s, ws_p, base, width):
     p1 = p0 + m
     for j in range(e_attr.size):
         a = e_attr[j]
-        lo, hi = p0, p1
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            if pd_attr[mid] < a:
-                lo = mid + 1
-            else:
-                hi = mid
-        if lo < p1 and pd_attr[lo] == a:
+        lo = K.find(pd_attr, p0, p1, a)
+        if lo >= 0:
             p = pd_pn[lo]
             ub = 0.0
             if prune:
