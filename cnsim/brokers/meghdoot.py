@@ -50,7 +50,8 @@ class MeghdootCN(Network):
         self.last_hop = world.last_hops(self.gateway, nodes).astype(np.int64)
         latency_ms = np.asarray(world.node_latency)[self.gateway, nodes]
         self.last_hop_latency_s = latency_ms.astype(np.float64) / 1000.0
-        self.held = np.bincount(self.gateway, minlength=world.n_brokers)
+        self.held = np.zeros(world.n_brokers, np.int64)  # what each broker's store holds
+        self.held[zones.owner] = self.gateways.held()
         self.server = zones.server
         self.zone_of_broker = np.empty(zones.n_zones, np.int64)
         self.zone_of_broker[zones.owner] = np.arange(zones.n_zones)
