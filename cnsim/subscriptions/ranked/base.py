@@ -8,13 +8,22 @@ Subclasses implement ``_build`` and ``_top_k_core`` over the intervals handed to
 ``_build`` (ids = their positions there); this base adds validation, ``iter_desc``
 and ``insert``/``delete`` (see ``README.md``: a sorted insert buffer plus tombstones,
 rebuilt when either outgrows its budget).
+
+An index's tuning knobs (the R-trees' fan-out b of seed 000 Table 1, the forest's
+group size of seed 004 §3, ST-PSA's memory cap) are keyword-only arguments declared
+once each as a ``Param`` in the class's ``parameters`` (in the manner of
+scikit-learn's parameter constraints); ``RankedIndex.__init__`` checks them all in one
+place and the class signature is derived from the declarations.
 """
 
 from __future__ import annotations
 
+import inspect
 import math
+import numbers
 from collections.abc import Iterator
-from typing import ClassVar
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import numba
 import numpy as np
@@ -69,6 +78,67 @@ def brute_top_k(l: np.ndarray, r: np.ndarray, score: np.ndarray, q: float, k: in
     return hit[o[:k]].astype(np.int64)
 
 
+class UnknownParameterError(InputError, TypeError):
+    """A keyword argument an index does not declare (a TypeError, as Python raises)."""
+
+
+_KIND_NAME = {int: "an integer", float: "a number"}
+
+
+@dataclass(frozen=True)
+class Param:
+    """One keyword argument of an index: name, type, inclusive bounds, default, meaning.
+
+    ``kind`` is ``int`` (any integral value but bool) or ``float`` (any real but bool
+    or NaN); ``low``/``high`` are inclusive bounds (None: unbounded); when ``none`` is
+    not empty, None is allowed and ``none`` says what it means.
+    """
+
+    name: str
+    kind: type
+    default: Any
+    low: float | None = None
+    high: float | None = None
+    none: str = ""
+    doc: str = ""
+
+    def allowed(self) -> str:
+        """What the parameter accepts, in words."""
+        text = _KIND_NAME[self.kind]
+        if self.low is not None and self.high is not None:
+            text += f" in [{self.low}, {self.high}]"
+        elif self.low is not None:
+            text += f" >= {self.low}"
+        elif self.high is not None:
+            text += f" <= {self.high}"
+        return text + (f", or None ({self.none})" if self.none else "")
+
+    def check(self, owner: str, value: Any) -> Any:
+        """``value`` as an int/float/None, or InputError naming the parameter, the value
+        and what is allowed."""
+        if value is None and self.none:
+            return None
+        base = numbers.Integral if self.kind is int else numbers.Real
+        ok = isinstance(value, base) and not isinstance(value, bool | np.bool_)
+        if ok:
+            value = self.kind(value)
+            ok = not math.isnan(value)
+        if ok and self.low is not None:
+            ok = value >= self.low
+        if ok and self.high is not None:
+            ok = value <= self.high
+        if not ok:
+            raise InputError(
+                f"{owner}: {self.name}={value!r} is not allowed; "
+                f"{self.name} must be {self.allowed()}"
+            )
+        return value
+
+    def describe(self) -> str:
+        """One line: name, what is allowed, default and meaning."""
+        return f"{self.name}: {self.allowed()}; default {self.default!r}. {self.doc}".rstrip()
+
+
 @numba.njit
 def _batch(kernel, kargs, id_map, qs, k, out):
     # not cached: numba cannot cache a function taking another function as argument
@@ -84,10 +154,52 @@ class RankedIndex:
     name: ClassVar[str] = ""
     #: whether the paper(s) describe incremental updates for this structure
     native_updates: ClassVar[bool] = False
+    #: the keyword arguments this index takes, one declaration each
+    parameters: ClassVar[tuple[Param, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        names = [p.name for p in cls.parameters]
+        assert len(set(names)) == len(names), f"{cls.__name__}: parameter declared twice"
+        for p in cls.parameters:  # a default must pass its own declaration
+            p.check(cls.__name__, p.default)
+        # explicit keyword-only signature for help(), inspect and notebooks
+        pos = inspect.Parameter.POSITIONAL_OR_KEYWORD
+        kw = inspect.Parameter.KEYWORD_ONLY
+        cls.__signature__ = inspect.Signature(
+            [inspect.Parameter(n, pos) for n in ("l", "r", "score")]
+            + [
+                inspect.Parameter(
+                    p.name,
+                    kw,
+                    default=p.default,
+                    annotation=p.kind | None if p.none else p.kind,
+                )
+                for p in cls.parameters
+            ]
+        )
+        if cls.parameters and cls.__doc__ and "Keyword arguments:" not in cls.__doc__:
+            lines = "".join(f"\n    * {p.describe()}" for p in cls.parameters)
+            cls.__doc__ = f"{cls.__doc__.rstrip()}\n\n    Keyword arguments:\n{lines}\n"
+
+    @classmethod
+    def check_params(cls, params: dict[str, Any]) -> dict[str, Any]:
+        """Every declared parameter's checked value (defaults filled in); an unknown
+        keyword is an ``UnknownParameterError`` naming it and the allowed ones."""
+        owner = f"{cls.__name__} ({cls.name})"
+        declared = {p.name: p for p in cls.parameters}
+        unknown = sorted(set(params) - set(declared))
+        if unknown:
+            allowed = ", ".join(declared) if declared else "none"
+            raise UnknownParameterError(
+                f"{owner} got an unknown keyword argument {unknown[0]!r}; "
+                f"its keyword arguments are: {allowed}"
+            )
+        return {n: p.check(owner, params.get(n, p.default)) for n, p in declared.items()}
 
     def __init__(self, l, r, score, **params):
+        self.params = self.check_params(params)
         l, r, score = as_intervals(l, r, score)
-        self.params = params
         self._n = len(l)
         self._data: tuple[np.ndarray, np.ndarray, np.ndarray] | None = (l, r, score)
         self._updated = False

@@ -7,10 +7,10 @@ import math
 
 import numpy as np
 
-from cnsim.subscriptions.ranked.base import RankedIndex, rank_order
+from cnsim.subscriptions.ranked.base import Param, RankedIndex, rank_order
 from cnsim.subscriptions.ranked.interval_tree import (
-    _forest_args,
     build_endpoint_forest,
+    forest_args,
     forest_top_k,
 )
 
@@ -24,14 +24,26 @@ class IntervalForest(RankedIndex):
     """
 
     name = "interval_forest"
+    parameters = (
+        Param(
+            "group_size",
+            int,
+            None,
+            low=1,
+            none="16·ceil(sqrt n)",
+            doc="Intervals per group (seed 004 fixes only p = O(sqrt n) groups).",
+        ),
+    )
 
     def _build(self, l, r, score):
         n = len(l)
-        g = self.params.get("group_size") or 16 * max(1, math.ceil(math.sqrt(n)))
+        g = self.params["group_size"]
+        if g is None:
+            g = 16 * max(1, math.ceil(math.sqrt(n)))
         self._order = rank_order(score)
         bounds = np.unique(np.append(np.arange(0, n, g), n))
         self._f = build_endpoint_forest(l[self._order], r[self._order], bounds)
-        self._kernel, self._kargs, self._map = forest_top_k, _forest_args(self._f), self._order
+        self._kernel, self._kargs, self._map = forest_top_k, forest_args(self._f), self._order
 
     def _core_nbytes(self):
         return self._order.nbytes + sum(a.nbytes for a in self._f.values())

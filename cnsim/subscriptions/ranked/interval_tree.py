@@ -10,15 +10,11 @@ import numpy as np
 from cnsim.subscriptions.ranked._kernels import (
     build_centered,
     centered_path,
-    heap_pop,
-    heap_push,
-    heap_sift_down,
     kheap_offer,
     kheap_sorted,
+    make_path_merge,
 )
 from cnsim.subscriptions.ranked.base import RankedIndex, rank_order
-
-_MAX_DEPTH = 128
 
 
 def node_of_positions(start: np.ndarray, end: np.ndarray) -> np.ndarray:
@@ -68,77 +64,52 @@ def build_endpoint_forest(Lr: np.ndarray, Rr: np.ndarray, bounds: np.ndarray) ->
     return f
 
 
-@numba.njit(cache=True)
-def stab_into(
-    root,
-    center,
-    left,
-    right,
-    start,
-    end,
-    al_items,
-    al_key,
-    ar_items,
-    ar_key,
-    q,
-    keys,
-    vals,
-    size,
-    k,
-):
-    """Offer every interval of one tree stabbed by ``q`` to a k-heap; (size, #stabbed)."""
-    v = root
+@numba.njit(cache=True, _nrt=False)
+def _offer_while(items, key, lo, hi, bound, sign, keys, vals, size, k):
+    """Offer ``items[lo:hi]`` to a k-heap while ``sign * key <= sign * bound``; (size, #)."""
     cnt = 0
+    for t in range(lo, hi):
+        if sign * key[t] > sign * bound:
+            break
+        size = kheap_offer(keys, vals, size, k, items[t])
+        cnt += 1
+    return size, cnt
+
+
+@numba.njit(cache=True, _nrt=False)
+def stab_into(root, tree, q, keys, vals, size, k):
+    """Offer every interval of one tree stabbed by ``q`` to a k-heap; (size, #stabbed)."""
+    center, left, right, start, end, al_items, al_key, ar_items, ar_key = tree
+    v = root
+    total = 0
     while v >= 0:
         c = center[v]
         if q < c:
             # every interval here reaches c > q, so it is stabbed iff l <= q
-            for t in range(start[v], end[v]):
-                if al_key[t] > q:
-                    break
-                size = kheap_offer(keys, vals, size, k, al_items[t])
-                cnt += 1
+            size, cnt = _offer_while(al_items, al_key, start[v], end[v], q, 1, keys, vals, size, k)
             v = left[v]
         elif q > c:
-            for t in range(start[v], end[v]):
-                if ar_key[t] < q:
-                    break
-                size = kheap_offer(keys, vals, size, k, ar_items[t])
-                cnt += 1
+            # symmetric: stabbed iff r >= q (A_right is sorted by r descending)
+            size, cnt = _offer_while(ar_items, ar_key, start[v], end[v], q, -1, keys, vals, size, k)
             v = right[v]
         else:
-            for t in range(start[v], end[v]):
-                size = kheap_offer(keys, vals, size, k, al_items[t])
-                cnt += 1
-            break
-    return size, cnt
+            size, cnt = _offer_while(
+                al_items, al_key, start[v], end[v], np.inf, 1, keys, vals, size, k
+            )
+            v = -1
+        total += cnt
+    return size, total
 
 
 @numba.njit(cache=True)
-def forest_top_k(roots, center, left, right, start, end, al_items, al_key, ar_items, ar_key, q, k):
+def forest_top_k(roots, tree, q, k):
     """Stab the trees in order until k intervals are found (seed 004 Algorithm 1)."""
     keys = np.empty(k, np.int64)
     vals = np.empty(k, np.int64)
     size = 0
     total = 0
     for g in range(roots.shape[0]):
-        size, cnt = stab_into(
-            roots[g],
-            center,
-            left,
-            right,
-            start,
-            end,
-            al_items,
-            al_key,
-            ar_items,
-            ar_key,
-            q,
-            keys,
-            vals,
-            size,
-            k,
-        )
+        size, cnt = stab_into(roots[g], tree, q, keys, vals, size, k)
         total += cnt
         # trees hold rank ranges in order, so k hits in trees 1..g are the answer
         if total >= k:
@@ -146,19 +117,10 @@ def forest_top_k(roots, center, left, right, start, end, al_items, al_key, ar_it
     return kheap_sorted(vals, size)
 
 
-def _forest_args(f: dict) -> tuple:
-    return (
-        f["roots"],
-        f["center"],
-        f["left"],
-        f["right"],
-        f["start"],
-        f["end"],
-        f["al_items"],
-        f["al_key"],
-        f["ar_items"],
-        f["ar_key"],
-    )
+def forest_args(f: dict) -> tuple:
+    """Kernel arguments of ``forest_top_k`` over a forest from ``build_endpoint_forest``."""
+    names = ("center", "left", "right", "start", "end", "al_items", "al_key", "ar_items", "ar_key")
+    return f["roots"], tuple(f[n] for n in names)
 
 
 class IntervalTree(RankedIndex):
@@ -172,7 +134,7 @@ class IntervalTree(RankedIndex):
         bounds = np.array([0, len(l)])
         self._f = build_endpoint_forest(l[self._order], r[self._order], bounds)
         # one tree: forest_top_k cannot stop early, so this is IT exactly
-        self._kernel, self._kargs, self._map = forest_top_k, _forest_args(self._f), self._order
+        self._kernel, self._kargs, self._map = forest_top_k, forest_args(self._f), self._order
 
     def _core_nbytes(self):
         return self._order.nbytes + sum(a.nbytes for a in self._f.values())
@@ -207,7 +169,7 @@ def build_score_sorted_tree(Lr: np.ndarray, Rr: np.ndarray) -> dict:
     )
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def _next_stabbed(Lv, Rv, p, stop, q):
     while p < stop:
         if Lv[p] <= q <= Rv[p]:
@@ -216,36 +178,28 @@ def _next_stabbed(Lv, Rv, p, stop, q):
     return -1
 
 
+@numba.njit(cache=True, _nrt=False)
+def _sit_cursor(lists, v, last, q):
+    """Next stabbed entry of node v's score-sorted list (none if q is outside its extent)."""
+    start, end, items, Lv, Rv, minl, maxr = lists
+    if last < 0:
+        if not (minl[v] <= q <= maxr[v]):
+            return -1, -1
+        p = _next_stabbed(Lv, Rv, start[v], end[v], q)
+    else:
+        p = _next_stabbed(Lv, Rv, last + 1, end[v], q)
+    if p < 0:
+        return -1, -1
+    return p, np.int64(items[p])
+
+
+_sit_merge = make_path_merge(centered_path, _sit_cursor)
+
+
 @numba.njit(cache=True)
-def sit_top_k(center, left, right, start, end, items, Lv, Rv, minl, maxr, q, k):
+def sit_top_k(tree, lists, q, k):
     """Heap merge over the path of the score-sorted lists, skipping unstabbed entries."""
-    path = np.empty(_MAX_DEPTH, np.int64)
-    m = centered_path(center, left, right, q, path)
-    keys = np.empty(m, np.int64)
-    vals = np.empty(m, np.int64)
-    ptr = np.empty(m, np.int64)
-    size = 0
-    for i in range(m):
-        v = path[i]
-        if minl[v] <= q <= maxr[v]:
-            p = _next_stabbed(Lv, Rv, start[v], end[v], q)
-            if p >= 0:
-                ptr[i] = p
-                size = heap_push(keys, vals, size, items[p], i)
-    out = np.empty(k, np.int64)
-    cnt = 0
-    while cnt < k and size > 0:
-        out[cnt] = keys[0]
-        cnt += 1
-        i = vals[0]
-        p = _next_stabbed(Lv, Rv, ptr[i] + 1, end[path[i]], q)
-        if p >= 0:
-            ptr[i] = p
-            keys[0] = items[p]
-            heap_sift_down(keys, vals, size)
-        else:
-            size = heap_pop(keys, vals, size)
-    return out[:cnt]
+    return _sit_merge(tree, lists, q, k)
 
 
 class ScoredIntervalTree(RankedIndex):
@@ -258,19 +212,9 @@ class ScoredIntervalTree(RankedIndex):
         self._order = rank_order(score)
         self._t = build_score_sorted_tree(l[self._order], r[self._order])
         t = self._t
-        self._kargs = (
-            t["center"],
-            t["left"],
-            t["right"],
-            t["start"],
-            t["end"],
-            t["items"],
-            t["Lv"],
-            t["Rv"],
-            t["minl"],
-            t["maxr"],
-        )
+        lists = tuple(t[n] for n in ("start", "end", "items", "Lv", "Rv", "minl", "maxr"))
         self._kernel, self._map = sit_top_k, self._order
+        self._kargs = ((t["center"], t["left"], t["right"]), lists)
 
     def _core_nbytes(self):
         return self._order.nbytes + sum(a.nbytes for a in self._t.values())

@@ -16,16 +16,19 @@ from cnsim.subscriptions.ranked._kernels import (
     centered_path,
     heap_pop,
     heap_push,
-    heap_sift_down,
+    make_path_merge,
     pack_levels,
     rt_next,
 )
-from cnsim.subscriptions.ranked.base import RankedIndex, rank_order
+from cnsim.subscriptions.ranked.base import Param, RankedIndex, rank_order
 from cnsim.subscriptions.ranked.interval_tree import build_score_sorted_tree
 from cnsim.subscriptions.ranked.segment_tree import elementary
 
 DEFAULT_B = 50
-_MAX_DEPTH = 128
+#: the fan-out of every packed R-tree here; b = 1 would never shrink a level
+B_PARAM = Param(
+    "b", int, DEFAULT_B, low=2, doc="R-tree fan-out, entries per node (seed 000 Table 1)."
+)
 
 
 @numba.njit(cache=True)
@@ -46,11 +49,13 @@ def rtree_top_k(lo0, hi0, ulo, uhi, lvl_start, lvl_count, height, b, q, k):
 class _PackedRTree(RankedIndex):
     """A packed b-way R-tree over an arrangement of the intervals."""
 
+    parameters = (B_PARAM,)
+
     def _arrangement(self, Lr, Rr):
         raise NotImplementedError
 
     def _build(self, l, r, score):
-        b = int(self.params.get("b", DEFAULT_B))
+        b = self.params["b"]
         order = rank_order(score)
         Lr, Rr = l[order], r[order]
         arr = self._arrangement(Lr, Rr)
@@ -236,39 +241,24 @@ class SOPTRTree(_PackedRTree):
 # -------------------------------------------------------------------- IR-tree
 
 
+@numba.njit(cache=True, _nrt=False)
+def _ir_cursor(lists, v, last, q):
+    """Next stabbed entry of node v's list: getnext on the node's scored R-tree."""
+    start, items, lo0, hi0, ulo, uhi, lvl_start, lvl_count, height, b = lists
+    p = rt_next(q, last, v, lo0, hi0, ulo, uhi, lvl_start, lvl_count, height, b)
+    if p < 0:
+        return -1, -1
+    return p, np.int64(items[start[v] + p])
+
+
+_ir_merge = make_path_merge(centered_path, _ir_cursor)
+
+
 @numba.njit(cache=True)
-def ir_top_k(
-    center, left, right, start, items, lo0, hi0, ulo, uhi, lvl_start, lvl_count, height, b, q, k
-):
+def ir_top_k(tree, lists, q, k):
     """Heap merge over the path nodes, each node's next stabbed interval found by
     getnext on its R-tree (seed 000 §3.1)."""
-    path = np.empty(_MAX_DEPTH, np.int64)
-    m = centered_path(center, left, right, q, path)
-    keys = np.empty(m, np.int64)
-    vals = np.empty(m, np.int64)
-    ptr = np.empty(m, np.int64)
-    size = 0
-    for i in range(m):
-        v = path[i]
-        p = rt_next(q, -1, v, lo0, hi0, ulo, uhi, lvl_start, lvl_count, height, b)
-        if p >= 0:
-            ptr[i] = p
-            size = heap_push(keys, vals, size, items[start[v] + p], i)
-    out = np.empty(k, np.int64)
-    cnt = 0
-    while cnt < k and size > 0:
-        out[cnt] = keys[0]
-        cnt += 1
-        i = vals[0]
-        v = path[i]
-        p = rt_next(q, ptr[i], v, lo0, hi0, ulo, uhi, lvl_start, lvl_count, height, b)
-        if p >= 0:
-            ptr[i] = p
-            keys[0] = items[start[v] + p]
-            heap_sift_down(keys, vals, size)
-        else:
-            size = heap_pop(keys, vals, size)
-    return out[:cnt]
+    return _ir_merge(tree, lists, q, k)
 
 
 class IRTree(RankedIndex):
@@ -276,26 +266,18 @@ class IRTree(RankedIndex):
 
     name = "ir_tree"
     native_updates = True
+    parameters = (B_PARAM,)
 
     def _build(self, l, r, score):
-        b = int(self.params.get("b", DEFAULT_B))
+        b = self.params["b"]
         self._order = rank_order(score).astype(np.int32)
         t = build_score_sorted_tree(l[self._order], r[self._order])
         levels = pack_levels(t["Lv"], t["Rv"], t["start"], t["end"] - t["start"], b)
         self._t = {k: t[k] for k in ("center", "left", "right", "start", "items", "Lv", "Rv")}
         self._levels = levels
-        self._kargs = (
-            t["center"],
-            t["left"],
-            t["right"],
-            t["start"],
-            t["items"],
-            t["Lv"],
-            t["Rv"],
-            *levels,
-            b,
-        )
+        lists = (t["start"], t["items"], t["Lv"], t["Rv"], *levels, b)
         self._kernel, self._map = ir_top_k, self._order
+        self._kargs = ((t["center"], t["left"], t["right"]), lists)
 
     def _core_nbytes(self):
         return (

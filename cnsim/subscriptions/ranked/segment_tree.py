@@ -14,15 +14,34 @@ import numba
 import numpy as np
 
 from cnsim.subscriptions.ranked._kernels import (
+    MAX_DEPTH,
     cell_of,
     cell_ranges,
-    heap_pop,
-    heap_push,
-    heap_sift_down,
     kheap_offer,
     kheap_sorted,
+    make_path_merge,
 )
 from cnsim.subscriptions.ranked.base import RankedIndex, rank_order
+
+
+@numba.njit(cache=True, _nrt=False)
+def seg_cover(a, b, size, out):
+    """Heap-layout nodes of the canonical cover of cells ``[a, b]`` into ``out``; count."""
+    lo = a + size
+    hi = b + size + 1
+    m = 0
+    while lo < hi:
+        if lo & 1:
+            out[m] = lo
+            m += 1
+            lo += 1
+        if hi & 1:
+            hi -= 1
+            out[m] = hi
+            m += 1
+        lo >>= 1
+        hi >>= 1
+    return m
 
 
 @numba.njit(cache=True)
@@ -30,87 +49,70 @@ def seg_build(A, B, seq, size):
     """Node lists (CSR over heap-layout node ids) of the canonical cover of each
     cell range ``[A[i], B[i]]``, filled in the order of ``seq``; ``(offsets, items)``."""
     offsets = np.zeros(2 * size + 1, np.int64)
+    cover = np.empty(2 * MAX_DEPTH, np.int64)
     for t in range(seq.shape[0]):
         i = seq[t]
-        lo = A[i] + size
-        hi = B[i] + size + 1
-        while lo < hi:
-            if lo & 1:
-                offsets[lo + 1] += 1
-                lo += 1
-            if hi & 1:
-                hi -= 1
-                offsets[hi + 1] += 1
-            lo >>= 1
-            hi >>= 1
+        for j in range(seg_cover(A[i], B[i], size, cover)):
+            offsets[cover[j] + 1] += 1
     for v in range(2 * size):
         offsets[v + 1] += offsets[v]
     fill = offsets[:-1].copy()
     items = np.empty(offsets[-1], np.int32)
     for t in range(seq.shape[0]):
         i = seq[t]
-        lo = A[i] + size
-        hi = B[i] + size + 1
-        while lo < hi:
-            if lo & 1:
-                items[fill[lo]] = i
-                fill[lo] += 1
-                lo += 1
-            if hi & 1:
-                hi -= 1
-                items[fill[hi]] = i
-                fill[hi] += 1
-            lo >>= 1
-            hi >>= 1
+        for j in range(seg_cover(A[i], B[i], size, cover)):
+            v = cover[j]
+            items[fill[v]] = i
+            fill[v] += 1
     return offsets, items
 
 
+@numba.njit(cache=True, _nrt=False)
+def seg_path(tree, q, path):
+    """Nodes from the leaf of ``q``'s cell up to the root into ``path``; their count
+    (``tree`` is the distinct endpoints and the number of leaves)."""
+    xs, size = tree
+    v = size + cell_of(xs, q)
+    m = 0
+    while v >= 1:
+        path[m] = v
+        m += 1
+        v >>= 1
+    return m
+
+
 @numba.njit(cache=True)
-def seg_all_top_k(xs, size, offsets, items, q, k):
+def seg_all_top_k(tree, lists, q, k):
     """Report every interval on the path into a k-heap (plain segment tree)."""
+    offsets, items = lists
     keys = np.empty(k, np.int64)
     vals = np.empty(k, np.int64)
+    path = np.empty(MAX_DEPTH, np.int64)
     n = 0
-    v = size + cell_of(xs, q)
-    while v >= 1:
+    for i in range(seg_path(tree, q, path)):
+        v = path[i]
         for t in range(offsets[v], offsets[v + 1]):
             n = kheap_offer(keys, vals, n, k, items[t])
-        v >>= 1
     return kheap_sorted(vals, n)
 
 
+@numba.njit(cache=True, _nrt=False)
+def _seg_cursor(lists, v, last, q):
+    """Next entry of node v's list: every entry of a path node is stabbed."""
+    offsets, items = lists
+    p = offsets[v] if last < 0 else last + 1
+    if p < offsets[v + 1]:
+        return p, np.int64(items[p])
+    return -1, -1
+
+
+_seg_merge = make_path_merge(seg_path, _seg_cursor)
+
+
 @numba.njit(cache=True)
-def seg_merge_top_k(xs, size, offsets, items, q, k):
+def seg_merge_top_k(tree, lists, q, k):
     """Heap merge of the rank-sorted lists on the path (scored segment tree)."""
-    leaf = size + cell_of(xs, q)
-    depth = 0
-    v = leaf
-    while v >= 1:
-        depth += 1
-        v >>= 1
-    keys = np.empty(depth, np.int64)
-    vals = np.empty(depth, np.int64)
-    ptr = np.empty(depth, np.int64)
-    n = 0
-    v = leaf
-    for i in range(depth):
-        if offsets[v] < offsets[v + 1]:
-            ptr[i] = offsets[v]
-            n = heap_push(keys, vals, n, items[offsets[v]], i)
-        v >>= 1
-    out = np.empty(k, np.int64)
-    cnt = 0
-    while cnt < k and n > 0:
-        out[cnt] = keys[0]
-        cnt += 1
-        i = vals[0]
-        ptr[i] += 1
-        if ptr[i] < offsets[(leaf >> i) + 1]:
-            keys[0] = items[ptr[i]]
-            heap_sift_down(keys, vals, n)
-        else:
-            n = heap_pop(keys, vals, n)
-    return out[:cnt]
+    return _seg_merge(tree, lists, q, k)
 
 
 def elementary(l: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
@@ -130,7 +132,7 @@ class _SegmentBase(RankedIndex):
         # rank order fills each node list best-first; id order leaves it unsorted
         seq = np.arange(len(l)) if self._rank_sorted else np.argsort(self._order)
         self._off, self._items = seg_build(A, B, seq, self._tsize)
-        self._kargs = (self._xs, self._tsize, self._off, self._items)
+        self._kargs = ((self._xs, self._tsize), (self._off, self._items))
         self._map = self._order
 
     def _core_nbytes(self):

@@ -17,7 +17,7 @@ import numpy as np
 
 from cnsim.errors import InputError
 from cnsim.subscriptions.ranked._kernels import cell_of
-from cnsim.subscriptions.ranked.base import RankedIndex, rank_order
+from cnsim.subscriptions.ranked.base import Param, RankedIndex, rank_order
 from cnsim.subscriptions.ranked.segment_tree import elementary
 
 DEFAULT_MAX_BYTES = 2 * 2**30
@@ -57,6 +57,15 @@ class STPSA(RankedIndex):
     """Segment tree with path-sorted arrays; ``max_bytes`` caps its memory."""
 
     name = "st_psa"
+    parameters = (
+        Param(
+            "max_bytes",
+            int,
+            DEFAULT_MAX_BYTES,
+            low=0,
+            doc="The build raises InputError if the path arrays would need more bytes.",
+        ),
+    )
 
     @staticmethod
     def estimate_nbytes(l: np.ndarray, r: np.ndarray) -> int:
@@ -70,7 +79,7 @@ class STPSA(RankedIndex):
         self._xs, A, B, n_cells = elementary(l[self._order], r[self._order])
         sizes = psa_sizes(A, B, n_cells)
         need = int(sizes.sum()) * 4
-        cap = self.params.get("max_bytes", DEFAULT_MAX_BYTES)
+        cap = self.params["max_bytes"]
         if need > cap:
             raise InputError(
                 f"ST-PSA over {len(l)} intervals needs {need / 2**20:.0f} MiB of path arrays, "

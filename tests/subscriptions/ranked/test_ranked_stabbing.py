@@ -18,8 +18,11 @@ SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[Healt
 
 
 def build(name, l, r, s, b=3):
-    """Small R-tree fan-out so that tiny inputs still have several levels."""
+    """Small R-tree fan-out and forest groups, so that tiny inputs still have several
+    levels and several trees."""
     params = {"b": b} if name in ("scored_rtree", "ir_tree", "sopt_rtree") else {}
+    if name == "interval_forest":
+        params = {"group_size": b}
     return REGISTRY[name](l, r, s, **params)
 
 
