@@ -23,7 +23,7 @@ import pandas as pd
 
 from cnsim.simulations.config import Scenario
 from cnsim.simulations.metrics import CATALOG, Catalog, Metric
-from cnsim.simulations.runner import Result, simulate
+from cnsim.simulations.runner import Result, prepare_out_dir, simulate
 from cnsim.simulations.verify import Report
 
 __all__ = [
@@ -39,6 +39,8 @@ def run(scenario: Scenario, out: str | Path | None = None, events: int | None = 
     >>> result = cnsim.run(cnsim.Scenario.from_toml("examples/small.toml"), events=20)
     >>> result.events.groupby("approach")["delivered_msgs"].mean()  # doctest: +SKIP
     """
+    if out is not None:
+        prepare_out_dir(out)  # a folder that cannot be made fails before any work
     result = simulate(scenario, events)
     if out is not None:
         result.write(out)

@@ -11,7 +11,7 @@ import pytest
 
 import cnsim
 from cnsim import api
-from cnsim.errors import ConfigError
+from cnsim.errors import ConfigError, InputError
 from cnsim.simulations import config
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -84,3 +84,13 @@ def test_the_docstring_examples_run(monkeypatch):
     for module in (api, config):
         result = doctest.testmod(module, extraglobs={"cnsim": cnsim}, optionflags=doctest.ELLIPSIS)
         assert result.failed == 0 and result.attempted > 0
+
+
+def test_bad_api_input_is_named_and_damages_nothing(tmp_path):
+    with pytest.raises(ConfigError, match="no-such.toml"):
+        cnsim.Scenario.from_toml(tmp_path / "no-such.toml")
+    taken = tmp_path / "taken"
+    taken.write_text("keep me")
+    with pytest.raises(InputError, match="taken"):
+        cnsim.run(cnsim.Scenario(**SMALL), out=taken)
+    assert taken.read_text() == "keep me"

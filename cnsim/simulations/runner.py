@@ -138,7 +138,7 @@ class Result:
         """Write ``events.parquet``, ``summary.json`` and (with brokers)
         ``brokers.parquet`` into ``out_dir``, each atomically (written aside, then
         renamed); a ``brokers.parquet`` of an earlier run that this one lacks is removed."""
-        out = _prepare_out_dir(out_dir)
+        out = prepare_out_dir(out_dir)
         _atomic(out / "events.parquet", lambda p: self.events.to_parquet(p, index=False))
         if self.brokers is not None:
             _atomic(out / "brokers.parquet", lambda p: self.brokers.to_parquet(p, index=False))
@@ -192,14 +192,15 @@ def run(
 ) -> tuple[pd.DataFrame, dict]:
     """Run a scenario; write its outputs to ``out_dir`` if given (see :class:`Result`)."""
     if out_dir is not None:
-        _prepare_out_dir(out_dir)  # a folder that cannot be made fails before any work
+        prepare_out_dir(out_dir)  # a folder that cannot be made fails before any work
     result = simulate(scenario, events)
     if out_dir is not None:
         result.write(out_dir)
     return result.events, result.summary
 
 
-def _prepare_out_dir(out_dir: str | Path) -> Path:
+def prepare_out_dir(out_dir: str | Path) -> Path:
+    """The output folder, made if missing (InputError naming it if it cannot be)."""
     out = Path(out_dir)
     try:
         out.mkdir(parents=True, exist_ok=True)
