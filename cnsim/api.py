@@ -23,7 +23,7 @@ import pandas as pd
 
 from cnsim.simulations.config import Scenario
 from cnsim.simulations.metrics import CATALOG, Catalog, Metric
-from cnsim.simulations.runner import Result, prepare_out_dir, simulate
+from cnsim.simulations.runner import Result, claim_out_dir, simulate
 from cnsim.simulations.verify import Report
 
 __all__ = [
@@ -32,18 +32,24 @@ __all__ = [
 ]  # fmt: skip
 
 
-def run(scenario: Scenario, out: str | Path | None = None, events: int | None = None) -> Result:
+def run(
+    scenario: Scenario,
+    out: str | Path | None = None,
+    events: int | None = None,
+    overwrite: bool = False,
+) -> Result:
     """Run ``scenario`` (counting or timed mode, as it says); write its outputs into
-    ``out`` if given. ``events`` overrides the number of events.
+    ``out`` if given (a new or empty folder, or an earlier run's; ``overwrite``: any
+    folder cnsim wrote). ``events`` overrides the number of events.
 
     >>> result = cnsim.run(cnsim.Scenario.from_toml("examples/small.toml"), events=20)
     >>> result.events.groupby("approach")["delivered_msgs"].mean()  # doctest: +SKIP
     """
     if out is not None:
-        prepare_out_dir(out)  # a folder that cannot be made fails before any work
+        claim_out_dir(out, overwrite)  # an unusable folder fails before any work
     result = simulate(scenario, events)
     if out is not None:
-        result.write(out)
+        result.write(out, overwrite)
     return result
 
 
@@ -68,20 +74,24 @@ def sweep(
     serial: bool = False,
     quick: bool = False,
     repeat: int | None = None,
+    overwrite: bool = False,
 ) -> pd.DataFrame:
     """Run the sweep file ``path`` into the dataset ``out`` (on Spark unless ``serial``;
     runs already there are skipped) and return its rows, one per run and approach.
+    ``out`` must be new, empty or this sweep's dataset (``overwrite``: any folder cnsim
+    wrote).
 
     >>> rows = cnsim.sweep("examples/sweeps/table3.toml", "out/t3", quick=True)  # doctest: +SKIP
     >>> rows.groupby(["subscriptions.k", "approach"])["mean_calls_min_y"].mean()  # doctest: +SKIP
     """
     from cnsim.simulations.sweep import load_sweep, read_results, run_sweep
 
-    run_sweep(load_sweep(path, quick=quick, repeat=repeat), out, master=master, serial=serial)
+    spec = load_sweep(path, quick=quick, repeat=repeat)
+    run_sweep(spec, out, master=master, serial=serial, overwrite=overwrite)
     return read_results(out)
 
 
-def report(src: str | Path, out: str | Path) -> Path:
+def report(src: str | Path, out: str | Path, overwrite: bool = False) -> Path:
     """Write the HTML report (figures and tables in the layout of seed 003 §V) of a run
     folder or a sweep dataset ``src`` into ``out``; returns the path of ``index.html``.
 
@@ -89,4 +99,4 @@ def report(src: str | Path, out: str | Path) -> Path:
     """
     from cnsim.simulations.report import build_report
 
-    return build_report(Path(src), Path(out))
+    return build_report(Path(src), out, overwrite)

@@ -26,33 +26,63 @@ app.add_typer(topology_app, name="topology")
 
 ConfigArg = Annotated[Path, typer.Argument(help="scenario TOML file")]
 EventsOpt = Annotated[
-    int | None, typer.Option("--events", min=0, help="override events.count of the scenario")
+    str | None,
+    typer.Option("--events", help="override events.count of the scenario", show_default=False),
+]
+OutOpt = Annotated[str, typer.Option("--out", help="folder for events.parquet, summary.json")]
+OverwriteOpt = Annotated[
+    bool,
+    typer.Option(
+        "--overwrite", help="replace a folder cnsim wrote for something else (never others')"
+    ),
 ]
 
 
 @app.command()
 def run(
     config: ConfigArg,
-    out: Annotated[Path, typer.Option("--out", help="directory for events.parquet, summary.json")],
+    out: OutOpt,
     events: EventsOpt = None,
+    overwrite: OverwriteOpt = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="validate, print the memory estimate, run nothing")
+    ] = False,
 ) -> None:
-    """Run a scenario in counting mode and write its per-event metrics and summary."""
+    """Run a scenario (counting or timed mode) and write its per-event metrics and summary."""
     from cnsim.simulations import config as config_mod
+    from cnsim.simulations.runner import claim_out_dir
     from cnsim.simulations.runner import run as run_scenario
+    from cnsim.simulations.sizes import check_fits
 
     scenario = config_mod.load(config)
-    _, summary = run_scenario(scenario, out, events)
+    n_events = config_mod.events_override(events)
+    claim_out_dir(out, overwrite)
+    estimate = check_fits(scenario, n_events)
+    if dry_run:
+        typer.echo(estimate.text())
+        typer.echo("nothing run: --dry-run")
+        return
+    _, summary = run_scenario(scenario, out, n_events, overwrite)
     typer.echo(_summary_table(summary))
-    typer.echo(f"wrote {out / 'events.parquet'} and {out / 'summary.json'}")
+    if summary["forced_inserts"]:
+        typer.echo(
+            f"note: {summary['forced_inserts']} events drawn as deletes, moves or updates "
+            "became inserts: no object was left (lower events.deletes)"
+        )
+    typer.echo(f"wrote {Path(out) / 'events.parquet'} and {Path(out) / 'summary.json'}")
 
 
 @app.command()
 def verify(config: ConfigArg, events: EventsOpt = None) -> None:
     """Check every approach against the brute-force oracle after every event (batch)."""
     from cnsim.simulations import config as config_mod
+    from cnsim.simulations.sizes import check_fits
     from cnsim.simulations.verify import verify as verify_scenario
 
-    report = verify_scenario(config_mod.load(config), events)
+    scenario = config_mod.load(config)
+    n_events = config_mod.events_override(events)
+    check_fits(scenario, n_events, oracle=True)
+    report = verify_scenario(scenario, n_events)
     typer.echo(report.text())
     if not report.ok:
         raise typer.Exit(1)
@@ -61,7 +91,7 @@ def verify(config: ConfigArg, events: EventsOpt = None) -> None:
 @app.command()
 def sweep(
     sweep_file: Annotated[Path, typer.Argument(metavar="SWEEP", help="sweep TOML file")],
-    out: Annotated[Path, typer.Option("--out", help="directory of the results dataset")],
+    out: Annotated[str, typer.Option("--out", help="folder of the results dataset")],
     master: Annotated[
         str | None,
         typer.Option("--master", help="Spark master URL [default: local[*], or spark-submit's]"),
@@ -74,9 +104,13 @@ def sweep(
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="validate and list the runs, run nothing")
     ] = False,
+    overwrite: OverwriteOpt = False,
 ) -> None:
-    """Run a parameter sweep on Spark (one task per run), resuming an interrupted one."""
-    from cnsim.simulations.sweep import describe, load_sweep, run_sweep
+    """Run a parameter sweep on Spark (one task per run), resuming an interrupted one.
+    Exits 1 if runs failed (their error rows are in the dataset; the next invocation
+    retries them), 130 on Ctrl-C (finished runs are kept: run it again to resume)."""
+    from cnsim.simulations.sweep import claim_dataset, describe, load_sweep, run_sweep
+    from cnsim.simulations.sweep.executors import check_master
 
     spec = load_sweep(sweep_file, quick=quick, repeat=repeat)  # --repeat checked there
     if dry_run:
@@ -84,7 +118,18 @@ def sweep(
             typer.echo(f"{r.run_id}  repeat={r.repeat}  seed={r.seed}  {describe(r.params)}")
         typer.echo(f"{len(spec.runs)} runs (nothing run: --dry-run)")
         return
-    done = run_sweep(spec, out, master=master, serial=serial)
+    claim_dataset(out, spec, overwrite)
+    if not serial:
+        check_master(master)
+    try:
+        done = run_sweep(spec, out, master=master, serial=serial, overwrite=overwrite)
+    except KeyboardInterrupt:
+        typer.echo(
+            f"interrupted: the runs finished so far are kept in {out}; run the same command "
+            "again to resume",
+            err=True,
+        )
+        raise typer.Exit(130) from None
     typer.echo(
         f"{spec.name}: {done.total} runs — {done.skipped} already in {out}, "
         f"{done.ran} run now, {len(done.failed)} failed; {done.wall_s:.1f} s"
@@ -92,18 +137,25 @@ def sweep(
     for run_id, error in done.failed[:10]:
         typer.echo(f"  failed {run_id}: {error}", err=True)
     if done.failed:
-        typer.echo("  (failed runs have an error row; they are retried on the next invocation)")
+        typer.echo(
+            f"error: {len(done.failed)} of {done.total} runs failed; their errors are the "
+            f"rows with status 'error' in {out} (run-<id>.parquet, columns error and "
+            "traceback); run the same command again to retry them",
+            err=True,
+        )
+        raise typer.Exit(1)
 
 
 @app.command()
 def report(
     src: Annotated[Path, typer.Argument(help="run directory (cnsim run --out) or sweep dataset")],
-    out: Annotated[Path, typer.Option("--out", help="directory for index.html, figures, CSV")],
+    out: Annotated[str, typer.Option("--out", help="folder for index.html, figures, CSV")],
+    overwrite: OverwriteOpt = False,
 ) -> None:
     """Write an HTML report (figures and tables of seed 003 §V) of a run or a sweep."""
     from cnsim.simulations.report import build_report
 
-    typer.echo(f"wrote {build_report(src, out)}")
+    typer.echo(f"wrote {build_report(src, out, overwrite)}")
 
 
 BENCHES = {  # name -> (module with run_bench(quick) -> dict, what it measures)
@@ -115,6 +167,10 @@ BENCHES = {  # name -> (module with run_bench(quick) -> dict, what it measures)
     "stabbing": ("cnsim.bench.stabbing", "Top-k stabbing indexes: build, memory, queries."),
     "covering": ("cnsim.bench.covering", "Covering detection: relation graphs and indexes."),
     "betree": ("cnsim.bench.betree", "BE*-tree vs BE-tree, k-index, scan (seed 002 Figs 6-9)."),
+    "distributed": (
+        "cnsim.bench.distributed",
+        "Distributed object database: servers traversed vs k (seed 003 App. C, Fig. 20).",
+    ),
 }
 
 
@@ -128,14 +184,17 @@ def _bench_command(name: str, module: str, doc: str):
             Path | None, typer.Option("--json", help="file to write the full results to (JSON)")
         ] = None,
     ) -> None:
+        from cnsim.outputs import check_file_target, write_file
         from cnsim.simulations.config import bench_options
 
         given = {"quick": quick, "json": None if json_path is None else str(json_path)}
         options = bench_options(given, f"cnsim bench {name}")
+        if options["json"] is not None:
+            check_file_target(options["json"], "--json")  # before the benchmark runs
         results = importlib.import_module(module).run_bench(quick=options["quick"])
         if options["json"] is not None:
             text = json.dumps(results, indent=2, default=_json_scalar)
-            Path(options["json"]).write_text(text + "\n")
+            write_file(Path(options["json"]), text + "\n", "--json")
         typer.echo(json.dumps(results["headline"], indent=1, default=_json_scalar))
 
     command.__doc__ = doc
@@ -167,18 +226,40 @@ def _summary_table(summary: dict) -> str:
             value = s.get(key)
             cells.append(f"{'-':>11}" if value is None else f"{scale * value:>11{fmt}}")
         rows.append(f"{name:<28}" + "".join(cells))
-    head = (
-        f"{summary['events']} events, {summary['objects']} objects, "
-        f"{summary['subscriptions']} subscriptions, k = {summary['k']}, "
-        f"overlay: {summary['overlay']}"
-    )
+    if "commands" in summary:  # seed 001's command stream (cnsim.simulations.churn)
+        workload = f"{summary['commands']} commands on {summary['attributes']} attributes"
+    else:
+        workload = (
+            f"{summary['objects']} objects, {summary['subscriptions']} subscriptions, "
+            f"k = {summary['k']}"
+        )
+    head = f"{summary['events']} events, {workload}, overlay: {summary['overlay']}"
     return "\n".join([head, *rows])
 
 
 def main() -> None:
-    """Entry point: user errors become one line on stderr and exit status 2."""
+    """Entry point: user errors (bad options, bad input) become one line on stderr and
+    exit status 2; Ctrl-C says what was kept and exits 130."""
     try:
-        app()
+        code = app(standalone_mode=False)
+    except typer.Abort:
+        _interrupted()
+    except typer.TyperException as exc:  # click's usage errors, vendored by typer
+        if type(exc).__name__ == "NoArgsIsHelpError":
+            print(exc.format_message(), file=sys.stderr)  # the help text
+            sys.exit(2)
+        ctx = getattr(exc, "ctx", None)
+        where = f" (see {ctx.command_path} --help)" if ctx is not None else ""
+        print(f"error: {exc.format_message()}{where}", file=sys.stderr)
+        sys.exit(getattr(exc, "exit_code", 2))
     except CnsimError as exc:
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(2)
+    except KeyboardInterrupt:
+        _interrupted()
+    sys.exit(code or 0)
+
+
+def _interrupted() -> None:
+    print("interrupted (Ctrl-C): nothing of this command was written", file=sys.stderr)
+    sys.exit(130)

@@ -70,3 +70,18 @@ def test_examples_are_valid():
 
     for path in (ROOT / "examples").glob("*.toml"):
         load(path)
+
+
+def test_run_and_report_a_command_stream_scenario(tmp_path, monkeypatch):
+    """examples/churn.toml (seed 001's command stream over the content-based overlay)
+    through run, its summary table and report."""
+    monkeypatch.setenv("CNSIM_CACHE", str(tmp_path / "cache"))
+    runner = CliRunner()
+    out = tmp_path / "churn"
+    args = ["run", str(ROOT / "examples" / "churn.toml"), "--out", str(out), "--events", "40"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert "commands on 3 attributes, overlay: content-based" in result.output
+    report = runner.invoke(app, ["report", str(out), "--out", str(tmp_path / "rep")])
+    assert report.exit_code == 0, report.output
+    assert (tmp_path / "rep" / "index.html").is_file()

@@ -12,6 +12,12 @@ testing names:
   rectangle of S, or ``targeted`` messages addressed to one subscription (Unicast);
 * ``stores``: what a subscriber keeps — its ``top-k`` list, or every object of its
   ``range`` (CN-Relax computes its top k itself);
+* ``ordered``: whether a subscriber must apply its messages in the order they were
+  sent (one sender, the server, whose messages replace list entries: seed 003
+  footnote 5) — timed mode then holds back a message that overtook an earlier one;
+  CN-Relax has no single sender and its subscribers keep whole ranges, where each
+  object's latest update wins whatever order updates of different objects arrive
+  in, so it needs no ordering;
 * ``takes_eps`` and ``batchable``: whether the name may carry ε = 1/2^i, and
   whether batch processing (Paint-Batch, Coalesce, Online) may run over it.
 
@@ -30,7 +36,8 @@ import numpy as np
 
 if TYPE_CHECKING:
     from cnsim.algorithms.messages import Messages
-    from cnsim.server.object_index import CallCounter
+    from cnsim.server.distributed import DistributedIndex
+    from cnsim.server.object_index import CallCounter, ObjectIndex
     from cnsim.subscriptions.index import SubscriptionIndex
     from cnsim.subscriptions.lists import TopKLists
     from cnsim.subscriptions.workload import Updates
@@ -94,6 +101,11 @@ class ApproachSpec:
         """What a subscriber keeps."""
         return self.cls.stores
 
+    @property
+    def ordered(self) -> bool:
+        """Whether subscribers apply its messages in send order (timed mode)."""
+        return self.cls.ordered
+
     def with_family(self, family: str) -> ApproachSpec:
         """The same spec over another family (Paint-Dense for a Paint-Sparse)."""
         return replace(self, family=family)
@@ -106,14 +118,27 @@ class ApproachSpec:
 @dataclass(frozen=True)
 class ServerView:
     """What an approach is built from: the initial objects, the subscriptions (for the
-    subscription-aware ones), the list length and, optionally, the subscribers' initial
-    lists (Unicast keeps a copy)."""
+    subscription-aware ones), the list length, optionally the subscribers' initial
+    lists (Unicast keeps a copy), and over how many servers the objects are spread."""
 
     x: np.ndarray
     y: np.ndarray
     subscriptions: SubscriptionIndex
     k: int
     lists: TopKLists | None = None
+    servers: int = 1  # [server] count: > 1 spreads the objects by x (seed 003 appendix C)
+
+    def object_index(self) -> ObjectIndex | DistributedIndex:
+        """A new object index over the initial objects with its own call counter: one
+        server's, or the distributed database over ``servers`` (same interface, same
+        answers)."""
+        from cnsim.server.object_index import CallCounter, ObjectIndex
+
+        if self.servers == 1:
+            return ObjectIndex(self.x, self.y, CallCounter())
+        from cnsim.server.distributed import DistributedIndex
+
+        return DistributedIndex(self.x, self.y, self.servers)
 
 
 class Approach(ABC):
@@ -124,6 +149,7 @@ class Approach(ABC):
     entry: ClassVar[Entry] = "server"
     message: ClassVar[MessageKind] = "region"
     stores: ClassVar[Stores] = "top-k"
+    ordered: ClassVar[bool] = True  # subscribers apply messages in send order
     exact_family: ClassVar[bool] = True  # exact when run without ε
     takes_eps: ClassVar[bool] = False
     batchable: ClassVar[bool] = False

@@ -23,6 +23,7 @@ class CNRelax(Approach):
     family = "cn-relax"
     entry = "publisher"  # no server: messages start at the publisher's broker
     stores = "range"  # a subscriber keeps every object of its range
+    ordered = False  # no single sender; per object the latest update wins
     exact_family = False  # every range holding x hears every change
 
     def __init__(self, subscriptions: SubscriptionIndex):

@@ -16,7 +16,7 @@ import numpy as np
 from cnsim.algorithms import regions
 from cnsim.algorithms.base import Approach, ApproachSpec, ServerView
 from cnsim.algorithms.messages import Messages, MessageWriter
-from cnsim.server.object_index import EAST, WEST, CallCounter, ObjectIndex
+from cnsim.server.object_index import EAST, WEST, ObjectIndex
 from cnsim.subscriptions.workload import Updates
 
 
@@ -37,7 +37,7 @@ class PaintDense(Approach):
     @classmethod
     def create(cls, spec: ApproachSpec, view: ServerView) -> PaintDense:
         """Paint-Dense over its own object index."""
-        return cls(ObjectIndex(view.x, view.y, CallCounter()), view.k, spec.eps)
+        return cls(view.object_index(), view.k, spec.eps)
 
     def process(self, updates: Updates) -> Messages:
         """Apply ``updates`` one at a time, each followed by its messages."""

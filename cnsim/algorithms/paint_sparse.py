@@ -21,7 +21,7 @@ from cnsim.algorithms import regions
 from cnsim.algorithms.base import ApproachSpec, ServerView
 from cnsim.algorithms.messages import MessageWriter
 from cnsim.algorithms.paint_dense import PaintDense
-from cnsim.server.object_index import CallCounter, ObjectIndex
+from cnsim.server.object_index import ObjectIndex
 from cnsim.subscriptions.index import SubscriptionIndex
 from cnsim.subscriptions.space import closed_box_rect
 
@@ -45,7 +45,7 @@ class PaintSparse(PaintDense):
     @classmethod
     def create(cls, spec: ApproachSpec, view: ServerView) -> PaintSparse:
         """Paint-Sparse over its own object index and the subscriptions."""
-        return cls(ObjectIndex(view.x, view.y, CallCounter()), view.subscriptions, view.k, spec.eps)
+        return cls(view.object_index(), view.subscriptions, view.k, spec.eps)
 
     def search_range(self, x_i: float, L: np.ndarray, R: np.ndarray) -> tuple[float, float]:
         """``[ℓ*, r*]``: the apex of the smallest southeast quadrant holding every

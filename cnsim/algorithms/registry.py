@@ -55,8 +55,7 @@ def parse(name: str) -> ApproachSpec:
         if base.batch is not None or not base.cls.batchable:
             under = ", ".join(f for f, c in FAMILIES.items() if c.batchable)
             raise ValueError(
-                f"unknown approach {name!r}: batch approaches run over {under} "
-                "(with or without ε)"
+                f"unknown approach {name!r}: batch approaches run over {under} (with or without ε)"
             )
         return base.with_batch(head)
     cls = FAMILIES.get(head)

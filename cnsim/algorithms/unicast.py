@@ -22,7 +22,7 @@ import numpy as np
 from cnsim.algorithms import regions
 from cnsim.algorithms.base import Approach, ApproachSpec, ServerView
 from cnsim.algorithms.messages import Messages
-from cnsim.server.object_index import EAST, WEST, CallCounter, ObjectIndex
+from cnsim.server.object_index import EAST, WEST, ObjectIndex
 from cnsim.subscriptions.index import SubscriptionIndex
 from cnsim.subscriptions.lists import TopKLists
 from cnsim.subscriptions.workload import Updates
@@ -54,7 +54,7 @@ class Unicast(Approach):
     def create(cls, spec: ApproachSpec, view: ServerView) -> Unicast:
         """Unicast over its own object index and a copy of the initial lists."""
         lists = None if view.lists is None else view.lists.copy()
-        return cls(ObjectIndex(view.x, view.y, CallCounter()), view.subscriptions, view.k, lists)
+        return cls(view.object_index(), view.subscriptions, view.k, lists)
 
     def process(self, updates: Updates) -> Messages:
         """Apply ``updates`` in order; one message per affected subscription each."""

@@ -206,6 +206,78 @@ def targets(vb: dict, vc: dict, graphs: dict, dims, sizes) -> dict:
     return out
 
 
+def bench_overlay(quick: bool, log) -> dict:
+    """The content-based overlay (issue 12): seed 001's command stream on box
+    subscriptions with churn, interleaved with events, covering off and on:
+    subscription messages, routing-table entries and covering work; then CN-Relax's
+    per-event traffic over the content-based overlay against Meghdoot (seed 003 ranges)."""
+    from cnsim.simulations.churn import simulate_churn
+    from cnsim.simulations.config import from_dict
+    from cnsim.simulations.runner import simulate
+
+    if quick:
+        net, commands, events, dims, m = {"ip_nodes": 2000, "brokers": 100}, 3000, 500, (2, 4), 5000
+    else:
+        net, commands, events, dims = {"ip_nodes": 20000, "brokers": 1000}, 20000, 2000, (2, 4)
+        m = 20000
+    res: dict = {"network": net, "commands": commands, "events": events, "churn": 0.15}
+    # worlds come from (and go to) the user's cache (CNSIM_CACHE)
+    for d in dims:
+        for covering in ("none", "g1", "poset", "full"):
+            sc = from_dict(
+                {
+                    "seed": 1,
+                    "subscriptions": {"count": commands, "churn": 0.15, "attributes": d},
+                    "events": {"count": events},
+                    "network": net,
+                    "overlay": {"kind": "content-based", "covering": covering},
+                    "algorithm": {"approaches": ["cn-relax"]},
+                    "run": {"progress": False},
+                }
+            )
+            t = time.perf_counter()
+            r = simulate_churn(sc)
+            tot, ev = r.summary["totals"], r.events
+            row = {
+                **{k: tot[k] for k in ("sub_msgs", "unsub_msgs", "withdrawals")},
+                "routing_entries_mean": r.summary["routing_entries_per_broker_mean"],
+                "routing_entries_max": tot["routing_entries_max"],
+                "covering_queries": tot["covering_sub_queries"] + tot["covering_unsub_queries"],
+                "covering_point_comparisons": tot["covering_sub_point_comparisons"]
+                + tot["covering_unsub_point_comparisons"],
+                "event_overlay_bytes_mean": float(ev["overlay_bytes"].mean()),
+                "delivered_mean": float(ev["delivered_msgs"].mean()),
+                "time_s": time.perf_counter() - t,
+            }
+            res[f"d={d}/{covering}"] = row
+            log(
+                f"overlay d={d} {covering}: sub={row['sub_msgs']} unsub={row['unsub_msgs']} "
+                f"entries mean={row['routing_entries_mean']:.1f} "
+                f"max={row['routing_entries_max']} {row['time_s']:.1f}s"
+            )
+    for kind in ("content-based", "meghdoot"):
+        sc = from_dict(
+            {
+                "seed": 1,
+                "objects": {"count": 10_000},
+                "subscriptions": {"count": m, "k": 10},
+                "events": {"count": events},
+                "network": net,
+                "overlay": {"kind": kind, "covering": "poset"},
+                "algorithm": {"approaches": ["cn-relax"]},
+                "run": {"progress": False},
+            }
+        )
+        t = time.perf_counter()
+        frame = simulate(sc).events
+        cols = ("delivered_msgs", "overlay_bytes", "ip_bytes", "last_hop_ip_bytes")
+        row = {c: float(frame[c].mean()) for c in cols}
+        row["time_s"] = time.perf_counter() - t
+        res[f"cn-relax/{kind}"] = row
+        log(f"cn-relax over {kind}: {row}")
+    return res
+
+
 def run_bench(quick: bool = False) -> dict:
     t0 = time.perf_counter()
 
@@ -236,6 +308,7 @@ def run_bench(quick: bool = False) -> dict:
     vc = bench_indexes(sizes, dims, log)
     res["indexes"] = vc
     res["targets"] = targets(vb, vc, res["graphs"], dims, sizes)
+    res["overlay"] = bench_overlay(quick, log)
     res["wall_s"] = time.perf_counter() - t0
     res["headline"] = res["targets"]
     return res

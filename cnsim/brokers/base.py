@@ -85,13 +85,22 @@ class Traffic:
     paths: Paths | None = None
 
 
+# Every (entry, message) pair an approach can declare (see ApproachSpec).
+ALL_CARRIED: frozenset[tuple[str, str]] = frozenset(
+    {("server", "region"), ("server", "targeted"), ("publisher", "region")}
+)
+
+
 class Network(ABC):
-    """Base class of the networks of a run. A subclass declares ``kind`` and
-    ``has_brokers`` and provides :meth:`create` and :meth:`deliver`; one with brokers
-    also provides :meth:`broker_load` and :meth:`publish_ip_hops`."""
+    """Base class of the networks of a run. A subclass declares ``kind``,
+    ``has_brokers`` and ``carries`` and provides :meth:`create` and :meth:`deliver`;
+    one with brokers also provides :meth:`broker_load` and :meth:`publish_ip_hops`."""
 
     kind: ClassVar[str]
     has_brokers: ClassVar[bool] = True  # False: no brokers, no traffic, no load
+    # the (entry, message) pairs of the approaches it can deliver; the scenario rejects
+    # the others before any work
+    carries: ClassVar[frozenset[tuple[str, str]]] = ALL_CARRIED
 
     @classmethod
     @abstractmethod

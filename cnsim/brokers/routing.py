@@ -146,8 +146,30 @@ def _dist2(a, b, c, d, lO, lI, rI, rO):  # pragma: no cover - numba
 
 @numba.njit(cache=True)
 def _route_kernel(
-    m0, lO, lI, rI, rO, src, zlo_l, zhi_l, zlo_r, zhi_r, box_lo, box_hi, nbr_ptr, nbr_idx,
-    hop_ptr, hop_from, hop_to, greedy, reach_ptr, reach, mark, bfs_mark, queue, parent,
+    m0,
+    lO,
+    lI,
+    rI,
+    rO,
+    src,
+    zlo_l,
+    zhi_l,
+    zlo_r,
+    zhi_r,
+    box_lo,
+    box_hi,
+    nbr_ptr,
+    nbr_idx,
+    hop_ptr,
+    hop_from,
+    hop_to,
+    greedy,
+    reach_ptr,
+    reach,
+    mark,
+    bfs_mark,
+    queue,
+    parent,
 ):  # pragma: no cover - numba
     n_zones = len(zlo_l)
     h = hop_ptr[m0]
@@ -211,8 +233,25 @@ def _route_kernel(
 
 @numba.njit(cache=True)
 def _bfs_to_rect(
-    start, stamp, a0, a1, b0, b1, zlo_l, zhi_l, zlo_r, zhi_r, box_hi,
-    nbr_ptr, nbr_idx, hop_from, hop_to, h, bfs_mark, queue, parent,
+    start,
+    stamp,
+    a0,
+    a1,
+    b0,
+    b1,
+    zlo_l,
+    zhi_l,
+    zlo_r,
+    zhi_r,
+    box_hi,
+    nbr_ptr,
+    nbr_idx,
+    hop_from,
+    hop_to,
+    h,
+    bfs_mark,
+    queue,
+    parent,
 ):  # pragma: no cover - numba
     """Shortest overlay path from ``start`` to a zone meeting the rectangle; appends hops."""
     bfs_mark[start] = stamp

@@ -43,10 +43,23 @@ ARRAYS = (
 
 
 def cache_dir(override: str | Path | None = None) -> Path:
-    """The cache directory: ``override``, else ``$CNSIM_CACHE``, else ``./.cnsim-cache``."""
+    """The cache directory: ``override``, else ``$CNSIM_CACHE``, else ``./.cnsim-cache``
+    (an InputError naming where it came from if it, or a folder above it, is a file)."""
     if override is not None:
-        return Path(override)
-    return Path(os.environ.get(ENV_VAR) or Path.cwd() / DEFAULT_DIR)
+        path, named = Path(override), "--cache"
+    elif os.environ.get(ENV_VAR):
+        path, named = Path(os.environ[ENV_VAR]), f"${ENV_VAR}"
+    else:
+        path, named = Path.cwd() / DEFAULT_DIR, "the world cache"
+    probe = path
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if not probe.is_dir():
+        raise InputError(
+            f"{named} {str(path)!r}: {str(probe)!r} is a file, not a folder; give a folder "
+            f"for the world cache (--cache or ${ENV_VAR})"
+        )
+    return path
 
 
 def canonical_params(params: NetworkParams) -> dict[str, Any]:
@@ -94,9 +107,15 @@ def build_world(
 def save_world(world: World, directory: str | Path) -> Path:
     """Store ``world`` under ``directory/<key>`` atomically; return the entry's path."""
     root = Path(directory)
-    root.mkdir(parents=True, exist_ok=True)
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{world.key}-", dir=root))
+    except OSError as exc:
+        raise InputError(
+            f"world cache {str(root)!r}: cannot write ({exc.strerror or exc}); give a "
+            f"writable folder (--cache or ${ENV_VAR})"
+        ) from None
     final = root / world.key
-    tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{world.key}-", dir=root))
     try:
         for name, array in _arrays(world).items():
             if array is not None:

@@ -2,7 +2,7 @@
 
 The options are the keys of the ``[network]`` table (defaults and help from
 :data:`~cnsim.network.params.NETWORK_SCHEMA`), checked by :class:`NetworkParams`.
-``show`` of a world never built exits 1; bad options exit 2 with one line.
+``show`` of a world never built, like bad options, exits 2 with one line.
 Mount with ``app.add_typer(topology_app, name="topology")``.
 """
 
@@ -15,7 +15,7 @@ from typing import Annotated, Any
 
 import typer
 
-from cnsim.errors import CnsimError
+from cnsim.errors import CnsimError, InputError
 from cnsim.network.cache import build_world, cache_dir, world_key
 from cnsim.network.params import GENERATORS, LATENCY_MODELS, NETWORK_SCHEMA, NetworkParams
 from cnsim.network.world import World, export, summarize
@@ -51,17 +51,17 @@ LOW, HIGH = DEFAULT["latency_range_ms"]
 def _world(
     options: dict[str, Any], cache: Path | None, cached_only: bool, export_to: Path | None
 ) -> tuple[World, Path, float]:
-    """The world of the ``[network]`` ``options`` (built or loaded; ``cached_only``: exit 1
+    """The world of the ``[network]`` ``options`` (built or loaded; ``cached_only``: exit 2
     if it was never built), exported if asked, with its cache entry and the seconds it
     took. Errors: one line, exit 2."""
     try:
         params = NetworkParams(**options)
         entry = cache_dir(cache) / world_key(params)
         if cached_only and not (entry / "meta.json").is_file():
-            typer.echo(
-                f"error: no cached world {entry}; run `cnsim topology build` first", err=True
+            raise InputError(
+                f"no cached world {str(entry)!r} for these options; run `cnsim topology "
+                "build` with the same options first"
             )
-            raise typer.Exit(1)
         start = time.perf_counter()
         world = build_world(params, directory=cache)
         elapsed = time.perf_counter() - start

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
+from xml.etree import ElementTree
 
 import networkx as nx
 import numpy as np
@@ -112,8 +113,12 @@ def read_graph(path: Path) -> nx.Graph:
             graph = nx.read_graphml(path)
         else:
             graph = _read_edgelist(path)
-    except (OSError, ValueError, TypeError, nx.NetworkXError) as exc:
-        raise InputError(f"topology file {str(path)!r} cannot be read: {exc}") from exc
+    except ElementTree.ParseError as exc:
+        raise InputError(f"topology file {str(path)!r} is not valid GraphML (XML: {exc})") from None
+    except UnicodeDecodeError:
+        raise InputError(f"topology file {str(path)!r} is not UTF-8 text") from None
+    except (OSError, ValueError, TypeError, KeyError, nx.NetworkXError) as exc:
+        raise InputError(f"topology file {str(path)!r} cannot be read: {exc}") from None
     graph = nx.Graph(graph)  # undirected, parallel links merged
     graph.remove_edges_from(list(nx.selfloop_edges(graph)))
     if graph.number_of_edges() == 0:
@@ -131,16 +136,31 @@ def _renumber(graph: nx.Graph) -> nx.Graph:
 
 
 def _read_edgelist(path: Path) -> nx.Graph:
+    """An edge list: one link ``u v`` or ``u v latency`` per line (``,`` between them in
+    a ``.csv``), ``#`` starts a comment; every line has the same number of columns."""
     delimiter = "," if path.suffix.lower() == ".csv" else None
+    graph = nx.Graph()
     columns = 0
-    with path.open() as fh:
-        for line in fh:
-            line = line.split("#", 1)[0].strip()
-            if line:
-                columns = len(line.split(delimiter))
-                break
-    data: list[tuple[str, type]] | bool = [("latency", float)] if columns >= 3 else False
-    return nx.read_edgelist(path, delimiter=delimiter, nodetype=str, data=data)
+    with path.open(encoding="utf-8") as fh:
+        for number, line in enumerate(fh, 1):
+            words = [w.strip() for w in line.split("#", 1)[0].split(delimiter)]
+            if words == [""] or not any(words):
+                continue
+            where = f"line {number} ({line.strip()[:60]!r})"
+            if len(words) not in (2, 3) or "" in words:
+                raise ValueError(f"{where}: expected 'u v' or 'u v latency'")
+            if columns and len(words) != columns:
+                raise ValueError(f"{where}: has {len(words)} columns, the lines above {columns}")
+            columns = len(words)
+            if columns == 3:
+                try:
+                    latency = float(words[2])
+                except ValueError:
+                    raise ValueError(f"{where}: latency {words[2]!r} is not a number") from None
+                graph.add_edge(words[0], words[1], latency=latency)
+            else:
+                graph.add_edge(words[0], words[1])
+    return graph
 
 
 def file_digest(path: str) -> str:
@@ -150,8 +170,10 @@ def file_digest(path: str) -> str:
         with open(path, "rb") as fh:
             for block in iter(lambda: fh.read(1 << 20), b""):
                 digest.update(block)
+    except FileNotFoundError:
+        raise InputError(f"topology file {path!r} does not exist") from None
     except OSError as exc:
-        raise InputError(f"topology file {path!r} cannot be read: {exc}") from exc
+        raise InputError(f"topology file {path!r} cannot be read: {exc.strerror}") from None
     return digest.hexdigest()
 
 
@@ -166,7 +188,7 @@ def _edge_arrays(
         pos = np.array([table[i] for i in range(graph.number_of_nodes())], dtype=np.float64)
     attr = None
     if params.latency == "attribute":
-        attr = np.array([d.get("latency", np.nan) for _, _, d in graph.edges(data=True)], float)
+        attr = np.array([_number(d.get("latency")) for _, _, d in graph.edges(data=True)])
         bad = ~(np.isfinite(attr) & (attr >= 0))
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
@@ -177,6 +199,14 @@ def _edge_arrays(
     # A canonical link order makes latencies independent of networkx's iteration order.
     order = np.lexsort((v, u))
     return u[order], v[order], pos, None if attr is None else attr[order]
+
+
+def _number(value: object) -> float:
+    """A latency attribute as a float; NaN (reported as invalid) if absent or not a number."""
+    try:
+        return float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return float("nan")
 
 
 def _largest_component(

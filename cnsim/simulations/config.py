@@ -18,12 +18,22 @@ from typing import Any
 
 import numpy as np
 
-from cnsim.algorithms.registry import canonical_name
+from cnsim.algorithms.registry import canonical_name, parse
 from cnsim.brokers import NETWORKS
+from cnsim.brokers.forwarding import COVERINGS
 from cnsim.brokers.zones import ZONE_MODES
 from cnsim.errors import ConfigError
 from cnsim.network.params import NETWORK_SCHEMA, NetworkParams
-from cnsim.schema import Key, Rule, check_rules, check_table, config_error
+from cnsim.schema import (
+    Key,
+    Rule,
+    allowed_text,
+    check_rules,
+    check_table,
+    check_value,
+    config_error,
+)
+from cnsim.subscriptions.covering import INDEXES
 from cnsim.subscriptions.workload import (
     OBJECT_DISTRIBUTIONS,
     SUBSCRIPTION_DISTRIBUTIONS,
@@ -41,6 +51,9 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "distribution": Key(str, "uniform", SUBSCRIPTION_DISTRIBUTIONS, doc="points in S"),
         "k": Key(int, 10, low=1, high=1000, doc="list length of every subscription"),
         "spread": Key(float, 0.1, low=1e-6, high=10.0, doc="λ of the clustered distribution"),
+        # seed 001's command stream (cnsim/simulations/churn.py), content-based only
+        "churn": Key(float, 0.0, low=0.0, high=0.95, doc="share of commands unsubscribing"),
+        "attributes": Key(int, 1, low=1, high=8, doc="attributes d of a box subscription"),
     },
     "events": {
         "count": Key(int, 1_000, low=0, doc="number of events"),
@@ -59,6 +72,11 @@ SCHEMA: dict[str, dict[str, Key]] = {
     "overlay": {
         "kind": Key(str, "meghdoot", tuple(NETWORKS), doc="broker overlay or direct delivery"),
         "split": Key(str, "random", ZONE_MODES, doc="how joining brokers split zones"),
+        # content-based overlay (seed 001; cnsim/brokers/content_based.py)
+        "covering": Key(str, "g1", COVERINGS, doc="content-based: relation graph pruning"),
+        "covering_k": Key(int, 2, low=1, high=64, doc="content-based: k of covering 'gk'"),
+        "covering_index": Key(str, "kdtree", tuple(INDEXES), doc="content-based: index"),
+        "degree": Key(int, 4, low=2, high=1000, doc="content-based: tree degree bound"),
     },
     "messages": {
         "cn_bytes": Key(int, 24, low=1, doc="bytes of a CN message (six 4-byte values)"),
@@ -78,7 +96,16 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "broker_service_s": Key(float, 1e-5, low=0.0, high=1e3, doc="broker s per message"),
         "bandwidth_mbps": Key(float, 100.0, low=1e-6, high=1e9, doc="overlay link bandwidth"),
     },
+    "server": {  # the distributed object database of seed 003 appendix C
+        "count": Key(
+            int, 1, low=1, high=10_000, doc="servers holding the objects, one x-zone each"
+        ),
+    },
 }
+
+# Sections left out of Scenario.as_dict() (summary.json, sweep run ids) while every key
+# has its default, so runs that do not use them are recorded exactly as before.
+OMITTED_AT_DEFAULT = ("server",)
 
 
 def _mix(values: dict[str, dict[str, Any]]) -> float:
@@ -87,6 +114,20 @@ def _mix(values: dict[str, dict[str, Any]]) -> float:
 
 def _timed(values: dict[str, dict[str, Any]]) -> bool:
     return values["run"]["mode"] == "timed"
+
+
+def _commands(values: dict[str, dict[str, Any]]) -> bool:
+    """Whether the workload is seed 001's command stream (cnsim/simulations/churn.py)."""
+    s = values["subscriptions"]
+    return s["churn"] > 0 or s["attributes"] > 1
+
+
+def _not_carried(values: dict[str, dict[str, Any]]) -> list[str]:
+    """The approaches the overlay cannot carry (a network declares ``carries``, the
+    (entry, message) pairs it routes)."""
+    carries = NETWORKS[values["overlay"]["kind"]].carries
+    specs = [parse(a) for a in values["algorithm"]["approaches"]]
+    return [s.name for s in specs if (s.entry, s.message) not in carries]
 
 
 RULES: tuple[Rule, ...] = (  # rules across the scenario's keys, checked after SCHEMA
@@ -117,6 +158,39 @@ RULES: tuple[Rule, ...] = (  # rules across the scenario's keys, checked after S
         lambda v: not _timed(v) or NETWORKS[v["overlay"]["kind"]].has_brokers,
         "needs an overlay of brokers, such as overlay.kind = 'meghdoot' (it times the hops)",
         "'timed' only with an overlay of brokers (not overlay.kind = {overlay[kind]!r})",
+    ),
+    Rule(
+        "server.count",
+        lambda v: not _timed(v) or v["server"]["count"] == 1,
+        "must be 1 in timed mode (it times one server's queue)",
+        "1 when run.mode = 'timed'",
+    ),
+    Rule(
+        "algorithm.approaches",
+        lambda v: not _not_carried(v),
+        "cannot run over this overlay (it routes events published as points at the "
+        "publisher's broker, not messages from a server)",
+        "with overlay.kind = {overlay[kind]!r} only approaches whose events enter at the "
+        "publisher, e.g. ['cn-relax']",
+        value=_not_carried,
+    ),
+    Rule(
+        "subscriptions.churn",
+        lambda v: v["subscriptions"]["churn"] == 0 or v["overlay"]["kind"] == "content-based",
+        "needs the content-based overlay (subscriptions come and go there)",
+        "0 unless overlay.kind = 'content-based' (not {overlay[kind]!r})",
+    ),
+    Rule(
+        "subscriptions.attributes",
+        lambda v: v["subscriptions"]["attributes"] == 1 or v["overlay"]["kind"] == "content-based",
+        "needs the content-based overlay (boxes of several attributes)",
+        "1 unless overlay.kind = 'content-based' (not {overlay[kind]!r})",
+    ),
+    Rule(
+        "run.mode",
+        lambda v: not _timed(v) or not _commands(v),
+        "is not available for a command stream (subscriptions.churn > 0 or attributes > 1)",
+        "'counting' when subscriptions.churn > 0 or subscriptions.attributes > 1",
     ),
     Rule(
         "events.batch_size",
@@ -247,7 +321,7 @@ class Scenario:
     def as_dict(self) -> dict[str, Any]:
         """The scenario as nested plain data (for summaries and sweeps)."""
         out: dict[str, Any] = dict(self.values[""])
-        out.update({s: dict(v) for s, v in self.values.items() if s})
+        out.update({s: dict(v) for s, v in self.values.items() if s and not _omitted(s, v)})
         return out
 
     @property
@@ -256,13 +330,26 @@ class Scenario:
         return NetworkParams.from_dict(self.values["network"])
 
 
+def _omitted(section: str, values: dict[str, Any]) -> bool:
+    """Whether ``as_dict`` leaves the section out (:data:`OMITTED_AT_DEFAULT`)."""
+    keys = SCHEMA[section] if section in OMITTED_AT_DEFAULT else {}
+    return bool(keys) and all(values[key] == k.default for key, k in keys.items())
+
+
 def read_toml(path: str | Path, what: str = "scenario file") -> dict[str, Any]:
     """The parsed TOML file at ``path`` (``what`` names it in errors)."""
     path = Path(path)
     try:
-        text = path.read_text()
+        text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"cannot read {what} {str(path)!r}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"{what} {str(path)!r} is not UTF-8 text (byte {exc.object[exc.start]:#04x} at "
+            f"offset {exc.start}); save it as a UTF-8 TOML file"
+        ) from None
+    if "\x00" in text:
+        raise ConfigError(f"{what} {str(path)!r} is a binary file, not a TOML text file")
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -294,6 +381,19 @@ def from_dict(data: dict[str, Any], source: str = "<dict>") -> Scenario:
         trace = values["timing"]["trace"]
         values["timing"]["trace"] = str(_check_trace(source, trace, values["events"]["count"]))
     return Scenario._validated(values, source)
+
+
+def events_override(events: str | int | None, option: str = "--events") -> int | None:
+    """An ``--events`` override (text from the command line), checked like
+    ``events.count``."""
+    if events is None:
+        return None
+    key = SCHEMA["events"]["count"]
+    try:
+        value = int(events)
+    except ValueError:
+        raise config_error("", option, events, "is not an integer", allowed_text(key)) from None
+    return check_value(key, value, option)
 
 
 def bench_options(values: dict[str, Any], source: str = "cnsim bench") -> dict[str, Any]:
@@ -335,22 +435,39 @@ def _check_trace(source: str, trace: str, n_events: int) -> Path:
         f"a file of at least {n_events} finite, non-negative, non-decreasing publication "
         "times in seconds, one per line"
     )
-    try:
-        times = np.loadtxt(path, dtype=np.float64, ndmin=1, comments="#")
-    except (OSError, ValueError) as exc:
-        raise config_error(
-            source, "timing.trace", trace, f"cannot be read ({exc})", allowed
-        ) from None
-    head = times[:n_events]
-    if (
-        len(times) < n_events
-        or not np.isfinite(head).all()
-        or (head < 0).any()
-        or (np.diff(head) < 0).any()
-    ):
-        problem = f"does not hold such times (found {len(times)} values)"
+    _, problem = _read_times(path, n_events)
+    if problem is not None:
         raise config_error(source, "timing.trace", trace, problem, allowed)
     return path.resolve()
+
+
+def _read_times(path: Path, n_events: int) -> tuple[np.ndarray, str | None]:
+    """The first ``n_events`` times of a trace file, or what is wrong, naming the line."""
+    times: list[float] = []
+    try:
+        with path.open(encoding="utf-8") as fh:
+            for number, line in enumerate(fh, 1):
+                text = line.split("#", 1)[0].strip()
+                if not text:
+                    continue
+                try:
+                    t = float(text)
+                except ValueError:
+                    return np.empty(0), f"line {number}: {text[:40]!r} is not a number"
+                if not np.isfinite(t) or t < 0:
+                    return np.empty(0), f"line {number}: {text[:40]!r} is not finite and >= 0"
+                if times and t < times[-1]:
+                    return np.empty(0), f"line {number}: {t:g} is before the time above it"
+                times.append(t)
+                if len(times) == n_events:
+                    break
+    except OSError as exc:
+        return np.empty(0), f"cannot be read ({exc.strerror or exc})"
+    except UnicodeDecodeError:
+        return np.empty(0), "is not a UTF-8 text file"
+    if len(times) < n_events:
+        return np.empty(0), f"holds {len(times)} times, fewer than events.count = {n_events}"
+    return np.asarray(times), None
 
 
 def _check_approaches(source: str, approaches: list[str]) -> None:

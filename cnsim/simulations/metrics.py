@@ -4,7 +4,9 @@ Mesa's ``DataCollector``).
 A :class:`Metric` names a column and says what it measures: its unit, its level
 (``batch``: one value per approach and batch, a column of ``events.parquet``;
 ``broker``: one value per approach and broker, a column of ``brokers.parquet``;
-``run``: one value per approach, in ``summary.json``), how the summary aggregates
+``run``: one value per approach, in ``summary.json``; ``server``: one value per
+approach and server of the distributed object database, a column of
+``servers.parquet``), how the summary aggregates
 it, the label tables and plots use, and the figure or table of seed 003 §V it
 mirrors. Rows, ``summary.json``, the CLI table, the report and the notebooks all
 read this catalog; nothing else lists metrics.
@@ -13,7 +15,9 @@ A batch metric's summary entries are named ``{aggregate}_{name}`` (``mean_ip_byt
 ``max_server_out_bytes``, ``p95_latency_last_s``); a run metric, and the whole-run
 value of a batch metric (aggregate ``run``, e.g. ``redundancy`` over the run), is
 stored under the metric's own name. Timed mode's metrics are declared here too
-(``mode="timed"``): they exist only in timed runs.
+(``mode="timed"``): they exist only in timed runs; so are the distributed object
+database's (``mode="distributed"``, seed 003 appendix C): they exist only in runs with
+``[server] count`` > 1, whose outputs otherwise stay as they were.
 
 Message sizes (seed 003 §V; ``[messages]`` of the scenario): a CN message carries six
 4-byte values (24 bytes), a unicast message four (16 bytes), an event travelling from
@@ -30,9 +34,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-LEVELS = ("batch", "broker", "run")
+LEVELS = ("batch", "broker", "run", "server")
 AGGREGATES = ("mean", "max", "total", "p50", "p95", "p99", "run")
-MODES = ("counting", "timed")
+MODES = ("counting", "timed", "distributed", "churn")
 
 
 @dataclass(frozen=True)
@@ -46,7 +50,7 @@ class Metric:
     aggregates: tuple[str, ...] = ("mean",)
     paper: str = ""  # the figure or table of seed 003 §V it mirrors
     integer: bool = True  # stored as int64 (else float64)
-    mode: str = "counting"  # "timed": recorded only by timed runs
+    mode: str = "counting"  # "timed" / "distributed": only by timed / multi-server runs
     wall: bool = False  # wall-clock time: differs between runs of one seed
     display_scale: float = 1.0  # tables show value × display_scale (1e6: s -> µs)
     cli: str = ""  # header in ``cnsim run``'s table (empty: not shown)
@@ -154,6 +158,62 @@ def aggregate(values: pd.Series, how: str, integer: bool = False):
     return float(np.percentile(present, int(how[1:]))) if len(present) else None
 
 
+def _churn_metrics() -> list[Metric]:
+    """The churn driver's columns (mode "churn"): subscription traffic and covering cost."""
+    sums = ("mean", "total")
+    out = [
+        Metric(
+            "sub_msgs",
+            "messages",
+            "subscription messages",
+            aggregates=sums,
+            mode="churn",
+            paper="seed 001 §I (covering prunes forwarding)",
+        ),
+        Metric("unsub_msgs", "messages", "unsubscription messages", aggregates=sums, mode="churn"),
+        Metric(
+            "withdrawals",
+            "messages",
+            "covered subscriptions withdrawn",
+            aggregates=sums,
+            mode="churn",
+        ),
+        Metric(
+            "routing_entries_mean",
+            "entries",
+            "routing entries per broker",
+            aggregates=("mean", "max"),
+            integer=False,
+            mode="churn",
+        ),
+        Metric(
+            "routing_entries_max",
+            "entries",
+            "routing entries of the fullest broker",
+            aggregates=("mean", "max"),
+            mode="churn",
+        ),
+    ]
+    for op, word in (("sub", "subscribe"), ("unsub", "unsubscribe")):
+        for key, label in (
+            ("queries", "covering queries"),
+            ("nodes_visited", "covering nodes visited"),
+            ("point_comparisons", "covering point comparisons"),
+        ):
+            out.append(Metric(
+                f"covering_{op}_{key}", key.split("_")[-1], f"{label} ({word})",
+                aggregates=sums, mode="churn", paper="seed 001 Tables I, II, Fig. 9",
+            ))  # fmt: skip
+    for key, label in (
+        ("queries", "matching queries"),
+        ("nodes_visited", "matching nodes visited"),
+        ("point_comparisons", "matching point comparisons"),
+    ):
+        out.append(Metric(f"match_{key}", key.split("_")[-1], label, aggregates=sums,
+                          mode="churn"))  # fmt: skip
+    return out
+
+
 def _server(o) -> int:
     return 0 if o.spec.entry == "publisher" else len(o.messages)
 
@@ -162,89 +222,269 @@ CATALOG = Catalog(
     [
         # -- per batch, every run (seed 003 §V) ----------------------------------------------
         Metric(
-            "server_out_msgs", "messages", "server messages", paper="Fig. 11, Table III",
-            cli="msgs", collect=_server,
+            "server_out_msgs",
+            "messages",
+            "server messages",
+            paper="Fig. 11, Table III",
+            cli="msgs",
+            collect=_server,
         ),
         Metric(
-            "server_out_bytes", "bytes", "server bytes", aggregates=("mean", "max"),
-            paper="Fig. 11, 12(a), 13(a), 13(b)", cli="server B", cli_format=".0f",
+            "server_out_bytes",
+            "bytes",
+            "server bytes",
+            aggregates=("mean", "max"),
+            paper="Fig. 11, 12(a), 13(a), 13(b)",
+            cli="server B",
+            cli_format=".0f",
             collect=lambda o: _server(o) * o.message_bytes,
         ),
         Metric(
-            "delivered_msgs", "messages", "messages received", aggregates=("mean", "total"),
-            paper="Table I", cli="delivered", cli_format=".1f", collect=lambda o: len(o.delivery),
+            "delivered_msgs",
+            "messages",
+            "messages received",
+            aggregates=("mean", "total"),
+            paper="Table I",
+            cli="delivered",
+            cli_format=".1f",
+            collect=lambda o: len(o.delivery),
         ),
         Metric(
-            "overlay_bytes", "bytes", "overlay bytes", paper="Fig. 14(a)", cli="overlay B",
-            cli_format=".0f", collect=lambda o: o.traffic.overlay_hops * o.message_bytes,
+            "overlay_bytes",
+            "bytes",
+            "overlay bytes",
+            paper="Fig. 14(a)",
+            cli="overlay B",
+            cli_format=".0f",
+            collect=lambda o: o.traffic.overlay_hops * o.message_bytes,
         ),
         Metric(
-            "ip_bytes", "bytes", "IP bytes", paper="Fig. 14(b)", cli="IP B", cli_format=".0f",
+            "ip_bytes",
+            "bytes",
+            "IP bytes",
+            paper="Fig. 14(b)",
+            cli="IP B",
+            cli_format=".0f",
             collect=lambda o: o.traffic.ip_hops * o.message_bytes,
         ),
         Metric(
-            "last_hop_ip_bytes", "bytes", "last-hop IP bytes",
+            "last_hop_ip_bytes",
+            "bytes",
+            "last-hop IP bytes",
             collect=lambda o: o.traffic.last_hop_ip_hops * o.message_bytes,
         ),
         Metric(
-            "publish_ip_bytes", "bytes", "publish IP bytes",
+            "publish_ip_bytes",
+            "bytes",
+            "publish IP bytes",
             collect=lambda o: o.publish_ip_hops * o.event_bytes,
         ),
         Metric(
-            "calls_first_k", "calls", "first_k calls", paper="Table III, IV",
+            "calls_first_k",
+            "calls",
+            "first_k calls",
+            paper="Table III, IV",
             collect=lambda o: o.calls["calls_first_k"],
         ),
         Metric(
-            "calls_min_y", "calls", "min_y calls", paper="Table III, IV", cli="min_y",
+            "calls_min_y",
+            "calls",
+            "min_y calls",
+            paper="Table III, IV",
+            cli="min_y",
             collect=lambda o: o.calls["calls_min_y"],
         ),
         Metric(
-            "calls_snap", "calls", "snap calls", paper="Table III", cli="snap",
+            "calls_snap",
+            "calls",
+            "snap calls",
+            paper="Table III",
+            cli="snap",
             collect=lambda o: o.calls["calls_snap"],
         ),
         Metric(
-            "server_time_s", "s", "server time", integer=False, wall=True, display_scale=1e6,
-            cli="server µs", cli_format=".0f", collect=lambda o: o.server_time_s,
+            "server_time_s",
+            "s",
+            "server time",
+            integer=False,
+            wall=True,
+            display_scale=1e6,
+            cli="server µs",
+            cli_format=".0f",
+            collect=lambda o: o.server_time_s,
         ),
         Metric(
-            "delivery_time_s", "s", "delivery time", integer=False, wall=True,
-            display_scale=1e6, collect=lambda o: o.delivery_time_s,
+            "delivery_time_s",
+            "s",
+            "delivery time",
+            integer=False,
+            wall=True,
+            display_scale=1e6,
+            collect=lambda o: o.delivery_time_s,
         ),
         Metric(
-            "redundancy", "", "redundancy", aggregates=("run",), integer=False,
-            paper="Table II", cli="redund.", cli_format=".3f",
+            "redundancy",
+            "",
+            "redundancy",
+            aggregates=("run",),
+            integer=False,
+            paper="Table II",
+            cli="redund.",
+            cli_format=".3f",
         ),  # delivered / delivered by the exact reference − 1: per batch, and over the run
         # -- per batch, timed runs -------------------------------------------------------------
         Metric(
-            "latency_first_s", "s", "latency to the first notification", mode="timed",
-            aggregates=("p50", "p95", "p99"), integer=False,
+            "latency_first_s",
+            "s",
+            "latency to the first notification",
+            mode="timed",
+            aggregates=("p50", "p95", "p99"),
+            integer=False,
         ),
         Metric(
-            "latency_last_s", "s", "latency to the last notification", mode="timed",
-            aggregates=("p50", "p95", "p99"), integer=False,
+            "latency_last_s",
+            "s",
+            "latency to the last notification",
+            mode="timed",
+            aggregates=("p50", "p95", "p99"),
+            integer=False,
         ),
         Metric("server_queue_len", "events", "server queue length", mode="timed"),
         Metric(
-            "server_wait_s", "s", "wait at the server", mode="timed",
-            aggregates=("p50", "p95", "p99"), integer=False,
+            "server_wait_s",
+            "s",
+            "wait at the server",
+            mode="timed",
+            aggregates=("p50", "p95", "p99"),
+            integer=False,
         ),
         Metric(
-            "reordered", "deliveries", "deliveries reordered", mode="timed",
+            "reordered",
+            "deliveries",
+            "deliveries reordered",
+            mode="timed",
             aggregates=("total",),
         ),
         # -- per approach and broker ---------------------------------------------------------
         Metric("subscriptions_held", "subscriptions", "subscriptions held", level="broker"),
         Metric("messages_handled", "messages", "messages handled", level="broker"),
         Metric(
-            "utilisation", "", "utilisation", level="broker", mode="timed", integer=False,
+            "utilisation",
+            "",
+            "utilisation",
+            level="broker",
+            mode="timed",
+            integer=False,
         ),
         # -- per approach, whole run -----------------------------------------------------------
         Metric(
-            "subscriber_memory_bytes", "bytes", "subscriber memory", level="run",
+            "subscriber_memory_bytes",
+            "bytes",
+            "subscriber memory",
+            level="run",
         ),  # k objects per subscription; CN-Relax keeps every object of its range
         Metric(
-            "max_broker_utilisation", "", "busiest broker's utilisation", level="run",
-            mode="timed", integer=False,
+            "max_broker_utilisation",
+            "",
+            "busiest broker's utilisation",
+            level="run",
+            mode="timed",
+            integer=False,
         ),
+        # -- the distributed object database ([server] count > 1; seed 003 appendix C) -------
+        # A query's traversal: the neighbour servers it walks to beyond the one it starts
+        # at (0: its first server answers alone), as in appendix C's 2k·s/n and Fig. 20.
+        Metric(
+            "traversed_first_k",
+            "servers",
+            "servers traversed by first_k",
+            aggregates=("mean", "max"),
+            paper="App. C, Fig. 20",
+            mode="distributed",
+            collect=lambda o: o.calls.get("hops_first_k", 0),  # 0: no server
+        ),  # summed over the batch's first_k queries
+        Metric(
+            "traversed_min_y",
+            "servers",
+            "servers traversed by min_y",
+            aggregates=("mean", "max"),
+            paper="App. C, Fig. 20",
+            mode="distributed",
+            collect=lambda o: o.calls.get("hops_min_y", 0),
+        ),  # summed over the batch's min_y queries
+        Metric(
+            "traversed_per_first_k",
+            "servers",
+            "servers traversed per first_k",
+            level="run",
+            mode="distributed",
+            integer=False,
+            paper="App. C, Fig. 20",
+        ),
+        Metric(
+            "traversed_per_min_y",
+            "servers",
+            "servers traversed per min_y",
+            level="run",
+            mode="distributed",
+            integer=False,
+            paper="App. C, Fig. 20",
+        ),
+        Metric(
+            "max_traversed",
+            "servers",
+            "longest traversal of a query",
+            level="run",
+            mode="distributed",
+        ),
+        Metric(
+            "server_query_imbalance",
+            "",
+            "busiest server's queries / mean",
+            level="run",
+            mode="distributed",
+            integer=False,
+        ),
+        Metric(
+            "server_msg_imbalance",
+            "",
+            "busiest server's messages / mean",
+            level="run",
+            mode="distributed",
+            integer=False,
+        ),
+        Metric("server_objects", "objects", "objects held", level="server", mode="distributed"),
+        Metric(
+            "server_queries",
+            "queries",
+            "local queries answered",
+            level="server",
+            mode="distributed",
+        ),
+        Metric(
+            "server_updates",
+            "updates",
+            "updates routed",
+            level="server",
+            mode="distributed",
+        ),
+        Metric(
+            "server_msgs",
+            "messages",
+            "messages generated",
+            level="server",
+            mode="distributed",
+        ),
+        Metric(
+            "server_bytes",
+            "bytes",
+            "bytes generated",
+            level="server",
+            mode="distributed",
+        ),
+        # -- per event of a churn run (seed 001's command stream over the content-based
+        # overlay, cnsim/simulations/churn.py): what the commands since the previous
+        # event cost; the event's own traffic uses the counting metrics' names
+        *_churn_metrics(),
     ]
 )

@@ -11,7 +11,6 @@ recorded is declared in the metrics catalog (:mod:`cnsim.simulations.metrics`).
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -26,10 +25,12 @@ from cnsim.algorithms.messages import Messages
 from cnsim.algorithms.registry import make_approach, parse
 from cnsim.brokers import NETWORKS
 from cnsim.brokers.base import Delivery, Network, Traffic
-from cnsim.errors import InputError
+from cnsim.outputs import claim, marker, replacing
+from cnsim.server.distributed import ServerLoad, Zones
 from cnsim.simulations.config import Scenario
 from cnsim.simulations.metrics import CATALOG, aggregate
 from cnsim.simulations.seeds import Seeds
+from cnsim.simulations.sizes import check_fits
 from cnsim.simulations.timed import Timer
 from cnsim.simulations.world import Workload, build_workload
 from cnsim.subscriptions.index import SubscriptionIndex
@@ -68,8 +69,13 @@ class Simulation:
             scenario, self.subscriptions, len(w.events), self.seeds
         )
         initial = TopKLists.initial(w.x, w.y, w.l, w.r, w.k)
-        view = ServerView(w.x, w.y, self.subscriptions, w.k, initial)
+        servers = scenario["server"]["count"]
+        view = ServerView(w.x, w.y, self.subscriptions, w.k, initial, servers)
         self.approaches = [make_approach(parse(name), view) for name in scenario.approaches]
+        # [server] count > 1: the objects spread over servers by x (seed 003 appendix C)
+        self.server_load: ServerLoad | None = None
+        if servers > 1:
+            self.server_load = ServerLoad(Zones.split(w.x, w.y, servers), self.approaches)
         self.lists: dict[str, TopKLists] = {}
         if track_lists:
             for a in self.approaches:
@@ -112,7 +118,10 @@ class Simulation:
         spec = approach.spec
         before = approach.counter.as_dict()
         t0 = time.perf_counter()
-        messages = approach.process(updates)
+        if self.server_load is None:
+            messages = approach.process(updates)
+        else:  # each update processed at the server owning it
+            messages = self.server_load.process(approach, updates)
         t1 = time.perf_counter()
         delivery, traffic = self.network.deliver(spec, messages, update_events)
         if approach.name in self.lists:
@@ -133,40 +142,40 @@ class Result:
     events: pd.DataFrame  # one row per (approach, batch): the batch metrics of the catalog
     brokers: pd.DataFrame | None  # one row per (approach, broker); None without brokers
     summary: dict  # sizes, times and per approach the catalog's summary entries
+    servers: pd.DataFrame | None = None  # one row per (approach, server); None: one server
 
-    def write(self, out_dir: str | Path) -> Path:
-        """Write ``events.parquet``, ``summary.json`` and (with brokers)
-        ``brokers.parquet`` into ``out_dir``, each atomically (written aside, then
-        renamed); a ``brokers.parquet`` of an earlier run that this one lacks is removed."""
-        out = prepare_out_dir(out_dir)
-        _atomic(out / "events.parquet", lambda p: self.events.to_parquet(p, index=False))
-        if self.brokers is not None:
-            _atomic(out / "brokers.parquet", lambda p: self.brokers.to_parquet(p, index=False))
-        else:
-            (out / "brokers.parquet").unlink(missing_ok=True)
-        text = json.dumps(self.summary, indent=2) + "\n"
-        _atomic(out / "summary.json", lambda p: p.write_text(text))
+    def write(self, out_dir: str | Path, overwrite: bool = False) -> Path:
+        """Write ``events.parquet``, ``summary.json``, with brokers ``brokers.parquet``
+        and with several servers ``servers.parquet`` as the whole contents of
+        ``out_dir``: written into a staging folder, then swapped in atomically
+        (:mod:`cnsim.outputs`), so the folder holds the earlier result or this one,
+        never a mix. ``out_dir`` must be new, empty or
+        an earlier run's folder (``overwrite``: any folder cnsim wrote)."""
+        out = claim_out_dir(out_dir, overwrite)
+        with replacing(out, marker("run", self.summary.get("source"))) as stage:
+            self.events.to_parquet(stage / "events.parquet", index=False)
+            if self.brokers is not None:
+                self.brokers.to_parquet(stage / "brokers.parquet", index=False)
+            if self.servers is not None:
+                self.servers.to_parquet(stage / "servers.parquet", index=False)
+            (stage / "summary.json").write_text(json.dumps(self.summary, indent=2) + "\n")
         return out
 
 
-def _atomic(path: Path, write) -> None:
-    """Write ``path`` through a temporary file beside it, then rename it into place."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise InputError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
-
-
 def simulate(scenario: Scenario, events: int | None = None) -> Result:
-    """Run a scenario in memory (``events`` overrides the configured event count)."""
+    """Run a scenario in memory (``events`` overrides the configured event count); a
+    scenario too big for this machine's memory is refused before any work."""
+    check_fits(scenario, events)
+    from cnsim.simulations.churn import simulate_churn, uses_churn
+
+    if uses_churn(scenario):  # seed 001's command stream has a driver of its own
+        return simulate_churn(scenario, events)
     started = time.perf_counter()
     sim = Simulation(scenario, events)
     setup_s = time.perf_counter() - started
     n_batches = len(list(sim.batches()))
-    collected = [m for m in CATALOG.select("batch", "counting") if m.collect is not None]
+    modes = ("counting",) if sim.server_load is None else ("counting", "distributed")
+    collected = [m for mode in modes for m in CATALOG.select("batch", mode) if m.collect]
     columns = {a.name: np.zeros((n_batches, len(collected))) for a in sim.approaches}
     steps = sim.steps()
     if scenario["run"]["progress"] and n_batches >= 200:
@@ -184,29 +193,30 @@ def simulate(scenario: Scenario, events: int | None = None) -> Result:
     if timer is not None:
         frame = _with_timing(frame, timer)
     summary = _summary(scenario, sim, frame, setup_s, time.perf_counter() - started, timer)
-    return Result(frame, _broker_load(sim, timer), summary)
+    servers = None
+    if sim.server_load is not None:
+        servers = sim.server_load.frame(sim.approaches, sim.message_bytes)
+    return Result(frame, _broker_load(sim, timer), summary, servers)
 
 
 def run(
-    scenario: Scenario, out_dir: str | Path | None = None, events: int | None = None
+    scenario: Scenario,
+    out_dir: str | Path | None = None,
+    events: int | None = None,
+    overwrite: bool = False,
 ) -> tuple[pd.DataFrame, dict]:
     """Run a scenario; write its outputs to ``out_dir`` if given (see :class:`Result`)."""
     if out_dir is not None:
-        prepare_out_dir(out_dir)  # a folder that cannot be made fails before any work
+        claim_out_dir(out_dir, overwrite)  # an unusable folder fails before any work
     result = simulate(scenario, events)
     if out_dir is not None:
-        result.write(out_dir)
+        result.write(out_dir, overwrite)
     return result.events, result.summary
 
 
-def prepare_out_dir(out_dir: str | Path) -> Path:
-    """The output folder, made if missing (InputError naming it if it cannot be)."""
-    out = Path(out_dir)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(f"--out {str(out)!r}: cannot create directory ({exc.strerror})") from None
-    return out
+def claim_out_dir(out_dir: str | Path, overwrite: bool = False) -> Path:
+    """The run's output folder, checked before any work (:func:`cnsim.outputs.claim`)."""
+    return claim(out_dir, "run", overwrite=overwrite)
 
 
 def _frame(sim: Simulation, columns: dict[str, np.ndarray], metrics: list) -> pd.DataFrame:
@@ -294,6 +304,8 @@ def _memory(approach, sim: Simulation, object_bytes: int) -> int:
 def _summary(scenario: Scenario, sim, frame: pd.DataFrame, setup_s, total_s, timer) -> dict:
     """The run's sizes and, per approach, every summary entry the catalog declares."""
     modes = ("counting", "timed") if timer is not None else ("counting",)
+    if sim.server_load is not None:
+        modes = (*modes, "distributed")
     per_approach = {}
     ref = reference_approach(sim)
     total_ref = int(frame.loc[frame.approach == ref, "delivered_msgs"].sum()) if ref else 0
@@ -309,6 +321,8 @@ def _summary(scenario: Scenario, sim, frame: pd.DataFrame, setup_s, total_s, tim
         delivered = int(part["delivered_msgs"].sum())
         s["redundancy"] = delivered / total_ref - 1 if total_ref else None
         s["subscriber_memory_bytes"] = _memory(a, sim, object_bytes)
+        if sim.server_load is not None:
+            s.update(sim.server_load.summary(a))
         if timer is not None:
             util = timer.utilisation(a.name)
             s["max_broker_utilisation"] = float(util.max()) if len(util) else 0.0
@@ -320,6 +334,8 @@ def _summary(scenario: Scenario, sim, frame: pd.DataFrame, setup_s, total_s, tim
         "subscriptions": int(len(sim.workload.l)),
         "k": sim.workload.k,
         "events": int(len(sim.workload.events)),
+        # events drawn as deletes, moves or updates that became inserts (no object left)
+        "forced_inserts": sim.workload.events.forced_inserts,
         "batch_size": sim.batch_size,
         "overlay": sim.network.kind,
         "redundancy_reference": ref,

@@ -14,12 +14,17 @@ simulated time to give latencies, queueing and reordering.
   a process per hop is about ten times slower.
 
 Messages of one event take different paths and may arrive out of send order; the
-subscriber protocol needs i's new value before its replacement (seed 003 footnote
-5). cnsim models a per-subscriber ordered channel: every message carries the
-server's send sequence number, and a subscriber applies messages in that order,
-holding back one that arrives before an earlier-sent one. Lists therefore stay
-exact (they are the counting mode's), latencies are measured at application, and
-``reordered`` counts the deliveries that arrived before an earlier-sent one.
+subscriber protocol of a server-based approach needs i's new value before its
+replacement (seed 003 footnote 5). For an approach that declares ``ordered`` (every
+approach with a server) cnsim models a per-subscriber ordered channel: every message
+carries the server's send sequence number, and a subscriber applies messages in that
+order, holding back one that arrives before an earlier-sent one; ``reordered``
+counts those. An approach without a single sender (CN-Relax: events enter at each
+publisher's broker, subscribers keep whole ranges and each object's latest update
+wins) declares ``ordered = False``: a subscriber applies every message when it
+arrives, nothing is held back and ``reordered`` is 0 — there is no send order to
+break. Lists stay exact either way (they are the counting mode's); latencies are
+measured at application.
 """
 
 from __future__ import annotations
@@ -77,9 +82,12 @@ class _EventInFlight:
 class TimedNetwork:
     """Queues and clocks of one approach's server and brokers."""
 
-    def __init__(self, env: simpy.Environment, cn: MeghdootCN, timing: dict, size: int):
+    def __init__(
+        self, env: simpy.Environment, cn: MeghdootCN, timing: dict, size: int, ordered: bool
+    ):
         self.env = env
         self.cn = cn
+        self.ordered = ordered  # hold back messages that overtook earlier-sent ones
         self.owner = cn.zones.owner.astype(np.int64)
         self.latency_s = np.asarray(cn.world.broker_latency, np.float64) / 1000.0
         self.serialise_s = size * 8 / (timing["bandwidth_mbps"] * 1e6)
@@ -188,7 +196,7 @@ class TimedNetwork:
             d.offsets, d.subs, p.source, p.hop_ptr, p.hop_to, np.array(state.departure),
             np.array(state.source_departure), cn.gateway_zone, self.owner, cn.last_hop_latency_s,
             self.serialise_s, self.last_applied, state.published,
-            cn.zones.n_zones,
+            cn.zones.n_zones, self.ordered,
         )  # fmt: skip
         queue_len, wait = self.metrics.pop(state.event, (0, 0.0))
         self.metrics[state.event] = {
@@ -254,10 +262,11 @@ def _hop_tree(source, hop_ptr, hop_from, hop_to, n_zones):
 @numba.njit(cache=True)
 def _arrivals(
     offsets, subs, source, hop_ptr, hop_to, departure, source_departure, gateway_zone, owner,
-    last_hop_s, serialise_s, last_applied, published, n_zones,
+    last_hop_s, serialise_s, last_applied, published, n_zones, ordered,
 ):  # fmt: skip
-    """Apply one event's deliveries in send order: (first latency, last latency,
-    deliveries that overtook an earlier-sent one)."""
+    """Apply one event's deliveries (``ordered``: in send order, holding back one that
+    overtook an earlier-sent one; else on arrival): (first latency, last latency,
+    deliveries held back)."""
     left = np.full(n_zones, np.nan)  # when message m left each zone it reached
     first, last = np.inf, -np.inf
     reordered = 0
@@ -268,10 +277,12 @@ def _arrivals(
         for t in range(offsets[m], offsets[m + 1]):
             s = subs[t]
             arrival = left[gateway_zone[s]] + last_hop_s[s] + serialise_s
-            if arrival < last_applied[s]:
-                reordered += 1  # an earlier-sent message arrived later: hold this one back
-            applied = max(arrival, last_applied[s])
-            last_applied[s] = applied
+            applied = arrival
+            if ordered:
+                if arrival < last_applied[s]:
+                    reordered += 1  # an earlier-sent message arrived later: hold this back
+                applied = max(arrival, last_applied[s])
+                last_applied[s] = applied
             first = min(first, applied - published)
             last = max(last, applied - published)
         left[source[m]] = np.nan  # reset only what this message set
@@ -291,7 +302,9 @@ class Timer:
         self.sim = sim
         self.times = publication_times(timing, len(sim.workload.events), sim.seeds)
         self.networks = {
-            a.name: TimedNetwork(self.env, sim.network, timing, sim.message_bytes(a.spec))
+            a.name: TimedNetwork(
+                self.env, sim.network, timing, sim.message_bytes(a.spec), a.spec.ordered
+            )
             for a in sim.approaches
         }
 

@@ -56,6 +56,7 @@ from cnsim.simulations.minimum import (
 )
 from cnsim.simulations.oracle import ranks, true_top_k
 from cnsim.simulations.runner import Outcome, Simulation
+from cnsim.simulations.sizes import check_fits
 from cnsim.subscriptions.workload import Updates
 
 
@@ -167,7 +168,13 @@ class Truth:
 
 
 def verify(scenario: Scenario, events: int | None = None) -> Report:
-    """Run every check after every batch of ``scenario``."""
+    """Run every check after every batch of ``scenario`` (refused before any work if it
+    cannot fit in this machine's memory)."""
+    check_fits(scenario, events, oracle=True)
+    from cnsim.simulations.churn import uses_churn
+
+    if uses_churn(scenario):
+        return _verify_churn(scenario, events)
     sim = Simulation(scenario, events)
     w = sim.workload
     report = Report(
@@ -190,6 +197,25 @@ def verify(scenario: Scenario, events: int | None = None) -> Report:
         for a in sim.approaches:
             _check_approach(report, sim, a, outcomes[a.name], ref_out, state)
         before = after
+    return report
+
+
+def _verify_churn(scenario: Scenario, events: int | None) -> Report:
+    """Seed 001's command stream over the content-based overlay: every event reaches
+    exactly the live subscriptions matching it, each once (``churn-reaches-boxes``);
+    with G or the poset no routing table holds a subscription another entry covers
+    (``tables-hold-no-covered``, checked after every event)."""
+    from cnsim.simulations.churn import ChurnRun
+
+    run = ChurnRun(scenario, events)
+    n = len(run.workload.event_after)
+    report = Report(events=n, batches=n, approaches=["cn-relax"])
+    withdraws = run.forwarding.withdraws
+    for row in run.rows(check=True):
+        if withdraws and (covered := run.forwarding.covered_entries()):
+            report.fail("cn-relax", "tables-hold-no-covered", row["event"], f"{covered} entries")
+    for e, detail in run.mismatches:
+        report.fail("cn-relax", "churn-reaches-boxes", e, detail)
     return report
 
 

@@ -135,6 +135,8 @@ class Events:
     x: np.ndarray  # per update: the object's x
     y_old: np.ndarray  # per update: inf for an insert
     y_new: np.ndarray  # per update: inf for a delete
+    # events drawn as a delete, move or y-update that became inserts: no object was left
+    forced_inserts: int = 0
 
     def __len__(self) -> int:
         return len(self.kind)
@@ -167,7 +169,9 @@ def generate_events(
     (``uniform``), or the old value plus a Gaussian change of sd ``volatility/8`` of
     the y-range, reflected into [0, 1) (``volatile``). ``mix`` gives the shares of
     inserts (new object, x from ``distribution``, y uniform), deletes and moves (new
-    x from ``distribution``, same y) among the events.
+    x from ``distribution``, same y) among the events. When no object is left, an
+    event drawn as anything else becomes an insert; ``Events.forced_inserts`` counts
+    them (the run's summary reports it).
     """
     if model not in UPDATE_MODELS:
         raise ValueError(f"unknown update model {model!r}")
@@ -182,10 +186,10 @@ def generate_events(
         object_x(rng, count, distribution, balanced=False),  # x of inserts and moves
     )
     cuts = np.cumsum(mix)
-    kind, start, obj, xs, y_old, y_new = _walk(
+    kind, start, obj, xs, y_old, y_new, forced = _walk(
         x, np.asarray(y, np.float64), cuts, *draws, model == "volatile"
     )
-    return Events(kind, start, obj, xs, y_old, y_new)
+    return Events(kind, start, obj, xs, y_old, y_new, int(forced))
 
 
 @numba.njit(cache=True)
@@ -207,13 +211,15 @@ def _walk(x0, y0, cuts, kind_u, pick, up, u, g, new_x, volatile):
     obj = np.empty(2 * count, np.int64)
     ux, uo, un = np.empty(2 * count), np.empty(2 * count), np.empty(2 * count)
     rows = 0
+    forced = 0
     for t in range(count):
         # 0 insert, 1 delete, 2 move, 3 y-update; insert when no object is left
         c = 0
         while c < 3 and kind_u[t] >= cuts[c]:
             c += 1
-        if n_live == 0:
+        if n_live == 0 and c != 0:
             c = 0
+            forced += 1
         o = live[pick[t] % n_live] if n_live > 0 else -1
         if c == 3:
             old = ys[o]
@@ -250,4 +256,5 @@ def _walk(x0, y0, cuts, kind_u, pick, up, u, g, new_x, volatile):
         if c == 1 or c == 2:
             ys[o] = np.inf
         start[t + 1] = rows
-    return kind, start, obj[:rows].copy(), ux[:rows].copy(), uo[:rows].copy(), un[:rows].copy()
+    out = obj[:rows].copy(), ux[:rows].copy(), uo[:rows].copy(), un[:rows].copy()
+    return kind, start, out[0], out[1], out[2], out[3], forced

@@ -97,7 +97,7 @@ def test_cli_build_show(tmp_path: Path) -> None:
     runner = CliRunner()
     args = ["--ip-nodes", "50", "--brokers", "5", "--cache", str(tmp_path)]
     missing = runner.invoke(topology_app, ["show", *args])
-    assert missing.exit_code == 1
+    assert missing.exit_code == 2
     out = tmp_path / "t.graphml"
     built = runner.invoke(topology_app, ["build", *args, "--json", "--export", str(out)])
     assert built.exit_code == 0, built.output

@@ -1,6 +1,9 @@
 """Golden copies: the outputs of three scenarios, made before the broker and metrics
 redesign, must come out identical apart from wall-time columns (a refactoring
-changes no figure)."""
+changes no figure). One deliberate change since: in the timed copy, CN-Relax's
+``latency_first_s``, ``latency_last_s`` and ``reordered`` (and their summary entries)
+were updated when CN-Relax stopped being held back to a send order it does not have
+(issue 11; every other column was checked identical before the update)."""
 
 import json
 from pathlib import Path
@@ -22,14 +25,20 @@ WALL = ("setup_time_s", "total_time_s", "server_time_s", "delivery_time_s", "sou
 # [network] keys the redesign removed: endpoint pools the cached world drew but no run used
 # (runs place their own subscribers and publishers); they shaped no figure.
 REMOVED = ("publishers", "subscribers")
+# Summary entries added since (none shapes a figure): events that had to become inserts.
+ADDED = ("forced_inserts",)
+# Scenario keys added since, compared only when they differ from their default (the
+# content-based overlay and seed 001's command stream: no seed-003 run uses them).
+NEW_KEYS = {
+    "overlay": {"covering": "g1", "covering_k": 2, "covering_index": "kdtree", "degree": 4},
+    "subscriptions": {"churn": 0.0, "attributes": 1},
+}
 
 
 def _strip(value):
     """Drop wall-time entries (and the scenario's file path) from nested data."""
     if isinstance(value, dict):
-        return {
-            k: _strip(v) for k, v in value.items() if not any(k.endswith(w) for w in WALL)
-        }
+        return {k: _strip(v) for k, v in value.items() if not any(k.endswith(w) for w in WALL)}
     return value
 
 
@@ -42,7 +51,8 @@ def cache(tmp_path_factory, monkeypatch):
 def test_outputs_equal_the_golden_copy(name, tmp_path):
     run(load(SCENARIOS[name]), tmp_path)
     gold = GOLDEN / name
-    assert sorted(p.name for p in gold.glob("*.*")) == sorted(p.name for p in tmp_path.glob("*.*"))
+    written = sorted(p.name for p in tmp_path.glob("*.*") if p.name != ".cnsim.json")
+    assert sorted(p.name for p in gold.glob("*.*")) == written
     for parquet in gold.glob("*.parquet"):
         want, got = pd.read_parquet(parquet), pd.read_parquet(tmp_path / parquet.name)
         keep = [c for c in want.columns if not c.endswith(WALL)]
@@ -52,4 +62,10 @@ def test_outputs_equal_the_golden_copy(name, tmp_path):
     got = json.loads((tmp_path / "summary.json").read_text())
     for key in REMOVED:
         del want["scenario"]["network"][key]
+    for key in ADDED:
+        del got[key]
+    for section, defaults in NEW_KEYS.items():
+        for key, default in defaults.items():
+            if got["scenario"][section].get(key) == default:
+                del got["scenario"][section][key]
     assert _strip(got) == _strip(want)

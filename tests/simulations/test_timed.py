@@ -98,3 +98,24 @@ def test_bad_timed_configs(extra, words):
     base = {"run": {"mode": "timed"}, "network": {"ip_nodes": 100, "brokers": 10}}
     with pytest.raises(ConfigError, match=words):
         from_dict({**base, **extra})
+
+
+def test_an_unordered_approach_is_not_held_back(monkeypatch):
+    """CN-Relax declares no send order (no single sender; a subscriber keeps whole
+    ranges): nothing is held back, so it counts no reordering and each latency is the
+    arrival's. Forced to the server-based channel, the same messages are held back
+    and arrive no earlier."""
+    from cnsim.algorithms.cn_relax import CNRelax
+
+    free, _ = run(scenario(events=200))
+    monkeypatch.setattr(CNRelax, "ordered", True)
+    held, _ = run(scenario(events=200))
+    relax_free = free[free.approach == "cn-relax"].reset_index(drop=True)
+    relax_held = held[held.approach == "cn-relax"].reset_index(drop=True)
+    assert (relax_free.reordered == 0).all()
+    assert relax_held.reordered.sum() > 0
+    assert (relax_free.latency_last_s <= relax_held.latency_last_s + 1e-12).all()
+    assert relax_free.latency_last_s.mean() < relax_held.latency_last_s.mean()
+    for name in ("paint-dense", "unicast"):  # the server-based ones are untouched
+        a, b = free[free.approach == name], held[held.approach == name]
+        pd.testing.assert_frame_equal(a[TIMED_METRICS], b[TIMED_METRICS])

@@ -22,6 +22,7 @@ from matplotlib.figure import Figure
 from cnsim.algorithms.base import ApproachSpec
 from cnsim.algorithms.registry import parse
 from cnsim.errors import InputError
+from cnsim.outputs import claim, marker, replacing
 from cnsim.simulations.metrics import CATALOG, Metric
 
 PAPER = "seed 003"
@@ -123,19 +124,25 @@ class Document:
 # ---------------------------------------------------------------- entry point
 
 
-def build_report(src: Path, out: Path) -> Path:
-    """Turn a run directory or a sweep dataset into ``out/index.html`` with figures and CSVs."""
+def build_report(src: Path, out: Path, overwrite: bool = False) -> Path:
+    """Turn a run directory or a sweep dataset into ``out/index.html`` with figures and
+    CSVs. ``out`` must be new, empty or an earlier report's folder (``overwrite``: any
+    folder cnsim wrote); the report is written aside and swapped in whole."""
     from cnsim.simulations.report.run_sections import run_report
     from cnsim.simulations.report.sweep_sections import sweep_report
 
-    src, out = Path(src), Path(out)
+    src = Path(src)
     kind = detect(src)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(f"--out {str(out)!r}: cannot create directory ({exc.strerror})") from None
-    doc = Document(out)
-    return run_report(doc, src) if kind == "run" else sweep_report(doc, src)
+    out = claim(out, "report", overwrite=overwrite)
+    if out == src.absolute() or out in src.absolute().parents:
+        raise InputError(f"--out {str(out)!r}: would replace the {kind} it reports on")
+    with replacing(out, marker("report", str(src))) as stage:
+        index = (
+            run_report(Document(stage), src)
+            if kind == "run"
+            else sweep_report(Document(stage), src)
+        )
+    return out / index.name
 
 
 def detect(src: Path) -> str:

@@ -24,7 +24,13 @@ Example::
     df = read_results("out/table3")
 """
 
-from cnsim.simulations.sweep.dataset import EVENTS_DIR, MANIFEST, read_results, run_file
+from cnsim.simulations.sweep.dataset import (
+    EVENTS_DIR,
+    MANIFEST,
+    claim_dataset,
+    read_results,
+    run_file,
+)
 from cnsim.simulations.sweep.executors import SweepReport, execute_run, run_sweep, spark_session
 from cnsim.simulations.sweep.seeds import derive_seed, describe, run_id_of
 from cnsim.simulations.sweep.spec import RunSpec, Sweep, expand, load_sweep
@@ -35,6 +41,7 @@ __all__ = [
     "RunSpec",
     "Sweep",
     "SweepReport",
+    "claim_dataset",
     "derive_seed",
     "describe",
     "execute_run",

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cnsim.errors import InputError
+from cnsim.outputs import claim, marker, owner, replacing, write_marker
 from cnsim.simulations.sweep.seeds import canonical
 
 if TYPE_CHECKING:
@@ -39,15 +39,50 @@ def run_file(out: str | Path, run_id: str) -> Path:
     return Path(out) / f"run-{run_id}.parquet"
 
 
-def prepare_out(out: str | Path) -> Path:
-    """The output directory, created if missing, as an absolute path (Spark workers run
-    in other directories)."""
-    path = Path(out).resolve()
+def claim_dataset(out: str | Path, sweep: Sweep, overwrite: bool = False) -> Path:
+    """Check, before any work, that ``out`` is this sweep's dataset or can become it
+    (:func:`cnsim.outputs.claim`); return it as an absolute path (Spark workers run in
+    other directories). A dataset is this sweep's when it has the same name and every
+    run it already holds is one of this sweep's runs (a sweep may be extended: more
+    repeats, more axis values); anything else would mix two sweeps' rows."""
+    ours = {r.run_id for r in sweep.runs}
+
+    def same(found: dict[str, Any]) -> str | None:
+        manifest = read_manifest(Path(out).expanduser().absolute())
+        name = found.get("name") if manifest is None else manifest.get("name")
+        if name != sweep.name:
+            return f"holds the dataset of sweep {name!r}, not of {sweep.name!r}"
+        held = {r.get("run_id") for r in (manifest or {}).get("runs", [])}
+        foreign = sorted(held - ours, key=str)
+        if foreign:
+            return (
+                f"holds {len(foreign)} runs of sweep {name!r} that this version of it does "
+                f"not have (e.g. run {foreign[0]}; another --quick, --repeat or axis values?)"
+            )
+        return None
+
+    return claim(out, "sweep", overwrite=overwrite, name=sweep.name, same=same)
+
+
+def open_dataset(path: Path, sweep: Sweep) -> None:
+    """Make ``path`` this sweep's dataset: an empty folder if it held something else
+    (swapped in atomically), its marker, its manifest."""
+    found = owner(path)
+    if found is not None and (found["kind"] != "sweep" or found.get("name") != sweep.name):
+        with replacing(path, marker("sweep", sweep.name)):
+            pass  # --overwrite: the earlier contents go, whole
+    path.mkdir(parents=True, exist_ok=True)
+    write_marker(path, marker("sweep", sweep.name))
+    write_manifest(path, sweep)
+
+
+def read_manifest(path: Path) -> dict[str, Any] | None:
+    """A dataset's ``_sweep.json``, or ``None`` if it has none (or it is unreadable)."""
     try:
-        path.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(f"--out {str(out)!r}: cannot create directory ({exc.strerror})") from None
-    return path
+        data = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def atomic_write(path: Path, write: Callable[[Path], Any]) -> None:

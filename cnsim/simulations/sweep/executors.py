@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
+import socket
 import sys
 import threading
 import time
@@ -18,17 +20,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cnsim.errors import CnsimError
+from cnsim.errors import CnsimError, InputError
 from cnsim.simulations.config import from_dict
+from cnsim.simulations.sizes import check_fits
 from cnsim.simulations.sweep.dataset import (
     atomic_write,
+    claim_dataset,
     error_row,
     finished,
     ok_rows,
-    prepare_out,
+    open_dataset,
     run_file,
     write_events,
-    write_manifest,
     write_rows,
 )
 from cnsim.simulations.sweep.spec import RunSpec, Sweep
@@ -52,12 +55,20 @@ def run_sweep(
     serial: bool = False,
     progress: bool = True,
     spark: Any = None,
+    overwrite: bool = False,
 ) -> SweepReport:
     """Run every run of ``sweep`` not yet in ``out``, serially or one Spark task per run
-    (``spark``: an existing SparkSession to use, left running)."""
+    (``spark``: an existing SparkSession to use, left running). ``out`` must be new,
+    empty or this sweep's dataset (``overwrite``: any folder cnsim wrote); the Spark
+    master is checked before any work."""
     started = time.perf_counter()
-    out = prepare_out(out)
-    write_manifest(out, sweep)
+    out = claim_dataset(out, sweep, overwrite)
+    if not serial and spark is None:
+        check_master(master)
+    if serial or master is None or master.startswith("local"):  # runs on this machine
+        for run in sweep.runs:
+            check_fits(from_dict(run.scenario, f"{sweep.name} run {run.run_id}"))
+    open_dataset(out, sweep)
     pending = [run for run in sweep.runs if not finished(out, run.run_id)]
     tasks = [_task(sweep, run, out) for run in pending]
     if not tasks:
@@ -119,6 +130,39 @@ def _run_serial(tasks: list[dict[str, Any]], progress: bool) -> list[list[dict[s
     return [execute_run(t) for t in tqdm(tasks, desc="runs", unit="run", disable=not progress)]
 
 
+MASTER_FORMS = (
+    "local, local[N], local[*], local[N,F], local-cluster[N,C,M], spark://HOST:PORT, yarn "
+    "or k8s://URL"
+)
+_MASTER = re.compile(
+    r"local(\[(\*|[1-9]\d*)(,\s*[1-9]\d*)?\])?|local-cluster\[\d+,\s*\d+,\s*\d+\]"
+    r"|spark://[^\s:/,]+:\d{1,5}(,[^\s:/,]+:\d{1,5})*|yarn|k8s://\S+"
+)
+
+
+def check_master(master: str | None, timeout_s: float = 3.0) -> None:
+    """Check a Spark master URL before any work: its form, and for ``spark://`` that
+    something listens there (else Spark waits a minute, then prints pages of Java)."""
+    if master is None:
+        return
+    if not _MASTER.fullmatch(master):
+        raise InputError(f"--master {master!r}: not a Spark master URL; allowed: {MASTER_FORMS}")
+    if not master.startswith("spark://"):
+        return
+    errors = []
+    for address in master.removeprefix("spark://").split(","):
+        host, port = address.rsplit(":", 1)
+        try:
+            socket.create_connection((host, int(port)), timeout=timeout_s).close()
+            return
+        except OSError as exc:
+            errors.append(exc.strerror or type(exc).__name__)
+    raise InputError(
+        f"--master {master!r}: cannot reach the Spark master ({errors[0]}); start one "
+        "($SPARK_HOME/sbin/start-master.sh) or use --master 'local[*]' (or --serial)"
+    )
+
+
 def spark_session(master: str | None = None, app_name: str = "cnsim-sweep") -> Any:
     """A quiet SparkSession whose Python workers run this interpreter (``master`` None:
     spark-submit's ``--master``, else ``local[*]``)."""
@@ -138,7 +182,14 @@ def spark_session(master: str | None = None, app_name: str = "cnsim-sweep") -> A
         .config("spark.ui.showConsoleProgress", "false")  # our tqdm bar counts runs
         .config("spark.python.worker.reuse", "true")  # keep numba caches warm across runs
     )
-    session = builder.getOrCreate()
+    try:
+        session = builder.getOrCreate()
+    except Exception as exc:  # Java missing, master refused: one line, not pages
+        raise CnsimError(
+            f"cannot start Spark (master {master or 'local[*]'!r}): {_first_line(exc)}; "
+            "check the master (or use --master 'local[*]' / --serial) and that Java 17 is "
+            "installed (bash scripts/setup.sh)"
+        ) from None
     session.sparkContext.setLogLevel("ERROR")
     return session
 

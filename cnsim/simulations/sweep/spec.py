@@ -248,7 +248,7 @@ def _runs_of(
         if not isinstance(doc.setdefault(section, {}), dict):
             raise config_error(label, f"axis {path!r}", problem=f"{section!r} is not a table")
         doc[section][key] = copy.deepcopy(value)
-    validated = from_dict(doc, label).as_dict()
+    validated = from_dict(doc, label)  # every section (as_dict leaves some out at defaults)
     # Seeds and columns use the validated values (e.g. 1 -> 1.0 for a float key), so
     # writing an axis value differently does not change a run.
     params = {p: validated[p.partition(".")[0]][p.partition(".")[2]] for p in combo}

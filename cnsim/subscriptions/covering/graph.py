@@ -58,7 +58,13 @@ class RelationGraph:
 
     kind: ClassVar[str] = ""
 
-    def __init__(self, d: int, index: str | CoveringIndex = "kdtree", **index_params):
+    def __init__(
+        self,
+        d: int,
+        index: str | CoveringIndex = "kdtree",
+        counts: dict[str, list[int]] | None = None,
+        **index_params,
+    ):
         self.index = make_index(index, d, **index_params)
         self.d = self.index.d
         self._slot: dict[Hashable, int] = {}
@@ -68,7 +74,9 @@ class RelationGraph:
         self.inn: list[list[int]] = []  # in-neighbours (coverers) by slot
         self.out: list[set[int]] = []  # out-neighbours (covered) by slot
         self.fwd: list[bool] = []
-        self._counts = {op: [0, 0, 0] for op in OPS}  # queries, nodes, comparisons
+        # queries, nodes, comparisons per operation; ``counts`` shares them between
+        # graphs (an overlay totals the graphs of all its links without visiting them)
+        self._counts = counts if counts is not None else {op: [0, 0, 0] for op in OPS}
 
     # ---- public API
     def __len__(self) -> int:
@@ -119,6 +127,18 @@ class RelationGraph:
 
     def forwarded_set(self) -> set:
         return {sid for sid, s in self._slot.items() if self.fwd[s]}
+
+    def withdraw_covered(self, sid: Hashable) -> list:
+        """The forwarded subscriptions ``sid`` covers (its out-neighbours), now marked
+        not forwarded: what a broker unsubscribes at the neighbour right after
+        forwarding ``sid``, so the neighbour's table holds no covered subscription.
+        In ``G`` and the poset this keeps "forwarded iff in-degree 0" exact; a new
+        ``G_k`` node has no out-edges yet, so there it returns nothing."""
+        slot = self._slot[sid]
+        gone = sorted(c for c in self.out[slot] if self.fwd[c])
+        for c in gone:
+            self.fwd[c] = False
+        return [self._sid[c] for c in gone]
 
     def stats(self) -> dict[str, dict[str, int]]:
         """Covering queries and their cost, split into subscribe and unsubscribe."""
@@ -267,16 +287,21 @@ class PosetGraph(FullGraph):
         """The minimal (or maximal) elements of ``slots`` under strict covering."""
         if len(slots) <= 1:
             return slots
-        P, seq = self.index.P, self.index.seq
-        keep = []
-        for a in slots:
-            if minimal:
-                dominated = any(b != a and strictly_covers(P, seq, a, b) for b in slots)
-            else:
-                dominated = any(b != a and strictly_covers(P, seq, b, a) for b in slots)
-            if not dominated:
-                keep.append(a)
-        return keep
+        idx = np.asarray(slots, np.int64)
+        P, seq = self.index.P[idx], self.index.seq[idx]
+        dominated = np.empty(len(idx), bool)
+        for a0 in range(0, len(idx), 256):  # a row block of the strict covering matrix
+            a = slice(a0, a0 + 256)
+            if minimal:  # a covers some b
+                ge = (P[a, None, :] >= P[None, :, :]).all(axis=2)
+                eq = (P[a, None, :] == P[None, :, :]).all(axis=2)
+                cov = ge & (~eq | (seq[a, None] < seq[None, :]))
+            else:  # some b covers a
+                ge = (P[None, :, :] >= P[a, None, :]).all(axis=2)
+                eq = (P[None, :, :] == P[a, None, :]).all(axis=2)
+                cov = ge & (~eq | (seq[None, :] < seq[a, None]))
+            dominated[a] = cov.any(axis=1)  # the diagonal is never a strict cover
+        return idx[~dominated].tolist()
 
     def _link(self, slot, above, below):
         parents = self._extremes(above, minimal=True)

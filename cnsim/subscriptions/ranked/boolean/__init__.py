@@ -14,10 +14,13 @@ from cnsim.subscriptions.ranked.boolean.expressions import (
     parse,
     parse_many,
 )
+from cnsim.subscriptions.ranked.boolean.kindex import KIndex
 from cnsim.subscriptions.ranked.boolean.scan import Scan
 
 #: every index by name
-REGISTRY: dict[str, type[BooleanIndex]] = {cls.name: cls for cls in (Scan, BEStarTree, BETree)}
+REGISTRY: dict[str, type[BooleanIndex]] = {
+    cls.name: cls for cls in (Scan, BEStarTree, BETree, KIndex)
+}
 
 __all__ = [
     "OPS",
@@ -26,6 +29,7 @@ __all__ = [
     "BETree",
     "BooleanIndex",
     "Expressions",
+    "KIndex",
     "Scan",
     "brute_match",
     "brute_scores",

@@ -165,6 +165,10 @@ class BooleanIndex(ABC):
     def _nbytes(self) -> int:
         return 0
 
+    def _check_event(self, e: Expressions) -> None:
+        """Reject events the structure cannot answer (raise ``InputError``)."""
+        return None
+
     # ------------------------------------------------------------ updates
     def __len__(self) -> int:
         """Number of live subscriptions."""
@@ -205,6 +209,7 @@ class BooleanIndex(ABC):
     # ------------------------------------------------------------ queries
     def _event(self, event) -> tuple:
         e = as_expression(event, "event")
+        self._check_event(e)
         slot = np.full(self._store.max_attr + 1, -1, np.int64)
         inside = e.attr < len(slot)
         slot[e.attr[inside]] = np.flatnonzero(inside)
@@ -234,6 +239,7 @@ class BooleanIndex(ABC):
 
     def _batch(self, events, k: int, cols: int) -> np.ndarray:
         ev = as_expressions(events)
+        self._check_event(ev)
         slot = np.full(self._store.max_attr + 1, -1, np.int64)
         kernel, T = self._kernel()
         cap = self._store.n if k < 0 else max(k, 1)

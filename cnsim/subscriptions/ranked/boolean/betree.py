@@ -29,6 +29,7 @@ import numba
 import numpy as np
 
 from cnsim.errors import InputError
+from cnsim.subscriptions.ranked.boolean import _build as B
 from cnsim.subscriptions.ranked.boolean import _kernels as K
 from cnsim.subscriptions.ranked.boolean.base import BooleanIndex
 
@@ -95,6 +96,8 @@ class Slab:
         self._reserve(lst, n)
         s = self.start[lst]
         for p, c in zip(self.pools, cols, strict=True):
+            if isinstance(c, np.ndarray):  # from bytes: no per-item conversion
+                c = c.astype(np.int64 if p.typecode == "q" else np.float64).tobytes()
             p[s : s + n] = array(p.typecode, c)
         self.length[lst] = n
 
@@ -269,6 +272,7 @@ class BEStarTree(BooleanIndex):
         beta: float = 4.0,
         split: str = "exhaustive",
         recycle_below: int | None = None,
+        bulk: bool = True,
     ):
         if leaf_capacity is None:
             leaf_capacity = _capacity_for(match_probability)
@@ -283,6 +287,7 @@ class BEStarTree(BooleanIndex):
         self.A = int(leaf_capacity)
         self.alpha, self.beta, self.split = float(alpha), float(beta), split
         self.recycle_below = self.A // 2 if recycle_below is None else int(recycle_below)
+        self.bulk = bool(bulk)
         self._init_tables()
         super().__init__(subscriptions)
 
@@ -426,8 +431,89 @@ class BEStarTree(BooleanIndex):
         need = self._store.n - len(self.sub_cnode)
         if need > 0:
             self.sub_cnode.frombytes(np.full(need, -1, np.int64).tobytes())
+        if self.bulk and len(ids) > 1 and not len(self.pn_attr) and not self._leaf.length[0]:
+            self._bulk(np.asarray(ids, np.int64))  # an empty tree: BE*-B
+            return
         for i in ids:
             self._insert_at(int(i), 0)
+
+    # ------------------------------------------------------- bulk (BE*-B)
+    def _bulk(self, ids: np.ndarray) -> None:
+        """BE*-B: build an empty tree top-down from a whole batch.  The same Algorithms
+        4 and 5 as insertion, applied to the batch at once: the root l-node takes every
+        expression, partitioning moves each ranked attribute's expressions into its
+        p-node, clustering splits every overflowing bucket, the overlap bucket is
+        partitioned, and so on down; bounds and boxes are computed bottom-up at the
+        end.  (Insertion reaches a structure of the same kind, one expression at a
+        time, so its ranks and splits see only the expressions inserted so far.)"""
+        self._bulk_partition(0, ids)
+        if not self.rigid:
+            for b in range(len(self.bk_lo) - 1, -1, -1):  # children before parents
+                self._recompute_own(self.bk_cnode[b])
+                self._recompute_total(b)
+
+    def _bulk_leaf(self, c: int, ids: np.ndarray) -> None:
+        self._leaf.set(c, ids)
+        self._sum_set(self.cn_sum[c], ids)
+        np.frombuffer(self.sub_cnode, np.int64)[ids] = c
+
+    def _sum_set(self, lst: int, ids: np.ndarray) -> None:
+        st = self._store
+        self._sum.set(lst, *B.summary(st.s_start, st.s_end, st.p_attr, st.p_w, ids))
+
+    def _bulk_partition(self, c: int, ids: np.ndarray) -> None:
+        """Algorithm 4 on c-node c for the expressions ``ids`` (the plan in numba)."""
+        if len(ids) > self.cn_cap[c]:
+            st = self._store
+            used = np.array(sorted(self.cn_used[c] | set(self._pdir.col(c, 0))), np.int64)
+            attrs, gptr, members, ids, capped = B.partition_plan(
+                st.s_start, st.s_end, st.p_attr, ids, used, self.cn_cap[c]
+            )
+            for g in range(len(attrs)):
+                p = self._new_pnode(int(attrs[g]), c)
+                mids = members[gptr[g] : gptr[g + 1]]
+                self.pn_count[p] = len(mids)
+                self._sum_set(self.pn_sum[p], mids)
+                self._bulk_cluster(self.pn_root[p], mids)
+            if capped:  # UpdateClusterCapacity: nothing left to partition on
+                self.cn_cap[c] = max(self.A, 2 * len(ids))
+        self._bulk_leaf(c, ids)
+
+    def _bulk_cluster(self, b0: int, ids0: np.ndarray) -> None:
+        """Algorithm 5 on bucket b0 for the expressions ``ids0`` and on the buckets its
+        splits create."""
+        st = self._store
+        work = [(b0, ids0)]
+        while work:
+            b, ids = work.pop()
+            c = self.bk_cnode[b]
+            if len(ids) <= self.cn_cap[c]:
+                self._bulk_leaf(c, ids)
+                continue
+            p = self.bk_pnode[b]
+            attr = self.pn_attr[p]
+            lo = B.gather(st.s_start, st.s_end, st.p_attr, st.p_lo, ids, attr)
+            hi = B.gather(st.s_start, st.s_end, st.p_attr, st.p_hi, ids, attr)
+            if self.rigid:
+                clo, chi = self.bk_cell[b]
+                if chi - clo <= 1:  # an atomic cell
+                    self._bulk_partition(c, ids)
+                    continue
+                mid = _mid(clo, chi)
+                side = np.where(hi < mid, 0, np.where(lo >= mid, 2, 1))
+            else:
+                side = self._split(np.stack([lo, hi], axis=1))
+            L = self._new_bucket(p, b)
+            R = self._new_bucket(p, b)
+            self.bk_left[b], self.bk_right[b], self.bk_split[b] = L, R, 1
+            if self.rigid:
+                clo, chi = self.bk_cell[b]
+                mid = _mid(clo, chi)
+                self._set_cell(L, clo, mid)
+                self._set_cell(R, mid, chi)
+            self._bulk_partition(c, ids[side == 1])
+            work.append((L, ids[side == 0]))
+            work.append((R, ids[side == 2]))
 
     def _insert_at(self, i: int, c: int) -> None:
         """Algorithm 1 from c-node c (iterative: the recursion is a tail call)."""
@@ -600,38 +686,10 @@ class BEStarTree(BooleanIndex):
     def _exhaustive(self, iv: np.ndarray, alpha: int):
         """split_opt: every cut I in [alpha, n - alpha] of Omega_up (left takes the I
         smallest upper bounds) and of Omega_low (right takes the I largest lower
-        bounds); minimum overlap, then minimum coverage."""
-        n = len(iv)
-        best, best_key = None, None
-        lo, hi = iv[:, 0], iv[:, 1]
-        for mirror in (False, True):
-            a, b = (-hi, -lo) if mirror else (lo, hi)  # mirror: right plays left
-            order = np.lexsort((a, b))
-            a_s, b_s = a[order], b[order]
-            pref_lo = np.minimum.accumulate(a_s)
-            for cut in range(alpha, n - alpha + 1):
-                llo, lhi = pref_lo[cut - 1], b_s[cut - 1]
-                rest_a, rest_b = a_s[cut:], b_s[cut:]
-                far = rest_a > lhi  # disjoint from the left bucket
-                if far.sum() < alpha:
-                    continue
-                olap = ~far
-                if olap.any():
-                    olo, ohi = rest_a[olap].min(), rest_b[olap].max()
-                    overlap = _length(olo, ohi)
-                else:
-                    olo, ohi, overlap = INF, -INF, 0.0
-                rlo, rhi = rest_a[far].min(), rest_b[far].max()
-                coverage = _union_length([(llo, lhi), (olo, ohi), (rlo, rhi)])
-                key = (overlap, coverage)
-                if best_key is None or key < best_key:
-                    side = np.ones(n, np.int64)
-                    left = order[:cut]
-                    right = order[cut:][far]
-                    side[left] = 2 if mirror else 0
-                    side[right] = 0 if mirror else 2
-                    best, best_key = side, key
-        return best
+        bounds); minimum overlap, then minimum coverage (numba, O(n log n))."""
+        side, ok = B.exhaustive(np.ascontiguousarray(iv[:, 0]), np.ascontiguousarray(iv[:, 1]),
+                                alpha)  # fmt: skip
+        return side if ok else None
 
     def _approximate(self, iv: np.ndarray, alpha: int):
         """split_apx: left takes intervals by ascending upper bound, right by descending
@@ -731,8 +789,11 @@ class BEStarTree(BooleanIndex):
         k = len(box)
         box[:, 0], box[:, 1] = INF, -INF
         dims = self.pn_dims[self.bk_pnode[self.cn_bucket[c]]]
-        for i in self._leaf.col(c):
-            _union_into(box, self._box(i, dims))
+        leaf = self._leaf.col(c)
+        if len(leaf):
+            st = self._store
+            B.union_box(st.s_start, st.s_end, st.p_attr, st.p_lo, st.p_hi,
+                        np.frombuffer(leaf, np.int64), np.array(dims, np.int64), box)  # fmt: skip
         for p in self._pdir.col(c, 1):
             _union_into(box, self.bk_box[self.pn_root[p]][:k])
 
@@ -835,6 +896,7 @@ class BETree(BEStarTree):
         match_probability: float = 0.001,
         domain: tuple[float, float] = (0.0, 2.0**32),
         recycle_below: int | None = None,
+        bulk: bool = True,
     ):
         lo, hi = (float(x) for x in domain)
         if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
@@ -845,6 +907,7 @@ class BETree(BEStarTree):
             leaf_capacity=leaf_capacity,
             match_probability=match_probability,
             recycle_below=recycle_below,
+            bulk=bulk,
         )
 
 

@@ -137,6 +137,8 @@ class Expressions:
         new_vptr = np.zeros(m + 1, np.int64)
         np.cumsum(counts, out=new_vptr[1:])
         new_values = np.empty(len(values), np.float64)
+        if not ((op == IN) | (op == NOTIN)).any():  # no sets: vectorised
+            return cls._from_sorted(indptr, attr, op, weight, row, counts, vptr[order], values)
         lo, hi = np.empty(m), np.empty(m)
         for j in range(m):
             o = int(op[j])
@@ -157,6 +159,34 @@ class Expressions:
             new_values[new_vptr[j] : new_vptr[j + 1]] = v
         new_values = new_values[: new_vptr[-1]]
         return cls(indptr, attr, op, weight, lo, hi, new_vptr, new_values)
+
+    @classmethod
+    def _from_sorted(cls, indptr, attr, op, weight, row, counts, starts, values) -> Expressions:
+        """``from_arrays`` without set operators, vectorised (predicates already sorted;
+        predicate j's values are ``values[starts[j]:starts[j] + counts[j]]``)."""
+        arity = np.array(ARITY)[op]
+        bad = np.flatnonzero(counts != arity)
+        if bad.size:
+            j = bad[0]
+            raise InputError(
+                f"expression {row[j]}, a{attr[j]} {OPS[op[j]]}: takes {arity[j]} value(s), "
+                f"got {counts[j]}"
+            )
+        vptr = np.zeros(len(op) + 1, np.int64)
+        np.cumsum(counts, out=vptr[1:])
+        idx = np.repeat(starts - vptr[:-1], counts) + np.arange(vptr[-1])
+        v0 = values[starts] if len(op) else np.empty(0)
+        v1 = values[starts + (counts - 1)] if len(op) else np.empty(0)
+        bad = np.flatnonzero((op == BETWEEN) & (v0 > v1))
+        if bad.size:
+            j = bad[0]
+            raise InputError(f"expression {row[j]}: a{attr[j]} between {v0[j]} and {v1[j]}")
+        inf = np.full(len(op), math.inf)
+        lo = np.select([op == LT, op == LE, op == NE, op == GT],
+                       [-inf, -inf, -inf, np.nextafter(v0, math.inf)], v0)  # fmt: skip
+        hi = np.select([op == LT, op == LE, op == EQ, op == BETWEEN],
+                       [np.nextafter(v0, -math.inf), v0, v0, v1], inf)  # fmt: skip
+        return cls(indptr, attr, op, weight, lo, hi, vptr, values[idx].astype(np.float64))
 
     @classmethod
     def empty(cls) -> Expressions:

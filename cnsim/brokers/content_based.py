@@ -1,0 +1,147 @@
+"""The content-based (SIENA-style) CN of seed 001: brokers in an acyclic overlay
+forward subscriptions towards every possible publisher, pruned by covering, and route
+events back along the reverse paths (``[overlay] kind = "content-based"``).
+
+* Overlay: the degree-bounded latency spanning tree of the run's brokers
+  (:mod:`cnsim.brokers.spanning`, ``[overlay] degree``).
+* Subscribers sit on IP nodes drawn as for Meghdoot
+  (:class:`~cnsim.brokers.endpoints.Endpoints`) and attach to their nearest broker
+  (fewest IP hops, as publishers do).
+* Brokers own their state (:class:`~cnsim.brokers.forwarding.Forwarding`): per link a
+  relation graph (``[overlay] covering = "none" | "g1" | "gk" | "poset" | "full"``,
+  ``covering_k`` for ``gk``) over a covering index (``covering_index = "naive" |
+  "kdtree" | "zorder"``), and the routing tables the neighbours forwarded.  A run's
+  subscriptions are subscribed once, in id order, when the network is built.
+
+It carries what it can route as a point event: approaches whose events enter at the
+publisher and whose message is the event itself — CN-Relax's ``Msg(x, x, -inf, inf)``,
+which reaches the ranges ``[l, r]`` holding ``x`` (seed 003 §V; here ``d = 1``).  Paint's
+region messages (rectangles of S from the server) and Unicast have no meaning as
+content-based events: :attr:`ContentBasedCN.carries` declares it and the scenario
+schema rejects them before any work.
+
+Traffic as for Meghdoot: overlay hops (tree links an event crosses), the IP hops under
+them (``broker_hops``), and the last IP hop from a subscriber's broker to its node.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from cnsim.algorithms.base import ApproachSpec
+from cnsim.algorithms.messages import Messages
+from cnsim.brokers.base import Delivery, Network, Paths, Traffic
+from cnsim.brokers.endpoints import Endpoints, _nearest
+from cnsim.brokers.forwarding import Forwarding
+from cnsim.brokers.spanning import Tree, overlay_tree
+from cnsim.network.cache import build_world
+from cnsim.network.world import World
+from cnsim.subscriptions.index import SubscriptionIndex
+
+DOMAIN = (0.0, 1.0)  # seed 003's S: l, r and x in [0, 1]
+
+
+@dataclass(frozen=True)
+class _BrokerZones:
+    """Timed mode reads overlay paths in "zones"; here every broker is its own."""
+
+    owner: np.ndarray
+    n_zones: int
+
+
+class ContentBasedCN(Network):
+    """Point events routed over a spanning tree of brokers whose routing tables were
+    filled by covering-pruned subscription forwarding."""
+
+    kind = "content-based"
+    #: (entry, message) pairs it can carry: events published as points
+    carries: ClassVar[frozenset[tuple[str, str]]] = frozenset({("publisher", "region")})
+
+    def __init__(
+        self,
+        subscriptions: SubscriptionIndex,
+        tree: Tree,
+        world: World,
+        endpoints: Endpoints,
+        overlay: dict,
+    ):
+        self.tree, self.world, self.endpoints = tree, world, endpoints
+        nodes = endpoints.subscriber_node
+        self.home = _nearest(world, nodes).astype(np.int64)
+        self.forwarding = Forwarding(
+            tree,
+            1,
+            overlay["covering"],
+            overlay["covering_k"],
+            overlay["covering_index"],
+            DOMAIN,
+        )
+        lo, hi = subscriptions.l, subscriptions.r
+        for sid in range(len(lo)):
+            self.forwarding.subscribe(sid, self.home[sid], lo[sid], hi[sid])
+        self.setup = self.forwarding.stats()  # what subscribing the run cost
+        self.last_hop = world.last_hops(self.home, nodes).astype(np.int64)
+        latency_ms = np.asarray(world.node_latency)[self.home, nodes]
+        self.last_hop_latency_s = latency_ms.astype(np.float64) / 1000.0
+        self.held = self.forwarding.routing_entries() + self.forwarding.local_subscriptions()
+        self.handled: dict[str, np.ndarray] = {}
+        # what timed mode reads (paths name brokers, a subscription's "zone" its home)
+        self.zones = _BrokerZones(np.arange(world.n_brokers), world.n_brokers)
+        self.gateway = self.gateway_zone = self.home
+
+    @classmethod
+    def create(cls, scenario, subscriptions, n_events, seeds) -> ContentBasedCN:
+        """The run's world (cached), its overlay tree, endpoints, and every
+        subscription forwarded from its subscriber's broker."""
+        world = build_world(scenario.network)
+        overlay = scenario["overlay"]
+        tree = overlay_tree(world, overlay["degree"])
+        # no server: only publisher-entry approaches run here (the schema checks)
+        endpoints = Endpoints.place(world, -1, len(subscriptions), n_events, seeds)
+        return cls(subscriptions, tree, world, endpoints, overlay)
+
+    def deliver(
+        self, approach: ApproachSpec, messages: Messages, update_events: np.ndarray
+    ) -> tuple[Delivery, Traffic]:
+        """Publish every message's point ``x`` at its publisher's broker and route it."""
+        assert (approach.entry, approach.message) in self.carries, approach
+        handled = self.handled.setdefault(approach.name, np.zeros(self.world.n_brokers, np.int64))
+        r = messages.rects
+        # a point event: Msg(x, x, -inf, inf) reaches exactly the ranges holding x
+        assert (np.isneginf(r[:, 0]) & (r[:, 1] == r[:, 2]) & np.isposinf(r[:, 3])).all()
+        source = self.endpoints.entry_brokers(approach, update_events).astype(np.int64)
+        offsets = np.zeros(len(messages) + 1, np.int64)
+        hop_ptr = np.zeros(len(messages) + 1, np.int64)
+        subs, hop_from, hop_to = [], [], []
+        for m in range(len(messages)):
+            s, f, t = self.forwarding.publish(source[m], r[m, 1])
+            subs.append(s)
+            hop_from.append(f)
+            hop_to.append(t)
+            offsets[m + 1] = offsets[m] + len(s)
+            hop_ptr[m + 1] = hop_ptr[m] + len(f)
+        empty = np.empty(0, np.int64)
+        subs_a = np.concatenate(subs) if subs else empty
+        frm = np.concatenate(hop_from) if hop_from else empty
+        to = np.concatenate(hop_to) if hop_to else empty
+        np.add.at(handled, to, 1)
+        np.add.at(handled, source, 1)
+        traffic = Traffic(
+            overlay_hops=int(len(frm)),
+            ip_hops=int(self.world.broker_hops[frm, to].sum(dtype=np.int64)),
+            last_hop_ip_hops=int(self.last_hop[subs_a].sum()),
+            paths=Paths(source, hop_ptr, frm, to),
+        )
+        return Delivery.of(messages, offsets, subs_a), traffic
+
+    def publish_ip_hops(self, approach: ApproachSpec, first: int, stop: int) -> int:
+        """IP hops of events ``first .. stop - 1`` from their publishers to their broker."""
+        return self.endpoints.publish_ip_hops(approach, first, stop)
+
+    def broker_load(self) -> dict[str, np.ndarray]:
+        """Per broker: subscriptions held (routing entries plus its own subscribers'),
+        and messages handled per approach."""
+        return {"subscriptions_held": self.held, **self.handled}

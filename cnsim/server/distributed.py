@@ -1,0 +1,486 @@
+"""The distributed object database of seed 003 appendix C ("Distributing the
+database"): the server's objects split over ``s`` servers by x, with ``first_k`` and
+``min_y`` answered by walking from server to neighbouring server (its Algorithms 1
+and 2), and what each server does.
+
+Notation (appendix C): objects are the points ``(x_i, y_i)``, on the diagonal of the
+subscription space S; the diagonal — the x-axis — is cut into ``s`` zones, and
+server ``j`` owns zone ``σ_j = [ℓ_j, r_j)`` (``j = 0 .. s-1`` west to east, ``ℓ_0 =
+-inf``, ``r_{s-1} = +inf``, ``r_j = ℓ_{j+1}``) and every object whose x lies in it.
+Each server knows its west and east neighbours (``j - 1``, ``j + 1``). An event
+``Upd(x_i, y_old -> y_new)`` is routed to the server owning ``x_i``, which applies it
+and generates its messages.
+
+* ``first_k(x_i, z, dir)`` (Algorithm 1): the owner of ``x_i`` answers from its own
+  index; if it found ``c < k`` objects it passes the query to its neighbour in
+  direction ``dir`` for the remaining ``k - c``, and so on until ``k`` objects are
+  found or the last zone in that direction has been searched. The neighbour's
+  objects all lie beyond the owner's, so the concatenation is in the order met.
+* ``min_y(σ, y0)`` (Algorithm 2): the owner of the event computes ``min_y(σ ∩ σ_j,
+  y0)``; if ``ℓ < ℓ_j`` (``r > r_j``) the query walks west (east) over every zone that
+  meets ``σ``, and the lowest answer wins. A query whose range does not hold the
+  owner (never for the Paint algorithms: their ranges hold ``x_i``) is forwarded
+  along the neighbours to the range first, and those servers count as traversed.
+
+Both give exactly the single-server answer (including ties in y, broken by object id
+as :class:`~cnsim.server.object_index.ObjectIndex` does: each server's index compares
+global ids). The *traversal length* of a query is the number of neighbour servers it
+walks to beyond the one it starts at (0 when the owner answers alone), the quantity
+of appendix C's estimate ``2k·s/n`` and its Figure 20.
+
+**Zones** (:meth:`Zones.split`): with the ``n`` live objects' x-values sorted,
+``x_(0) <= … <= x_(n-1)``, boundary ``ℓ_j`` (``j = 1 .. s-1``) is the midpoint
+``(x_(a-1) + x_(a)) / 2`` with ``a = ⌊j·n/s⌋``, so server ``j`` starts with
+``⌊(j+1)n/s⌋ - ⌊jn/s⌋`` objects (``⌊n/s⌋`` or ``⌈n/s⌉``; objects sharing an x fall
+in one zone, the eastern). With fewer objects than servers (``a = 0``) the western
+zones are empty (``ℓ_j = x_(0)``); with no objects the zones split ``[0, 1)``
+evenly. Zones are fixed for the run: inserts go to the zone owning their x, and no
+load is rebalanced.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from cnsim.algorithms.messages import Messages
+from cnsim.errors import InputError
+from cnsim.server.object_index import (
+    EAST,
+    WEST,
+    CallCounter,
+    ObjectIndex,
+    _first_k,
+    _min_y,
+    _min_y_many,
+)
+from cnsim.subscriptions.workload import Updates
+
+__all__ = ["DistributedCounter", "DistributedIndex", "ServerIndex", "ServerLoad", "Zones"]
+
+
+@dataclass(frozen=True, eq=False)
+class Zones:
+    """The ``s`` contiguous x-zones: server ``j`` owns ``[bounds[j-1], bounds[j])``
+    (``-inf`` and ``+inf`` at the ends)."""
+
+    bounds: np.ndarray  # (s - 1,) non-decreasing inner boundaries ℓ_1 .. ℓ_{s-1}
+
+    @property
+    def count(self) -> int:
+        """Number of servers s."""
+        return len(self.bounds) + 1
+
+    @staticmethod
+    def split(x: np.ndarray, y: np.ndarray, s: int) -> Zones:
+        """Zones giving each server about n/s of the live objects (module docstring)."""
+        assert s >= 1
+        xs = np.sort(np.asarray(x, np.float64)[np.isfinite(y)])
+        n = len(xs)
+        if n == 0:
+            return Zones(np.linspace(0.0, 1.0, s + 1)[1:-1])
+        a = (np.arange(1, s, dtype=np.int64) * n) // s
+        left = xs[np.maximum(a - 1, 0)]
+        right = xs[np.minimum(a, n - 1)]
+        bounds = np.where(a > 0, (left + right) / 2, xs[0])
+        # The midpoint of two equal values is that value, so equal x-values stay in one
+        # zone; rounding can put a midpoint below ``left`` only if they are equal.
+        return Zones(np.maximum.accumulate(bounds))
+
+    def owner(self, x: float | np.ndarray):
+        """The server owning ``x`` (each of an array)."""
+        return np.searchsorted(self.bounds, x, side="right")
+
+
+@dataclass(eq=False)  # holds an array: compare counters by their as_dict()
+class DistributedCounter(CallCounter):
+    """The calls of :class:`~cnsim.server.object_index.CallCounter` plus, per
+    distributed query, how far it walked, and what each server answered.
+
+    ``first_k`` and ``min_y`` count queries as the single server does (one per
+    query, whatever the number of servers), so index-call figures stay comparable.
+    """
+
+    servers: int = 1
+    dist_first_k: int = 0  # distributed first_k queries (an approach may also count
+    dist_min_y: int = 0  # local ones, e.g. Paint-Batch's T', in first_k / min_y)
+    hops_first_k: int = 0  # neighbour servers walked to, summed over the queries
+    hops_min_y: int = 0
+    max_hops: int = 0  # the longest walk of any query so far
+    answered: np.ndarray = field(default=None)  # per server: local queries answered
+
+    def __post_init__(self) -> None:
+        if self.answered is None:
+            self.answered = np.zeros(self.servers, np.int64)
+
+    def as_dict(self) -> dict[str, int]:
+        """The counts under their metric column names (sums only: they difference
+        per batch)."""
+        return {
+            **super().as_dict(),
+            "dist_first_k": self.dist_first_k,
+            "dist_min_y": self.dist_min_y,
+            "hops_first_k": self.hops_first_k,
+            "hops_min_y": self.hops_min_y,
+        }
+
+
+class ServerIndex(ObjectIndex):
+    """One server's object index: an :class:`ObjectIndex` over its own objects (local
+    ids 0, 1, …) whose queries compare and return *global* object ids, so that ties in
+    y break exactly as in the single index."""
+
+    def __init__(self, x: np.ndarray, y: np.ndarray, ids: np.ndarray):
+        self._glob = np.asarray(ids, np.int64).copy()  # local id -> global id
+        super().__init__(x, y, CallCounter())
+
+    def add(self, x: float, y: float, gid: int, local: int | None = None) -> int:
+        """Insert global object ``gid`` at ``x`` (as a new local id, or reviving the
+        absent ``local``); returns its local id."""
+        if local is None:
+            local = self.n_ids
+            self._glob = np.append(self._glob, np.int64(gid))
+        return self.insert(x, y, local)
+
+    def _rebuild(self) -> None:
+        super()._rebuild()
+        glob = np.append(self._glob, np.int64(-1))  # pid -1 (a spare slot) -> -1
+        self._gpid = glob[self._pid]
+
+    def _place(self, i: int) -> None:
+        super()._place(i)
+        pos = self._pos_of[i]
+        if pos >= 0:
+            self._gpid[pos] = self._glob[i]
+
+    def first_k(self, x0: float, y0: float, direction: int, k: int, id0: int = -1) -> np.ndarray:
+        """As :meth:`ObjectIndex.first_k`, ``id0`` a global id."""
+        self.counter.first_k += 1
+        t = self._tree
+        pos = _first_k(t.start, t.end, t.leaf, t.box, self._px, self._py, self._gpid,
+                       x0, y0, id0, direction, k)  # fmt: skip
+        return self._px[pos]
+
+    def min_y(self, lo: float, hi: float, y0: float, id0: int = 2**62) -> int:
+        """As :meth:`ObjectIndex.min_y`, with global ids in and out."""
+        self.counter.min_y += 1
+        t = self._tree
+        pos = _min_y(t.start, t.end, t.leaf, t.box, self._px, self._py, self._gpid,
+                     lo, hi, y0, id0)  # fmt: skip
+        return int(self._gpid[pos]) if pos >= 0 else -1
+
+    def min_y_many(
+        self, lo: np.ndarray, hi: np.ndarray, y0: np.ndarray, id0: np.ndarray
+    ) -> np.ndarray:
+        """As :meth:`ObjectIndex.min_y_many`, with global ids in and out."""
+        self.counter.min_y += len(lo)
+        t = self._tree
+        pos = _min_y_many(t.start, t.end, t.leaf, t.box, self._px, self._py, self._gpid,
+                          lo, hi, y0, id0)  # fmt: skip
+        return np.where(pos >= 0, self._gpid[pos], -1)
+
+
+class DistributedIndex:
+    """The objects ``(x, y)`` (ids 0, 1, …) held by ``servers`` servers, one zone each,
+    with the interface of :class:`~cnsim.server.object_index.ObjectIndex` (updates,
+    ``first_k``, ``min_y``, ``min_y_many``, ``x``, ``y``, ``live``, ``counter``), so
+    approaches use it unchanged. Answers equal the single index's."""
+
+    def __init__(
+        self,
+        x: np.ndarray,
+        y: np.ndarray,
+        servers: int,
+        counter: DistributedCounter | None = None,
+        zones: Zones | None = None,
+    ):
+        x = np.asarray(x, np.float64)
+        y = np.asarray(y, np.float64)
+        if x.shape != y.shape or x.ndim != 1:
+            raise InputError(
+                f"objects: x and y must be 1-d arrays of one length, got {x.shape}, {y.shape}"
+            )
+        if np.isnan(x).any() or np.isnan(y).any():
+            raise InputError("objects: x and y must not contain NaN")
+        self.zones = zones if zones is not None else Zones.split(x, y, servers)
+        assert self.zones.count == servers
+        self.counter = counter if counter is not None else DistributedCounter(servers=servers)
+        self.n_ids = len(x)
+        self._x, self._y = x.copy(), y.copy()
+        self._owner = np.asarray(self.zones.owner(x), np.int64)  # server of each id
+        self._local = np.empty(len(x), np.int64)  # its id on that server
+        self.servers: list[ServerIndex] = []
+        for j in range(servers):
+            ids = np.flatnonzero(self._owner == j)
+            self._local[ids] = np.arange(len(ids))
+            self.servers.append(ServerIndex(x[ids], y[ids], ids))
+        self.origin = -1  # the server of the event being processed (-1: none yet)
+
+    # -- state (global, by object id) -----------------------------------------------------
+    @property
+    def x(self) -> np.ndarray:
+        """x-value of every object id (a view; do not modify)."""
+        return self._x[: self.n_ids]
+
+    @property
+    def y(self) -> np.ndarray:
+        """y-value of every object id, ``inf`` for deleted ones (a view; do not modify)."""
+        return self._y[: self.n_ids]
+
+    def live(self) -> np.ndarray:
+        """Ids of the objects present (finite y)."""
+        return np.flatnonzero(np.isfinite(self.y))
+
+    def held(self) -> np.ndarray:
+        """Objects present on each server."""
+        return np.array([len(s.live()) for s in self.servers], np.int64)
+
+    # -- updates: routed to the owner of the object's x ------------------------------------
+    def update(self, i: int, y_new: float) -> None:
+        """Set object ``i``'s y-value at the server owning it."""
+        if not 0 <= i < self.n_ids or np.isnan(self._x[i]):
+            raise InputError(f"object id {i} does not exist (ids are 0..{self.n_ids - 1})")
+        j = int(self._owner[i])
+        self.origin = j
+        self.servers[j].update(int(self._local[i]), y_new)
+        self._y[i] = y_new
+
+    def insert(self, x: float, y: float, i: int | None = None) -> int:
+        """Add an object at ``x`` on the server owning ``x``; returns its id (the next
+        one, or ``i``: an absent id)."""
+        i = self.n_ids if i is None else i
+        if i < self.n_ids and np.isfinite(self._y[i]):
+            raise InputError(f"object id {i} is present already")
+        if i >= len(self._x):
+            grow = max(16, len(self._x), i + 1 - len(self._x))
+            self._x = np.concatenate([self._x, np.full(grow, np.nan)])
+            self._y = np.concatenate([self._y, np.full(grow, np.inf)])
+            self._owner = np.concatenate([self._owner, np.full(grow, -1, np.int64)])
+            self._local = np.concatenate([self._local, np.full(grow, -1, np.int64)])
+        if i >= self.n_ids:
+            self._owner[self.n_ids : i + 1] = -1
+        self.n_ids = max(self.n_ids, i + 1)
+        j = int(self.zones.owner(x))
+        # An absent id revived on the server that had it keeps its local id there; on
+        # another server it gets a new one (its old slot stays dead).
+        local = int(self._local[i]) if self._owner[i] == j else None
+        self._local[i] = self.servers[j].add(x, y, i, local)
+        self._owner[i] = j
+        self._x[i], self._y[i] = x, y
+        self.origin = j
+        return i
+
+    def delete(self, i: int) -> None:
+        """Remove object ``i``."""
+        self.update(i, np.inf)
+
+    def apply(self, i: int, x: float, y_new: float) -> None:
+        """Apply ``Upd(x, y_old -> y_new)`` to object ``i`` at its server; an id never
+        seen before inserts a new object at ``x``."""
+        if i >= self.n_ids or np.isnan(self._x[i]) or self._owner[i] < 0:
+            self.insert(x, y_new, i)
+        else:
+            self.update(i, y_new)
+
+    def route(self, x: float) -> int:
+        """Make the server owning ``x`` the origin of the next queries (as an event at
+        ``x`` arriving there does); returns it."""
+        self.origin = int(self.zones.owner(x))
+        return self.origin
+
+    # -- queries -------------------------------------------------------------------------
+    def first_k(self, x0: float, y0: float, direction: int, k: int, id0: int = -1) -> np.ndarray:
+        """Algorithm 1: as :meth:`ObjectIndex.first_k`, from the owner of ``x0`` on,
+        walking to the neighbour in ``direction`` while fewer than ``k`` are found."""
+        c = self.counter
+        c.first_k += 1
+        c.dist_first_k += 1
+        step = -1 if direction == WEST else 1
+        assert direction in (WEST, EAST)
+        j = int(self.zones.owner(x0))
+        parts, need, hops = [], k, 0
+        while True:
+            c.answered[j] += 1
+            got = self.servers[j].first_k(x0, y0, direction, need, id0)
+            parts.append(got)
+            need -= len(got)
+            if need <= 0 or not 0 <= j + step < len(self.servers):
+                break
+            j += step
+            hops += 1
+        c.hops_first_k += hops
+        c.max_hops = max(c.max_hops, hops)
+        return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+    def _span(self, lo, hi):
+        """Zones of ``lo`` and ``hi`` and the walk's ends (from the origin)."""
+        a = np.asarray(self.zones.owner(lo), np.int64)
+        b = np.asarray(self.zones.owner(hi), np.int64)
+        start = self.origin if self.origin >= 0 else a
+        return a, b, np.minimum(a, start), np.maximum(b, start)
+
+    def min_y(self, lo: float, hi: float, y0: float, id0: int = 2**62) -> int:
+        """Algorithm 2: as :meth:`ObjectIndex.min_y`, answered by every server whose
+        zone meets ``[lo, hi]``, walking from the origin (the event's server)."""
+        c = self.counter
+        c.min_y += 1
+        c.dist_min_y += 1
+        if lo > hi:
+            return -1
+        a, b, first, last = (int(v) for v in self._span(lo, hi))
+        hops = last - first
+        c.hops_min_y += hops
+        c.max_hops = max(c.max_hops, hops)
+        best, best_y = -1, np.inf
+        for j in range(a, b + 1):
+            c.answered[j] += 1
+            h = self.servers[j].min_y(lo, hi, y0, id0)
+            if h >= 0 and (self._y[h] < best_y or (self._y[h] == best_y and h < best)):
+                best, best_y = h, self._y[h]
+        return best
+
+    def min_y_many(
+        self, lo: np.ndarray, hi: np.ndarray, y0: np.ndarray, id0: np.ndarray
+    ) -> np.ndarray:
+        """:meth:`min_y` for every row (one call and one walk counted per row)."""
+        c = self.counter
+        n = len(lo)
+        c.min_y += n
+        c.dist_min_y += n
+        out = np.full(n, -1, np.int64)
+        if n == 0:
+            return out
+        lo, hi = np.asarray(lo, np.float64), np.asarray(hi, np.float64)
+        a, b, first, last = self._span(lo, hi)
+        empty = lo > hi
+        hops = np.where(empty, 0, last - first)
+        c.hops_min_y += int(hops.sum())
+        c.max_hops = max(c.max_hops, int(hops.max()))
+        best_y = np.full(n, np.inf)
+        y0, id0 = np.asarray(y0, np.float64), np.asarray(id0, np.int64)
+        for j in range(int(a.min()), int(b.max()) + 1):
+            rows = np.flatnonzero((a <= j) & (j <= b) & ~empty)
+            if not len(rows):
+                continue
+            c.answered[j] += len(rows)
+            h = self.servers[j].min_y_many(lo[rows], hi[rows], y0[rows], id0[rows])
+            found = h >= 0
+            rows, h = rows[found], h[found]
+            y_h = self._y[h]
+            better = (y_h < best_y[rows]) | ((y_h == best_y[rows]) & (h < out[rows]))
+            out[rows[better]], best_y[rows[better]] = h[better], y_h[better]
+        return out
+
+
+class ServerLoad:
+    """What each server does in a run, per approach whose events enter at the server:
+    the updates routed to it and the messages it generates — every server generates
+    the messages of its own events (appendix C).
+
+    An approach processing updates one at a time (no batch strategy) is handed each
+    update at its owner, so every message is charged to the server whose event made
+    it. A batch strategy (Paint-Batch, Coalesce, Online) reorders a batch across its
+    events, so a message has no single generating event: a batch whose updates all
+    belong to one server is charged to it, any other to the servers owning the objects
+    the messages carry.
+    """
+
+    def __init__(self, zones: Zones, approaches: list):
+        self.zones = zones
+        s = zones.count
+        names = [a.name for a in approaches if a.spec.entry == "server"]
+        self.updates = {name: np.zeros(s, np.int64) for name in names}
+        self.messages = {name: np.zeros(s, np.int64) for name in names}
+
+    def process(self, approach, updates) -> Messages:
+        """``approach.process(updates)``, run at the servers owning the updates."""
+        name = approach.name
+        if name not in self.updates:
+            return approach.process(updates)  # no server (CN-Relax): nothing to charge
+        s = self.zones.count
+        owner = np.asarray(self.zones.owner(updates.x), np.int64)
+        self.updates[name] += np.bincount(owner, minlength=s)
+        if len(updates) and (owner == owner[0]).all():
+            messages = approach.process(updates)
+            self.messages[name][owner[0]] += len(messages)
+            return messages
+        if approach.spec.batch is not None:
+            messages = approach.process(updates)
+            by_object = np.asarray(self.zones.owner(messages.x), np.int64)
+            self.messages[name] += np.bincount(by_object, minlength=s)
+            return messages
+        parts = []
+        for u, j in enumerate(owner.tolist()):
+            one = Updates(*(a[u : u + 1] for a in (updates.obj, updates.x, updates.y_old,
+                                                    updates.y_new)))  # fmt: skip
+            parts.append(approach.process(one))
+            self.messages[name][j] += len(parts[-1])
+        return concat_messages(parts)
+
+    def frame(self, approaches: list, message_bytes) -> pd.DataFrame | None:
+        """One row per (approach, server): objects held at the end, local queries
+        answered, updates routed to it, messages and bytes it generated."""
+        parts = []
+        for a in approaches:
+            if a.name not in self.updates:
+                continue
+            counter, index = a.counter, _index_of(a)
+            msgs = self.messages[a.name]
+            parts.append(
+                pd.DataFrame(
+                    {
+                        "approach": a.name,
+                        "server": np.arange(self.zones.count),
+                        "server_objects": index.held(),
+                        "server_queries": counter.answered.copy(),
+                        "server_updates": self.updates[a.name].copy(),
+                        "server_msgs": msgs.copy(),
+                        "server_bytes": msgs * message_bytes(a.spec),
+                    }
+                )
+            )
+        return pd.concat(parts, ignore_index=True) if parts else None
+
+    def summary(self, approach) -> dict:
+        """The run metrics of the distributed database for one approach (empty for an
+        approach without a server)."""
+        if approach.name not in self.updates:
+            return {}
+        c = approach.counter
+        return {
+            "traversed_per_first_k": c.hops_first_k / c.dist_first_k if c.dist_first_k else None,
+            "traversed_per_min_y": c.hops_min_y / c.dist_min_y if c.dist_min_y else None,
+            "max_traversed": int(c.max_hops),
+            "server_query_imbalance": _imbalance(c.answered),
+            "server_msg_imbalance": _imbalance(self.messages[approach.name]),
+        }
+
+
+def _index_of(approach) -> DistributedIndex:
+    """The distributed index an approach (or the approach under its batch strategy) owns."""
+    return getattr(approach, "objects", None) or approach.base.objects
+
+
+def _imbalance(load: np.ndarray) -> float | None:
+    """Busiest server's load over the mean load (1: even; None: no load)."""
+    mean = float(load.mean())
+    return float(load.max()) / mean if mean > 0 else None
+
+
+def concat_messages(parts: list[Messages]) -> Messages:
+    """The messages of ``parts`` in order, as one :class:`Messages`."""
+    parts = [p for p in parts if len(p)] or parts[:1] or [Messages.empty()]
+    if len(parts) == 1:
+        return parts[0]
+    targeted = parts[0].target is not None
+
+    def cat(field: str):
+        return np.concatenate([getattr(p, field) for p in parts])
+
+    return Messages(
+        cat("rects"), cat("obj"), cat("x"), cat("y"),
+        target=cat("target") if targeted else None,
+        evict=cat("evict") if targeted else None,
+    )  # fmt: skip

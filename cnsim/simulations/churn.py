@@ -1,0 +1,232 @@
+"""The churn driver: seed 001's command stream over the content-based overlay,
+interleaved with published events (issue 12).
+
+Workload (seed 001 §V-A, :func:`cnsim.subscriptions.covering.workload.command_stream`):
+``subscriptions.count`` commands on ``d = subscriptions.attributes`` attributes, each a
+subscribe of a random box (every edge a random segment of the integers ``0 .. 1023``)
+with probability ``1 - p`` or an unsubscribe of a uniformly chosen live subscription
+with probability ``p = subscriptions.churn``.  Command ``i`` is issued by a subscriber
+on an IP node (stream ``subscriber_nodes``) attached to its nearest broker.
+``events.count`` events, points uniform over the same integers (stream ``events``), are
+published from uniformly drawn IP nodes (stream ``publishers``) at their nearest
+broker, evenly spread over the stream: event ``e`` follows command
+``floor((e + 1) * commands / events) - 1``.
+
+A scenario runs here when ``subscriptions.churn > 0`` or ``subscriptions.attributes
+> 1`` (``cnsim.simulations.runner.simulate`` hands it over); it needs
+``overlay.kind = "content-based"`` and its approach is CN-Relax (events enter at the
+publisher, subscribers keep what matches).
+
+Output, one row per event (the catalog's ``mode="churn"`` metrics; the subscription
+counts are those of the commands since the previous event): ``sub_msgs``,
+``unsub_msgs``, ``withdrawals``, ``covering_{sub,unsub}_{queries,nodes_visited,
+point_comparisons}``, ``match_*``, ``routing_entries_mean`` / ``_max`` after the
+commands, and the event's ``delivered_msgs``, ``overlay_bytes``, ``ip_bytes``,
+``last_hop_ip_bytes``, ``publish_ip_bytes`` (an event is ``messages.event_bytes``
+long).  With ``check=True`` every event's deliveries are compared with brute force
+over the live boxes.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from cnsim.brokers.endpoints import Endpoints, _nearest
+from cnsim.brokers.forwarding import Forwarding
+from cnsim.brokers.spanning import overlay_tree
+from cnsim.network.cache import build_world
+from cnsim.simulations.config import Scenario
+from cnsim.simulations.metrics import CATALOG, aggregate
+from cnsim.simulations.seeds import Seeds
+from cnsim.subscriptions.covering.workload import SUBSCRIBE, CommandStream, command_stream
+
+BITS = 10  # attribute domain 0 .. 2**BITS - 1 (seed 001 §V-A: [0, 2^c - 1])
+COUNTERS = (
+    "sub_msgs",
+    "unsub_msgs",
+    "withdrawals",
+    "covering_sub_queries",
+    "covering_sub_nodes_visited",
+    "covering_sub_point_comparisons",
+    "covering_unsub_queries",
+    "covering_unsub_nodes_visited",
+    "covering_unsub_point_comparisons",
+    "match_queries",
+    "match_nodes_visited",
+    "match_point_comparisons",
+)
+
+
+def uses_churn(scenario: Scenario) -> bool:
+    """Whether the scenario is a command-stream (churn) workload."""
+    s = scenario["subscriptions"]
+    return s["churn"] > 0 or s["attributes"] > 1
+
+
+@dataclass(frozen=True)
+class ChurnWorkload:
+    """Commands, where each is issued, and the interleaved events."""
+
+    stream: CommandStream
+    home: np.ndarray  # (commands,) broker of the subscriber of each command's subscription
+    event_after: np.ndarray  # (E,) the command each event follows
+    event_x: np.ndarray  # (E, d) points
+    endpoints: Endpoints
+
+
+def build_churn(
+    scenario: Scenario, world, seeds: Seeds, events: int | None = None
+) -> ChurnWorkload:
+    """The scenario's command stream and events, from its named random streams
+    (``events`` overrides the configured event count)."""
+    s = scenario["subscriptions"]
+    n, d = s["count"], s["attributes"]
+    n_events = scenario["events"]["count"] if events is None else events
+    seed = int(seeds.rng("subscriptions").integers(2**63))
+    stream = command_stream(n, d, s["churn"], seed, BITS)
+    endpoints = Endpoints.place(world, -1, n, n_events, seeds)
+    home = _nearest(world, endpoints.subscriber_node).astype(np.int64)
+    after = (np.arange(1, n_events + 1) * n) // max(n_events, 1) - 1
+    x = seeds.rng("events").integers(0, 2**BITS, size=(n_events, d)).astype(np.float64)
+    return ChurnWorkload(stream, home, after.astype(np.int64), x, endpoints)
+
+
+class ChurnRun:
+    """One churn scenario: the overlay, its workload, and the replay."""
+
+    def __init__(self, scenario: Scenario, events: int | None = None):
+        self.scenario = scenario
+        self.seeds = Seeds(scenario.seed)
+        self.world = build_world(scenario.network)
+        o = scenario["overlay"]
+        self.tree = overlay_tree(self.world, o["degree"])
+        self.workload = build_churn(scenario, self.world, self.seeds, events)
+        w = self.workload
+        self.forwarding = Forwarding(
+            self.tree,
+            w.stream.d,
+            o["covering"],
+            o["covering_k"],
+            o["covering_index"],
+            (0.0, float(2**BITS - 1)),
+        )
+        ep = w.endpoints
+        self.last_hop = self.world.last_hops(w.home, ep.subscriber_node).astype(np.int64)
+        self.publish_hops = self.world.last_hops(ep.nearest_broker, ep.publisher_node)
+        self.live = np.zeros(len(w.stream), bool)
+        self.handled = np.zeros(self.world.n_brokers, np.int64)
+        self.mismatches: list[tuple[int, str]] = []
+
+    def rows(self, check: bool = False):
+        """Replay commands and events; yield one dict per event (see the module doc).
+        With ``check``, every event whose deliveries differ from brute force is added
+        to :attr:`mismatches` as ``(event, description)``."""
+        w, f, live = self.workload, self.forwarding, self.live
+        st, sizes = w.stream, self.scenario["messages"]
+        event_bytes = sizes["event_bytes"]
+        before = f.stats()
+        cmd = 0
+        for e in range(len(w.event_after)):
+            while cmd <= w.event_after[e]:
+                self._command(cmd)
+                cmd += 1
+            x = w.event_x[e]
+            broker = int(w.endpoints.nearest_broker[e])
+            subs, hop_from, hop_to = f.publish(broker, x)
+            if check:
+                want = np.flatnonzero(live & (st.lo <= x).all(axis=1) & (x <= st.hi).all(axis=1))
+                got = np.sort(subs)
+                if not np.array_equal(got, want):
+                    self.mismatches.append((e, (
+                        f"event {e} at {x.tolist()} after command {cmd - 1}: the overlay "
+                        f"reached {len(got)} subscriptions ({len(np.unique(got))} distinct), "
+                        f"brute force {len(want)}"
+                    )))  # fmt: skip
+            np.add.at(self.handled, hop_to, 1)
+            self.handled[broker] += 1
+            now = f.stats()
+            held = f.entries
+            row = {"event": e, "command": cmd - 1, "live": int(live.sum())}
+            row.update({c: now[c] - before[c] for c in COUNTERS})
+            ip_hops = int(self.world.broker_hops[hop_from, hop_to].sum(dtype=np.int64))
+            row.update(
+                routing_entries_mean=float(held.mean()),
+                routing_entries_max=int(held.max(initial=0)),
+                delivered_msgs=len(subs),
+                overlay_bytes=len(hop_from) * event_bytes,
+                ip_bytes=ip_hops * event_bytes,
+                last_hop_ip_bytes=int(self.last_hop[subs].sum()) * event_bytes,
+                publish_ip_bytes=int(self.publish_hops[e]) * event_bytes,
+            )
+            before = now
+            yield row
+        while cmd < len(st):  # commands after the last event (or with no events)
+            self._command(cmd)
+            cmd += 1
+
+    def _command(self, i: int) -> None:
+        """Issue command ``i`` of the stream at its subscriber's broker."""
+        w, st = self.workload, self.workload.stream
+        s = int(st.sid[i])
+        if st.op[i] == SUBSCRIBE:
+            self.forwarding.subscribe(s, w.home[s], st.lo[s], st.hi[s])
+        else:
+            self.forwarding.unsubscribe(s)
+        self.live[s] = st.op[i] == SUBSCRIBE
+
+
+def _aggregates(frame: pd.DataFrame) -> dict:
+    """The catalog's summary entries of the columns a churn run has."""
+    out: dict = {"batches": int(len(frame))}
+    for m in CATALOG.select("batch"):
+        if m.name in frame.columns:
+            for agg in m.aggregates:
+                if agg != "run":
+                    out[m.key(agg)] = aggregate(frame[m.name], agg, m.integer)
+    return out
+
+
+def simulate_churn(scenario: Scenario, events: int | None = None, check: bool = False):
+    """Run a churn scenario in memory: a :class:`cnsim.simulations.runner.Result` with
+    one row per event, per-broker load and a summary (``events`` overrides the event
+    count; ``check`` compares every event with brute force and raises AssertionError
+    on the first difference)."""
+    from cnsim.simulations.runner import Result  # the runner hands scenarios over to here
+
+    started = time.perf_counter()
+    run = ChurnRun(scenario, events)
+    setup_s = time.perf_counter() - started
+    frame = pd.DataFrame(list(run.rows(check)))
+    assert not run.mismatches, run.mismatches[0][1]
+    f = run.forwarding
+    brokers = pd.DataFrame(
+        {
+            "approach": "cn-relax",
+            "broker": np.arange(run.world.n_brokers),
+            "subscriptions_held": f.routing_entries() + f.local_subscriptions(),
+            "messages_handled": run.handled,
+        }
+    )
+    frame.insert(0, "approach", "cn-relax")
+    summary = {
+        "scenario": scenario.as_dict(),
+        "source": scenario.source,
+        "overlay": "content-based",
+        "commands": int(len(run.workload.stream)),
+        "attributes": int(run.workload.stream.d),
+        "events": int(len(frame)),
+        "batch_size": 1,  # every event alone
+        "forced_inserts": 0,  # no objects: events are points
+        "setup_time_s": setup_s,
+        "total_time_s": time.perf_counter() - started,
+        "tree_degree_max": int(run.tree.degree().max(initial=0)),
+        "totals": f.stats(),  # every counter over the whole command stream
+        "routing_entries_per_broker_mean": float(f.routing_entries().mean()),
+        "routing_entries_per_broker_max": int(f.routing_entries().max(initial=0)),
+        "approaches": {"cn-relax": _aggregates(frame)},
+    }
+    return Result(frame, brokers, summary)

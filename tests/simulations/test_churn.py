@@ -1,0 +1,104 @@
+"""The churn driver: seed 001's command stream over the content-based overlay, checked
+against brute force at every point of the stream."""
+
+import numpy as np
+import pytest
+
+from cnsim.brokers.forwarding import COVERINGS
+from cnsim.errors import ConfigError
+from cnsim.simulations.churn import simulate_churn
+from cnsim.simulations.config import from_dict
+from cnsim.simulations.metrics import CATALOG
+from cnsim.simulations.runner import simulate
+
+
+@pytest.fixture(autouse=True)
+def cache(tmp_path_factory, monkeypatch):
+    monkeypatch.setenv("CNSIM_CACHE", str(tmp_path_factory.getbasetemp() / "worlds"))
+
+
+def scenario(covering="g1", index="kdtree", d=2, churn=0.3, commands=200, events=None, **kw):
+    return from_dict(
+        {
+            "seed": 5,
+            "subscriptions": {"count": commands, "churn": churn, "attributes": d},
+            "events": {"count": commands if events is None else events},
+            "network": {"ip_nodes": 300, "brokers": 16},
+            "overlay": {"kind": "content-based", "covering": covering, "covering_index": index},
+            "algorithm": {"approaches": ["cn-relax"]},
+            "run": {"progress": False},
+            **kw,
+        }
+    )
+
+
+@pytest.mark.parametrize("covering", COVERINGS)
+@pytest.mark.parametrize("index, d", [("kdtree", 1), ("naive", 3), ("zorder", 8)])
+def test_every_event_matches_brute_force_after_every_command(covering, index, d):
+    # one event after every command; check=True asserts each against brute force
+    result = simulate_churn(scenario(covering, index, d), check=True)
+    frame = result.events
+    assert len(frame) == 200 and (frame["command"] == np.arange(200)).all()
+    assert (frame["sub_msgs"] >= 0).all() and (frame["routing_entries_max"] >= 0).all()
+
+
+def test_covering_changes_subscription_traffic_not_event_routing():
+    runs = {c: simulate_churn(scenario(c, churn=0.0, d=2, commands=300)) for c in COVERINGS}
+    none = runs["none"]
+    for c, r in runs.items():
+        # covering is exact: events cross the same links and reach the same subscribers
+        for col in ("delivered_msgs", "overlay_bytes", "ip_bytes"):
+            assert r.events[col].tolist() == none.events[col].tolist(), (c, col)
+        assert r.summary["totals"]["sub_msgs"] <= none.summary["totals"]["sub_msgs"]
+        assert r.summary["totals"]["routing_entries"] <= none.summary["totals"]["routing_entries"]
+    assert none.summary["totals"]["sub_msgs"] == 300 * 15  # flooding: every link once
+    assert runs["g1"].summary["totals"]["sub_msgs"] < none.summary["totals"]["sub_msgs"]
+
+
+def test_the_runner_hands_churn_scenarios_over_and_is_deterministic():
+    a = simulate(scenario(events=50))
+    b = simulate(scenario(events=50))
+    assert a.summary["commands"] == 200 and len(a.events) == 50
+    assert a.events.equals(b.events)
+    for m in CATALOG.select("batch", "churn"):
+        assert m.name in a.events.columns
+        for agg in m.aggregates:
+            assert m.key(agg) in a.summary["approaches"]["cn-relax"]
+    held = a.brokers["subscriptions_held"].sum()
+    assert held == a.summary["totals"]["routing_entries"] + a.events["live"].iloc[-1]
+
+
+def test_no_events_still_runs_every_command():
+    r = simulate_churn(scenario(events=0, churn=0.0, commands=50))
+    assert len(r.events) == 0 and r.summary["totals"]["sub_msgs"] > 0
+
+
+@pytest.mark.parametrize(
+    "changes, match",
+    [
+        ({"overlay": {"kind": "meghdoot"}}, "subscriptions.churn = 0.3 needs the content-based"),
+        ({"run": {"mode": "timed"}}, "run.mode = 'timed' is not available for a command stream"),
+    ],
+)
+def test_churn_needs_the_content_based_overlay_in_counting_mode(changes, match):
+    with pytest.raises(ConfigError, match=match):
+        scenario(**changes)
+
+
+@pytest.mark.parametrize("covering", ["none", "gk", "poset", "full"])
+def test_cnsim_verify_checks_a_churn_scenario(covering):
+    from cnsim.simulations.verify import verify
+
+    report = verify(scenario(covering, d=3, commands=150, events=60))
+    assert report.ok, report.text()
+    assert report.events == 60 and report.approaches == ["cn-relax"]
+
+
+def test_verify_reports_a_broken_table(monkeypatch):
+    from cnsim.brokers.forwarding import Forwarding
+    from cnsim.simulations.verify import verify
+
+    # an overlay that forgets to forward: events miss subscriptions, verify says so
+    monkeypatch.setattr(Forwarding, "_send_sub", lambda self, link, sid: None)
+    report = verify(scenario("none", churn=0.0, commands=40, events=20))
+    assert not report.ok and "churn-reaches-boxes" in report.text()

@@ -1,0 +1,140 @@
+"""BE*-tree construction: the O(n log n) exhaustive split equals the plain O(n^2)
+definition; the bulk (BE*-B) build answers like brute force and stays fully dynamic
+(inserts, deletes, recycling) afterwards."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cnsim.subscriptions.ranked.boolean import REGISTRY, brute_match, brute_top_k, parse
+from cnsim.subscriptions.ranked.boolean._build import exhaustive
+from cnsim.subscriptions.ranked.boolean.betree import _length, _union_length
+
+INF = math.inf
+OPS = ["<", "<=", "=", "!=", ">=", ">", "in", "not in", "between"]
+
+
+@st.composite
+def predicate(draw, ops=OPS):
+    a = draw(st.integers(0, 7))
+    op = draw(st.sampled_from(ops))
+    v = draw(st.integers(0, 9))
+    if op in ("in", "not in"):
+        vals = draw(st.lists(st.integers(0, 9), min_size=1, max_size=4))
+        rhs = "(" + ", ".join(map(str, vals)) + ")"
+    elif op == "between":
+        rhs = f"{v} and {v + draw(st.integers(0, 4))}"
+    else:
+        rhs = str(v)
+    return a, f"a{a} {op} {rhs} : {draw(st.sampled_from([0.0, 0.5, 1.0, 2.0, 0.3]))!r}"
+
+
+@st.composite
+def expression(draw, max_size=5, ops=OPS):
+    preds = draw(st.lists(predicate(ops), max_size=max_size, unique_by=lambda p: p[0]))
+    return ", ".join(p[1] for p in preds)
+
+
+def exhaustive_reference(iv: np.ndarray, alpha: int):
+    """The plain definition (the pre-numba implementation, kept as the oracle)."""
+    n = len(iv)
+    best, best_key = None, None
+    lo, hi = iv[:, 0], iv[:, 1]
+    for mirror in (False, True):
+        a, b = (-hi, -lo) if mirror else (lo, hi)
+        order = np.lexsort((a, b))
+        a_s, b_s = a[order], b[order]
+        pref_lo = np.minimum.accumulate(a_s)
+        for cut in range(alpha, n - alpha + 1):
+            llo, lhi = pref_lo[cut - 1], b_s[cut - 1]
+            rest_a, rest_b = a_s[cut:], b_s[cut:]
+            far = rest_a > lhi
+            if far.sum() < alpha:
+                continue
+            olap = ~far
+            if olap.any():
+                olo, ohi = rest_a[olap].min(), rest_b[olap].max()
+                overlap = _length(olo, ohi)
+            else:
+                olo, ohi, overlap = INF, -INF, 0.0
+            rlo, rhi = rest_a[far].min(), rest_b[far].max()
+            coverage = _union_length([(llo, lhi), (olo, ohi), (rlo, rhi)])
+            key = (overlap, coverage)
+            if best_key is None or key < best_key:
+                side = np.ones(n, np.int64)
+                side[order[:cut]] = 2 if mirror else 0
+                side[order[cut:][far]] = 0 if mirror else 2
+                best, best_key = side, key
+    return best
+
+
+# Table I intervals: finite, or open to one side, or the whole line (!=, not in)
+WIDE = st.tuples(st.sampled_from([-INF, 0.0]), st.sampled_from([INF, 0.0]), st.integers(-20, 20))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    ivs=st.lists(st.tuples(st.integers(-20, 20), st.integers(0, 8)), min_size=2, max_size=40),
+    wide=st.lists(st.tuples(st.integers(0, 39), WIDE), max_size=4),
+    alpha=st.integers(1, 6),
+)
+def test_exhaustive_equals_reference(ivs, wide, alpha):
+    iv = np.array([(a, a + w) for a, w in ivs], float)
+    for t, (x, y, v) in wide:  # a few infinite intervals
+        if t < len(iv):
+            iv[t] = (x + v, y + v)
+    if len(iv) < 2 * alpha:
+        return
+    want = exhaustive_reference(iv, alpha)
+    side, ok = exhaustive(iv[:, 0].copy(), iv[:, 1].copy(), alpha)
+    assert ok == (want is not None)
+    if ok:
+        np.testing.assert_array_equal(side, want)
+
+
+def _check(ix, evs, k):
+    S, alive = ix.subscriptions(), ix.alive()
+    for ev in evs:
+        e = parse(ev)
+        np.testing.assert_array_equal(ix.match(ev), brute_match(S, e, alive))
+        np.testing.assert_array_equal(ix.top_k(ev, k), brute_top_k(S, e, k, alive))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    name=st.sampled_from(["betree_star", "betree"]),
+    subs=st.lists(expression(max_size=5), min_size=2, max_size=200),
+    evs=st.lists(expression(max_size=8, ops=["="]), min_size=1, max_size=6),
+    ops=st.lists(st.one_of(st.integers(0, 10**6), expression(max_size=5)), max_size=80),
+    cap=st.sampled_from([1, 2, 3, 5]),
+    k=st.integers(1, 6),
+)
+def test_bulk_then_dynamic(name, subs, evs, ops, cap, k):
+    ix = REGISTRY[name](subs, leaf_capacity=cap)
+    _check(ix, evs, k)
+    live = list(range(len(subs)))
+    for op in ops:  # deletes (with recycling) and inserts after the bulk build
+        if isinstance(op, int):
+            if live:
+                ix.delete(live.pop(op % len(live)))
+        else:
+            live.append(ix.insert(op))
+    assert len(ix) == len(live)
+    _check(ix, evs, k)
+    ix.insert_many(subs)  # a second batch into a non-empty tree: one by one
+    _check(ix, evs, k)
+
+
+def test_bulk_matches_dynamic_answers():
+    """The bulk and the one-by-one build answer every query identically."""
+    from cnsim.bench.betree import workload
+
+    subs, events, w = workload(3, 50, n=3000, dist="zipf")
+    a = REGISTRY["betree_star"](subs, match_probability=w["match_prob"])
+    b = REGISTRY["betree_star"](subs, match_probability=w["match_prob"], bulk=False)
+    np.testing.assert_array_equal(a.top_k_batch(events, 5), b.top_k_batch(events, 5))
+    np.testing.assert_array_equal(a.count_batch(events), b.count_batch(events))
