@@ -167,6 +167,7 @@ BENCHES = {  # name -> (module with run_bench(quick) -> dict, what it measures)
     "stabbing": ("cnsim.bench.stabbing", "Top-k stabbing indexes: build, memory, queries."),
     "covering": ("cnsim.bench.covering", "Covering detection: relation graphs and indexes."),
     "betree": ("cnsim.bench.betree", "BE*-tree vs BE-tree, k-index, scan (seed 002 Figs 6-9)."),
+    "ranked_delivery": ("cnsim.bench.ranked_delivery", "Top-k delivery over zones: pruned vs all."),
     "distributed": (
         "cnsim.bench.distributed",
         "Distributed object database: servers traversed vs k (seed 003 App. C, Fig. 20).",

@@ -76,7 +76,6 @@ def claim(
     kind: str,
     *,
     overwrite: bool = False,
-    name: str | None = None,
     same: Callable[[dict[str, Any]], str | None] | None = None,
     option: str = "--out",
 ) -> Path:

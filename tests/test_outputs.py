@@ -185,3 +185,23 @@ def test_forced_inserts_are_reported(d: Path) -> None:
     # 40 objects, every event drawn as a delete: after 40 deletes none is left, and from
     # then on every other event must insert the object the next one deletes.
     assert summary["forced_inserts"] == 10
+
+
+def test_overwrite_of_another_version_of_a_sweep_keeps_none_of_its_runs(d: Path) -> None:
+    (d / "more.toml").write_text(SWEEP.replace("[1, 2]", "[1, 2, 3]"))
+    cnsim.sweep(d / "more.toml", d / "ds", serial=True)
+    rows = cnsim.sweep(d / "sweep.toml", d / "ds", serial=True, overwrite=True)
+    assert len(rows) == 2 * 2 and sorted(set(rows["subscriptions.k"])) == [1, 2]
+
+
+def test_a_folder_in_place_of_an_output_file_does_not_half_write_a_run(d: Path) -> None:
+    """An ``events.parquet`` that is a folder inside an earlier run's folder: the run is
+    written whole beside it and swapped in, so it never fails half-way."""
+    out = d / "run"
+    scenario = cnsim.Scenario.from_toml(d / "scenario.toml", overlay={"kind": "ideal"})
+    cnsim.run(scenario, out)
+    (out / "events.parquet").unlink()
+    (out / "events.parquet").mkdir()
+    (out / "events.parquet" / "part").write_bytes(b"x")
+    cnsim.run(scenario, out)
+    assert (out / "events.parquet").is_file() and len(pd.read_parquet(out / "events.parquet"))

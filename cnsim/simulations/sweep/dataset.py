@@ -45,35 +45,38 @@ def claim_dataset(out: str | Path, sweep: Sweep, overwrite: bool = False) -> Pat
     other directories). A dataset is this sweep's when it has the same name and every
     run it already holds is one of this sweep's runs (a sweep may be extended: more
     repeats, more axis values); anything else would mix two sweeps' rows."""
-    ours = {r.run_id for r in sweep.runs}
-
-    def same(found: dict[str, Any]) -> str | None:
-        manifest = read_manifest(Path(out).expanduser().absolute())
-        name = found.get("name") if manifest is None else manifest.get("name")
-        if name != sweep.name:
-            return f"holds the dataset of sweep {name!r}, not of {sweep.name!r}"
-        held = {r.get("run_id") for r in (manifest or {}).get("runs", [])}
-        foreign = sorted(held - ours, key=str)
-        if foreign:
-            return (
-                f"holds {len(foreign)} runs of sweep {name!r} that this version of it does "
-                f"not have (e.g. run {foreign[0]}; another --quick, --repeat or axis values?)"
-            )
-        return None
-
-    return claim(out, "sweep", overwrite=overwrite, name=sweep.name, same=same)
+    path = Path(out).expanduser().absolute()
+    return claim(out, "sweep", overwrite=overwrite, same=lambda found: _other(path, sweep))
 
 
 def open_dataset(path: Path, sweep: Sweep) -> None:
-    """Make ``path`` this sweep's dataset: an empty folder if it held something else
-    (swapped in atomically), its marker, its manifest."""
+    """Make ``path`` (claimed) this sweep's dataset: emptied first if it held anything
+    else — another kind, another sweep, runs this sweep lacks (``--overwrite``; the
+    empty folder is swapped in atomically) — then its marker and manifest."""
     found = owner(path)
-    if found is not None and (found["kind"] != "sweep" or found.get("name") != sweep.name):
+    if found is not None and (found["kind"] != "sweep" or _other(path, sweep) is not None):
         with replacing(path, marker("sweep", sweep.name)):
-            pass  # --overwrite: the earlier contents go, whole
+            pass  # the earlier contents go, whole
     path.mkdir(parents=True, exist_ok=True)
     write_marker(path, marker("sweep", sweep.name))
     write_manifest(path, sweep)
+
+
+def _other(path: Path, sweep: Sweep) -> str | None:
+    """Why the sweep dataset at ``path`` is not ``sweep``'s (None: it is)."""
+    manifest = read_manifest(path) or {}
+    found = owner(path) or {}
+    name = manifest.get("name", found.get("name"))
+    if name != sweep.name:
+        return f"holds the dataset of sweep {name!r}, not of {sweep.name!r}"
+    held = {r.get("run_id") for r in manifest.get("runs", []) if isinstance(r, dict)}
+    foreign = sorted(held - {r.run_id for r in sweep.runs}, key=str)
+    if foreign:
+        return (
+            f"holds {len(foreign)} runs of sweep {name!r} that this version of it does "
+            f"not have (e.g. run {foreign[0]}; another --quick, --repeat or axis values?)"
+        )
+    return None
 
 
 def read_manifest(path: Path) -> dict[str, Any] | None:

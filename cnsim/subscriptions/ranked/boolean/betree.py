@@ -38,6 +38,18 @@ INF = math.inf
 # ---------------------------------------------------------------------- slabs
 
 
+def _grown(a: array, extra: bytes) -> array:
+    """``a`` with ``extra`` bytes appended: in place, or into a copy if a numpy view of
+    ``a`` (a query's kernel arguments) is still alive and forbids resizing it."""
+    try:
+        a.frombytes(extra)
+        return a
+    except BufferError:
+        b = array(a.typecode, a.tobytes())
+        b.frombytes(extra)
+        return b
+
+
 class Slab:
     """Many growable lists in shared pools (one pool per column); list ``l`` occupies
     ``start[l]:start[l] + length[l]``.  A list that outgrows its room moves to the end
@@ -48,11 +60,11 @@ class Slab:
         self.start, self.length, self.room = array("q"), array("q"), array("q")
 
     def new(self, room: int = 4) -> int:
-        self.start.append(len(self.pools[0]))
-        self.length.append(0)
-        self.room.append(room)
-        for p in self.pools:
-            p.frombytes(bytes(room * p.itemsize))
+        at = len(self.pools[0])
+        self.start = _grown(self.start, array("q", [at]).tobytes())
+        self.length = _grown(self.length, array("q", [0]).tobytes())
+        self.room = _grown(self.room, array("q", [room]).tobytes())
+        self.pools = [_grown(p, bytes(room * p.itemsize)) for p in self.pools]
         return len(self.start) - 1
 
     def _reserve(self, lst: int, need: int) -> None:
@@ -61,9 +73,10 @@ class Slab:
         room = max(need, 2 * self.room[lst])
         s, n = self.start[lst], self.length[lst]
         new = len(self.pools[0])
-        for p in self.pools:
-            p.extend(p[s : s + n])
-            p.frombytes(bytes((room - n) * p.itemsize))
+        self.pools = [
+            _grown(p, p[s : s + n].tobytes() + bytes((room - n) * p.itemsize))
+            for p in self.pools
+        ]
         self.start[lst], self.room[lst] = new, room
 
     def append(self, lst: int, *vals) -> None:
