@@ -4,7 +4,8 @@
   ``paint-dense(0.25)``, ``paint-sparse(1/8)``;
 * batch processing over one of those (default ``paint-dense``): ``paint-batch``,
   ``coalesce``, ``online``, e.g. ``paint-batch(paint-sparse(0.5))``;
-* the baselines of §V: ``unicast`` and ``cn-relax``.
+* the baselines of §V: ``unicast`` (the paper's procedure and call count),
+  ``unicast-lazy`` (the same messages, fewer ``min_y`` calls) and ``cn-relax``.
 
 A new approach is one class (see :class:`cnsim.algorithms.base.Approach`) and one
 line in :data:`FAMILIES` (or :data:`BATCH`). :func:`parse` turns a written name into
@@ -21,12 +22,13 @@ from cnsim.algorithms.batch import Coalesce, Online, PaintBatch
 from cnsim.algorithms.cn_relax import CNRelax
 from cnsim.algorithms.paint_dense import PaintDense
 from cnsim.algorithms.paint_sparse import PaintSparse
-from cnsim.algorithms.unicast import Unicast
+from cnsim.algorithms.unicast import Unicast, UnicastLazy
 
 FAMILIES: dict[str, type[Approach]] = {
     "paint-dense": PaintDense,
     "paint-sparse": PaintSparse,
     "unicast": Unicast,
+    "unicast-lazy": UnicastLazy,
     "cn-relax": CNRelax,
 }
 BATCH: dict[str, type[Online]] = {"paint-batch": PaintBatch, "coalesce": Coalesce, "online": Online}

@@ -1,17 +1,43 @@
 """Unicast, the baseline of seed 003 §V: the server tracks every object, every
 subscription and its list, finds the affected subscriptions itself and sends each
-one message to its gateway broker.
+one message to its gateway broker. Two procedures, identical in what they send:
 
-For ``Upd(x_i, y_old -> y_new)`` it computes ``II_old(i) ∪ II_new(i) = (ℓ, r)`` — the
-influence interval at the lower of the two values, which holds the other (two
-``first_k`` calls) — takes the subscriptions in ``(ℓ, x_i] × [x_i, r)`` of S as
-candidates, and checks each against its copy of that subscription's list. A
-subscription that loses i gets the object replacing it, found by one ``min_y``
-call over its range above its current k-th (the paper's ``min_y(σ_j, y_old)`` when
-i is the k-th).
+``unicast`` — the paper's procedure (seed 003 §V, "Approaches compared", lines
+1145–1157 of ``../shared/seeds/003_24051d5e72f1d344.txt``):
 
-A unicast message is ``(j, x, y, x_out)``: the subscription, the object's values
-and the object it replaces (if any), four 4-byte values (``messages.unicast_bytes``).
+    "Given Upd(x_i, y_old → y_new), the server first computes II_old(i) ∪ II_new(i) =
+    (ℓ, r), and finds all subscriptions in (ℓ, x_i] × [x_i, r) ⊆ S. Next, the server
+    processes each such subscription S_j in turn. For a rank-lowering update, the
+    exposed object has y-value between y_old and y_new, and can be found by
+    min_y(σ_j, y_old)."
+
+and of the Yahoo! results (lines 1519–1522): "the number of min_y calls remains huge for
+Unicast, because it still checks all subscriptions in (ℓ, x_i] × [x_i, r) ⊆ S even
+though the majority of events affect no subscriptions". The candidates are every
+subscription in that rectangle — a superset of the affected ones when k > 1 (the
+influence region is a staircase inside it), equal to them when k = 1 — and each
+candidate costs one ``min_y``, on *every* update, rank-raising or rank-lowering and
+whether or not its list changes. The tables confirm this count: at k = 1 Unicast's
+``min_y`` per event (Table III, line 1412: 444.141) equals the messages received per
+event (Table I, line 1356: 444.141) — at k = 1 the rectangle is exactly the affected
+set, one message each — while a count over rank-lowering updates only, or over the
+lists that lose i, would be a small fraction of it (in cnsim's workload rank-lowering
+updates hold under 1% of the candidates at k = 1). So ``unicast`` calls, for every candidate,
+``min_y(σ_j, above S_j's k-th)`` — the object that enters S_j's list if one leaves,
+which is the paper's ``min_y(σ_j, y_old)`` when i is S_j's k-th — in one vectorised
+call over all candidates, and uses the answer where S_j's list loses i.
+
+``unicast-lazy`` — the cheaper procedure cnsim used before: it asks ``min_y`` only for
+a full list that holds i and is lowered (the only case whose outcome depends on it;
+whether i keeps its place is decided by the answer). Every answer it asks for is the
+same query ``unicast`` makes for that subscription, so both send identical messages;
+only ``calls_min_y`` and server time differ.
+
+Both compute ``(ℓ, r)`` as the influence interval at the lower of the two values,
+which holds the other (two ``first_k`` calls), and check each candidate against the
+server's copy of its list. A unicast message is ``(j, x, y, x_out)``: the
+subscription, the object's values and the object it replaces (if any), four 4-byte
+values (``messages.unicast_bytes``).
 """
 
 from __future__ import annotations
@@ -29,7 +55,7 @@ from cnsim.subscriptions.workload import Updates
 
 
 class Unicast(Approach):
-    """The Unicast baseline over its own object index and copy of every list."""
+    """The paper's Unicast: one ``min_y`` for every candidate subscription of an update."""
 
     family = "unicast"
     message = "targeted"  # one message per affected subscription, to its gateway
@@ -71,22 +97,43 @@ class Unicast(Approach):
         R = self.objects.first_k(x_i, z, EAST, self.k, i)
         lo, hi = regions.influence_interval(x_i, L, R, self.k)
         _, candidates = self.subscriptions.report(np.array([[lo, x_i, x_i, hi]]))
-        subs, lists = self.subscriptions, self.lists
-        target, ask = _affected(lists.ids, lists.ys, candidates, i, y_old, y_new)
+        lists = self.lists
+        where, ask = _affected(lists.ids, lists.ys, candidates, i, y_old, y_new)
+        target = candidates[where]
         obj = np.full(len(target), i, np.int64)
         y = np.full(len(target), y_new)
         evict = np.full(len(target), -1, np.int64)
         # A full list that keeps i at a higher value: does an object outside it now rank
-        # above i? One min_y over the range, above the list's current k-th.
+        # above i? The min_y over its range, above the list's current k-th, answers.
         ask = np.flatnonzero(ask)
-        t = target[ask]
-        k = self.k
-        h = self.objects.min_y_many(subs.l[t], subs.r[t], lists.ys[t, k - 1], lists.ids[t, k - 1])
+        h = self._replacements(candidates, where[ask])
         y_h = self.objects.y[h]
         beats = (h >= 0) & (h != i) & ((y_h < y_new) | ((y_h == y_new) & (h < i)))
         obj[ask[beats]], y[ask[beats]], evict[ask[beats]] = h[beats], y_h[beats], i
         lists.apply(target, obj, y, evict)  # the server's copy stays in step
         return target, obj, self.objects.x[obj], y, evict
+
+    def _replacements(self, candidates: np.ndarray, asked: np.ndarray) -> np.ndarray:
+        """The best object above the k-th of each list ``candidates[asked]`` (-1: none).
+        The paper's procedure processes every candidate: one min_y each."""
+        return self._min_y(candidates)[asked]
+
+    def _min_y(self, t: np.ndarray) -> np.ndarray:
+        """One ``min_y(σ_j, above S_j's k-th)`` per subscription of ``t`` (counted each)."""
+        subs, lists, k = self.subscriptions, self.lists, self.k
+        return self.objects.min_y_many(
+            subs.l[t], subs.r[t], lists.ys[t, k - 1], lists.ids[t, k - 1]
+        )
+
+
+class UnicastLazy(Unicast):
+    """Unicast asking ``min_y`` only where the outcome depends on it: a full list that
+    holds i and is lowered. Sends the same messages as :class:`Unicast`."""
+
+    family = "unicast-lazy"
+
+    def _replacements(self, candidates: np.ndarray, asked: np.ndarray) -> np.ndarray:
+        return self._min_y(candidates[asked])
 
 
 def _concat(parts: list[tuple]) -> Messages:
@@ -99,18 +146,20 @@ def _concat(parts: list[tuple]) -> Messages:
 
 @numba.njit(cache=True)
 def _affected(ids, ys, candidates, i, y_old, y_new):
-    """The candidate subscriptions whose lists change, and for each whether it is a
-    full list keeping i at a higher value (which needs a min_y for its replacement)."""
+    """The positions (in ``candidates``) of the subscriptions whose lists change, and
+    for each whether it is a full list keeping i at a higher value (whose replacement
+    the answer of a min_y decides)."""
     n = len(candidates)
-    target = np.empty(n, np.int64)
+    where = np.empty(n, np.int64)
     ask = np.zeros(n, np.bool_)
     count = 0
     k = ids.shape[1]
-    for j in candidates:
+    for c in range(n):
+        j = candidates[c]
         pos = -1
-        for c in range(k):
-            if ids[j, c] == i:
-                pos = c
+        for s in range(k):
+            if ids[j, s] == i:
+                pos = s
         if y_new < y_old:  # rank-raising: i enters or moves up
             kth_y, kth_id = ys[j, k - 1], ids[j, k - 1]
             if pos < 0 and not (y_new < kth_y or (y_new == kth_y and i < kth_id)):
@@ -120,6 +169,6 @@ def _affected(ids, ys, candidates, i, y_old, y_new):
                 continue
             if ids[j, k - 1] >= 0:  # a full list: does i keep its place?
                 ask[count] = True
-        target[count] = j
+        where[count] = c
         count += 1
-    return target[:count], ask[:count]
+    return where[:count], ask[:count]

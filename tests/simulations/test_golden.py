@@ -1,9 +1,12 @@
 """Golden copies: the outputs of three scenarios, made before the broker and metrics
 redesign, must come out identical apart from wall-time columns (a refactoring
-changes no figure). One deliberate change since: in the timed copy, CN-Relax's
+changes no figure). Deliberate changes since: in the timed copy, CN-Relax's
 ``latency_first_s``, ``latency_last_s`` and ``reordered`` (and their summary entries)
 were updated when CN-Relax stopped being held back to a send order it does not have
-(issue 11; every other column was checked identical before the update)."""
+(issue 11; every other column was checked identical before the update). In the small and
+timed copies, Unicast's ``calls_min_y`` (and ``mean_calls_min_y``) were updated when
+``unicast`` became the paper's procedure, one min_y per candidate (issue 15; a script first
+checked every other column and every delivery identical)."""
 
 import json
 from pathlib import Path
