@@ -109,8 +109,7 @@ def sweep(
     """Run a parameter sweep on Spark (one task per run), resuming an interrupted one.
     Exits 1 if runs failed (their error rows are in the dataset; the next invocation
     retries them), 130 on Ctrl-C (finished runs are kept: run it again to resume)."""
-    from cnsim.simulations.sweep import claim_dataset, describe, load_sweep, run_sweep
-    from cnsim.simulations.sweep.executors import check_master
+    from cnsim.simulations.sweep import describe, load_sweep, run_sweep
 
     spec = load_sweep(sweep_file, quick=quick, repeat=repeat)  # --repeat checked there
     if dry_run:
@@ -118,10 +117,7 @@ def sweep(
             typer.echo(f"{r.run_id}  repeat={r.repeat}  seed={r.seed}  {describe(r.params)}")
         typer.echo(f"{len(spec.runs)} runs (nothing run: --dry-run)")
         return
-    claim_dataset(out, spec, overwrite)
-    if not serial:
-        check_master(master)
-    try:
+    try:  # run_sweep checks the folder, the master and the runs' sizes before any work
         done = run_sweep(spec, out, master=master, serial=serial, overwrite=overwrite)
     except KeyboardInterrupt:
         typer.echo(
