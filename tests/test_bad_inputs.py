@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 import cnsim
-from cnsim.cli import main
+from cnsim.cli import BENCHES, main
 from cnsim.errors import ConfigError, InputError
 from cnsim.schema import Key
 from cnsim.simulations.config import SCHEMA
@@ -490,16 +490,7 @@ HAND: list[Case] = [
     ),
     *[
         Case(f"bench-{name}-json-{label}", ["bench", name, "--quick", "--json", path], message)
-        for name in (
-            "paint",
-            "overlay",
-            "batch",
-            "timed",
-            "sweep",
-            "stabbing",
-            "covering",
-            "betree",
-        )
+        for name in BENCHES  # every benchmark, as the CLI registers them
         for label, path, message in [
             ("nofolder", "{d}/missing/out.json", r"--json .*missing.*does not exist"),
             ("dir", "{d}/foreign", r"--json .*foreign.*is a folder"),

@@ -52,6 +52,7 @@ from cnsim.server.object_index import (
     WEST,
     CallCounter,
     ObjectIndex,
+    ObjectState,
     _first_k,
     _min_y,
     _min_y_many,
@@ -182,7 +183,7 @@ class ServerIndex(ObjectIndex):
         return np.where(pos >= 0, self._gpid[pos], -1)
 
 
-class DistributedIndex:
+class DistributedIndex(ObjectState):
     """The objects ``(x, y)`` (ids 0, 1, …) held by ``servers`` servers, one zone each,
     with the interface of :class:`~cnsim.server.object_index.ObjectIndex` (updates,
     ``first_k``, ``min_y``, ``min_y_many``, ``x``, ``y``, ``live``, ``counter``), so
@@ -218,21 +219,7 @@ class DistributedIndex:
             self.servers.append(ServerIndex(x[ids], y[ids], ids))
         self.origin = -1  # the server of the event being processed (-1: none yet)
 
-    # -- state (global, by object id) -----------------------------------------------------
-    @property
-    def x(self) -> np.ndarray:
-        """x-value of every object id (a view; do not modify)."""
-        return self._x[: self.n_ids]
-
-    @property
-    def y(self) -> np.ndarray:
-        """y-value of every object id, ``inf`` for deleted ones (a view; do not modify)."""
-        return self._y[: self.n_ids]
-
-    def live(self) -> np.ndarray:
-        """Ids of the objects present (finite y)."""
-        return np.flatnonzero(np.isfinite(self.y))
-
+    # -- state (global, by object id: x, y, live from ObjectState) ------------------------
     def held(self) -> np.ndarray:
         """Objects present on each server."""
         return np.array([len(s.live()) for s in self.servers], np.int64)

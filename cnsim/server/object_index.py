@@ -36,7 +36,30 @@ class CallCounter:
         return {"calls_first_k": self.first_k, "calls_min_y": self.min_y, "calls_snap": self.snap}
 
 
-class ObjectIndex:
+class ObjectState:
+    """The objects by id, columnar: ``_x``, ``_y`` (capacity ≥ ``n_ids``; ``inf`` y: deleted).
+    What one index and a distributed database of them both expose."""
+
+    _x: np.ndarray
+    _y: np.ndarray
+    n_ids: int
+
+    @property
+    def x(self) -> np.ndarray:
+        """x-value of every object id (a view; do not modify)."""
+        return self._x[: self.n_ids]
+
+    @property
+    def y(self) -> np.ndarray:
+        """y-value of every object id, ``inf`` for deleted ones (a view; do not modify)."""
+        return self._y[: self.n_ids]
+
+    def live(self) -> np.ndarray:
+        """Ids of the objects present (finite y)."""
+        return np.flatnonzero(np.isfinite(self.y))
+
+
+class ObjectIndex(ObjectState):
     """Objects ``(x, y)`` indexed for ``first_k`` and ``min_y`` (ids are 0, 1, 2, …)."""
 
     def __init__(self, x: np.ndarray, y: np.ndarray, counter: CallCounter | None = None):
@@ -53,21 +76,6 @@ class ObjectIndex:
         self._y = y.copy()
         self.n_ids = len(x)
         self._rebuild()
-
-    # -- state ---------------------------------------------------------------------------
-    @property
-    def x(self) -> np.ndarray:
-        """x-value of every object id (a view; do not modify)."""
-        return self._x[: self.n_ids]
-
-    @property
-    def y(self) -> np.ndarray:
-        """y-value of every object id, ``inf`` for deleted ones (a view; do not modify)."""
-        return self._y[: self.n_ids]
-
-    def live(self) -> np.ndarray:
-        """Ids of the objects present (finite y)."""
-        return np.flatnonzero(np.isfinite(self.y))
 
     # -- updates ----------------------------------------------------------------------------
     def update(self, i: int, y_new: float) -> None:

@@ -435,14 +435,16 @@ def _check_trace(source: str, trace: str, n_events: int) -> Path:
         f"a file of at least {n_events} finite, non-negative, non-decreasing publication "
         "times in seconds, one per line"
     )
-    _, problem = _read_times(path, n_events)
+    _, problem = read_trace(path, n_events)
     if problem is not None:
         raise config_error(source, "timing.trace", trace, problem, allowed)
     return path.resolve()
 
 
-def _read_times(path: Path, n_events: int) -> tuple[np.ndarray, str | None]:
-    """The first ``n_events`` times of a trace file, or what is wrong, naming the line."""
+def read_trace(path: str | Path, n_events: int) -> tuple[np.ndarray, str | None]:
+    """The first ``n_events`` publication times of a trace file, or what is wrong with
+    it, naming the line (checked at load; read again by timed mode)."""
+    path = Path(path)
     times: list[float] = []
     try:
         with path.open(encoding="utf-8") as fh:
@@ -467,7 +469,7 @@ def _read_times(path: Path, n_events: int) -> tuple[np.ndarray, str | None]:
         return np.empty(0), "is not a UTF-8 text file"
     if len(times) < n_events:
         return np.empty(0), f"holds {len(times)} times, fewer than events.count = {n_events}"
-    return np.asarray(times), None
+    return np.asarray(times[:n_events]), None
 
 
 def _check_approaches(source: str, approaches: list[str]) -> None:

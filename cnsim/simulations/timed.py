@@ -39,6 +39,7 @@ import simpy
 from cnsim.brokers.base import Paths
 from cnsim.brokers.meghdoot import MeghdootCN
 from cnsim.errors import InputError
+from cnsim.simulations.config import read_trace
 from cnsim.simulations.metrics import CATALOG
 from cnsim.simulations.seeds import Seeds
 
@@ -48,16 +49,10 @@ def publication_times(timing: dict, n_events: int, seeds: Seeds) -> np.ndarray:
     if timing["arrivals"] == "poisson":
         rng = seeds.rng("arrivals")
         return np.cumsum(rng.exponential(1.0 / timing["rate"], n_events))
-    try:
-        times = np.loadtxt(timing["trace"], dtype=np.float64, ndmin=1, comments="#")
-    except (OSError, ValueError) as exc:
-        raise InputError(f"timing.trace = {timing['trace']!r}: cannot read times ({exc})") from None
-    if times.ndim != 1 or len(times) < n_events or (np.diff(times[:n_events]) < 0).any():
-        raise InputError(
-            f"timing.trace = {timing['trace']!r}: needs at least {n_events} non-decreasing "
-            f"publication times in seconds, one per line (found {len(times)})"
-        )
-    return times[:n_events]
+    times, problem = read_trace(timing["trace"], n_events)
+    if problem is not None:
+        raise InputError(f"timing.trace = {timing['trace']!r}: {problem}")
+    return times
 
 
 @dataclass
