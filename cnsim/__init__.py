@@ -11,6 +11,7 @@ The public API (:mod:`cnsim.api`)::
     report = cnsim.verify(sc)         # report.ok, report.text()
     rows = cnsim.sweep("examples/sweeps/table3.toml", "out/t3", quick=True)
     cnsim.report("out/t3", "out/t3-report")
+    cmp = cnsim.reproduce("seed003", "out/s3", quick=True)  # the paper beside ours
     cnsim.CATALOG["ip_bytes"]         # what a metric means
 
 It is imported on first use, so ``import cnsim`` stays cheap for the CLI.
@@ -19,8 +20,8 @@ It is imported on first use, so ``import cnsim`` stays cheap for the CLI.
 __version__ = "0.1.0"
 
 _API = (
-    "CATALOG", "Catalog", "Metric", "Report", "Result", "Scenario", "report", "run", "sweep",
-    "verify",
+    "CATALOG", "Catalog", "Metric", "Report", "Result", "Scenario", "report", "reproduce",
+    "run", "sweep", "verify",
 )  # fmt: skip
 __all__ = [*_API, "__version__"]
 

@@ -100,3 +100,29 @@ def report(src: str | Path, out: str | Path, overwrite: bool = False) -> Path:
     from cnsim.simulations.report import build_report
 
     return build_report(Path(src), out, overwrite)
+
+
+def reproduce(
+    paper: str,
+    out: str | Path,
+    *,
+    quick: bool = False,
+    master: str | None = None,
+    serial: bool = False,
+    overwrite: bool = False,
+) -> pd.DataFrame:
+    """Re-run a paper's whole evaluation into ``out`` (``cnsim reproduce``: every sweep,
+    resuming, then ``out/report``) and return the comparison of every value the paper
+    prints with ours (``out/report/comparison.csv``).
+
+    >>> cmp = cnsim.reproduce("seed003", "out/seed003", quick=True)  # doctest: +SKIP
+    >>> cmp[cmp["item"] == "Table III"]  # doctest: +SKIP
+    """
+    from cnsim.simulations.reproduce import reproduce as run_reproduction
+
+    done = run_reproduction(
+        paper, out, quick=quick, master=master, serial=serial, overwrite=overwrite,
+        progress=False, echo=lambda _line: None,
+    )  # fmt: skip
+    return pd.read_csv(done.report.parent / "comparison.csv")
+

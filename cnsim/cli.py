@@ -1,5 +1,5 @@
-"""The ``cnsim`` command line: ``run``, ``verify``, ``sweep``, ``report``, ``topology``
-and ``bench``."""
+"""The ``cnsim`` command line: ``run``, ``verify``, ``sweep``, ``report``, ``reproduce``,
+``topology`` and ``bench``."""
 
 from __future__ import annotations
 
@@ -152,6 +152,55 @@ def report(
     from cnsim.simulations.report import build_report
 
     typer.echo(f"wrote {build_report(src, out, overwrite)}")
+
+
+@app.command()
+def reproduce(
+    paper: Annotated[str, typer.Argument(metavar="PAPER", help="the paper to re-run: seed003")],
+    out: Annotated[str, typer.Option("--out", help="folder of the sweeps and the report")],
+    quick: Annotated[
+        bool, typer.Option("--quick", help="every sweep at its [quick] sizes (minutes)")
+    ] = False,
+    master: Annotated[
+        str | None,
+        typer.Option("--master", help="Spark master URL [default: local[*], or spark-submit's]"),
+    ] = None,
+    serial: Annotated[bool, typer.Option("--serial", help="run in this process, no Spark")] = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="validate and list the sweeps, run nothing")
+    ] = False,
+    overwrite: OverwriteOpt = False,
+) -> None:
+    """Re-run a paper's whole evaluation (every sweep, resumably) and write one report:
+    OUT/report/index.html with every table and figure beside the paper's values,
+    comparison.csv and claims.csv. Exits 1 if runs failed (run it again to retry them),
+    130 on Ctrl-C (finished runs are kept: run it again to resume)."""
+    from cnsim.simulations.reproduce import plan, reproduce
+
+    if dry_run:
+        for line in plan(paper, quick):
+            typer.echo(line)
+        return
+    try:
+        done = reproduce(
+            paper, out, quick=quick, master=master, serial=serial, overwrite=overwrite,
+            echo=typer.echo,
+        )  # fmt: skip
+    except KeyboardInterrupt:
+        typer.echo(
+            f"interrupted: the runs finished so far are kept in {out}; run the same command "
+            "again to resume",
+            err=True,
+        )
+        raise typer.Exit(130) from None
+    typer.echo(f"wrote {done.report}")
+    if done.failed:
+        typer.echo(
+            f"error: {done.failed} runs failed; their errors are the rows with status "
+            f"'error' in {out}/sweeps; run the same command again to retry them",
+            err=True,
+        )
+        raise typer.Exit(1)
 
 
 BENCHES = {  # name -> (module with run_bench(quick) -> dict, what it measures)

@@ -2,7 +2,8 @@
 folder, checks it before any work, and never leaves a half-written or mixed result.
 
 * **Ownership.** A folder cnsim wrote holds a marker, ``.cnsim.json``, saying what wrote
-  it (``{"kind": "run" | "sweep" | "report", "name": …}``). :func:`claim` accepts a new
+  it (``{"kind": "run" | "sweep" | "report" | "reproduction", "name": …}``).
+  :func:`claim` accepts a new
   or empty folder, or one of the same kind (a run replaces an earlier run, a sweep
   resumes or extends the same sweep — see :func:`claim`'s ``same``); a folder of another
   kind, or of another sweep, only with ``overwrite=True`` (``--overwrite``); a folder
@@ -36,7 +37,7 @@ from typing import Any
 from cnsim.errors import InputError
 
 MARKER = ".cnsim.json"
-KINDS = ("run", "sweep", "report")
+KINDS = ("run", "sweep", "report", "reproduction")
 
 # Files a folder of each kind held before markers existed (read as that kind).
 _LEGACY = {

@@ -1,0 +1,113 @@
+"""What a reproduction is made of: the sweeps that re-run a paper's evaluation, the
+numbers the paper prints (:class:`PaperValue`) and the statements it makes about its
+figures (:class:`Claim`), each tied to the dataset column that measures it.
+
+A paper's reproduction is one :class:`Reproduction` in :data:`REPRODUCTIONS` (one
+catalog: ``cnsim reproduce NAME`` lists these names, nothing else does). The numbers are
+the paper's as printed; where our copy of the paper is OCR text and a number is garbled
+or only drawn in a plot, the value is marked ``legible=False`` or left out, and the
+figure's trends are checked through its claims instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+SWEEPS_ROOT = Path(__file__).parent / "sweeps"  # package data: one folder per paper
+
+# A sweep's successful rows by sweep name (the dataset of each sweep of the reproduction).
+Results = Mapping[str, pd.DataFrame]
+
+
+@dataclass(frozen=True)
+class PaperValue:
+    """One number the paper prints: ``metric`` (a dataset column, the metrics catalog's
+    summary key) of ``approach`` in sweep ``sweep`` at the parameters ``where`` (dataset
+    columns such as ``subscriptions.k``), as shown in ``item`` (e.g. "Table III")."""
+
+    item: str
+    sweep: str
+    metric: str
+    approach: str
+    where: tuple[tuple[str, float], ...]
+    value: float
+    legible: bool = True  # False: our copy's OCR is garbled here; the reading is a guess
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Whether a claim holds on our data (``None``: the data to test it are missing),
+    with the figures that decide it."""
+
+    holds: bool | None
+    evidence: str
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A statement the paper makes about a figure or table, quoted, and the test of it
+    on our results (a function of the sweeps' rows)."""
+
+    item: str
+    quote: str
+    test: Callable[[Results], Verdict]
+    sweeps: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Item:
+    """A figure or table of the paper: the sweep that re-runs it, what its axes are and
+    which metrics it draws (for the report's side-by-side figure)."""
+
+    name: str
+    sweep: str
+    title: str
+    x: str  # the dataset column on the x-axis
+    metrics: tuple[str, ...]
+    approaches: tuple[str, ...] = ()  # drawn (all of the sweep's if empty)
+    hold: tuple[tuple[str, float], ...] = ()  # other parameters held at (if run)
+    note: str = ""  # why it differs, where known (benchmarks/RESULTS.md has the detail)
+
+
+@dataclass(frozen=True)
+class Reproduction:
+    """A paper's evaluation: its sweep files (in ``SWEEPS_ROOT / name``, run in order),
+    its items, printed values and claims."""
+
+    name: str
+    title: str
+    sweeps: tuple[str, ...]
+    items: tuple[Item, ...]
+    values: tuple[PaperValue, ...]
+    claims: tuple[Claim, ...]
+    tolerance: float = 0.05  # |ours / paper − 1| within this: "agrees"
+
+    @property
+    def folder(self) -> Path:
+        return SWEEPS_ROOT / self.name
+
+    def sweep_file(self, sweep: str) -> Path:
+        return self.folder / f"{sweep}.toml"
+
+
+def values(
+    item: str, sweep: str, metric: str, approach: str, axis: str, points: dict, **fixed: float
+) -> tuple[PaperValue, ...]:
+    """The paper's values of one row of a table: ``points`` maps the ``axis`` value to
+    the printed number (``None``: printed but not legible, left out)."""
+    return tuple(
+        PaperValue(item, sweep, metric, approach, ((axis, x), *fixed.items()), float(v))
+        for x, v in points.items()
+        if v is not None
+    )
+
+
+def registry() -> dict[str, Reproduction]:
+    """Every paper ``cnsim reproduce`` can re-run, by name."""
+    from cnsim.simulations.reproduce.seed003 import SEED003
+
+    return {r.name: r for r in (SEED003,)}

@@ -1,0 +1,252 @@
+"""``cnsim reproduce``: the catalog of the paper's values and claims is consistent with
+the sweeps that re-run them, the quick reproduction runs end to end (CI runs it), it
+resumes without re-running anything, and the claims' tests tell a claim that holds
+from one that does not."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from cnsim.algorithms.registry import parse
+from cnsim.errors import InputError
+from cnsim.simulations.metrics import CATALOG
+from cnsim.simulations.reproduce import load_results, reproduce, reproduction
+from cnsim.simulations.reproduce.catalog import registry
+from cnsim.simulations.reproduce.compare import comparison, verdicts
+from cnsim.simulations.sweep import load_sweep
+
+REPRO = reproduction("seed003")
+SUMMARY_KEYS = {c.key for c in CATALOG.summary_columns()}
+
+
+@pytest.mark.parametrize("repro", registry().values(), ids=lambda r: r.name)
+def test_every_printed_value_is_reached_by_the_full_sweeps(repro) -> None:
+    """Each value names a sweep of the reproduction, a summary key of the catalog, an
+    approach the sweep runs, and parameters at which the full (paper-scale) sweep has a
+    run: none of the paper's numbers can go uncompared."""
+    sweeps = {name: load_sweep(repro.sweep_file(name)) for name in repro.sweeps}
+    for value in repro.values:
+        assert value.sweep in sweeps, value
+        assert value.metric in SUMMARY_KEYS, value
+        sweep = sweeps[value.sweep]
+        approaches = sweep.runs[0].scenario["algorithm"]["approaches"]
+        assert value.approach in [parse(a).name for a in approaches], value
+        matching = [
+            run
+            for run in sweep.runs
+            if all(math.isclose(_at(run.scenario, c), v) for c, v in value.where)
+        ]
+        assert matching, f"{value}: the full sweep {value.sweep} has no run there"
+
+
+def _at(scenario: dict, column: str) -> float:
+    section, key = column.split(".")
+    return float(scenario[section][key])
+
+
+def test_items_and_claims_name_sweeps_of_the_reproduction() -> None:
+    for item in REPRO.items:
+        assert item.sweep in REPRO.sweeps
+        assert all(m in SUMMARY_KEYS for m in item.metrics), item
+    for claim in REPRO.claims:
+        assert set(claim.sweeps) <= set(REPRO.sweeps)
+    assert {i.name for i in REPRO.items} >= {v.item for v in REPRO.values}
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory) -> Path:
+    """The quick reproduction, serially (as CI runs it)."""
+    out = tmp_path_factory.mktemp("repro") / "seed003"
+    done = reproduce("seed003", out, quick=True, serial=True, progress=False, echo=lambda _: None)
+    assert done.failed == 0
+    return out
+
+
+def test_quick_reproduction_writes_the_report(quick: Path) -> None:
+    report = quick / "report"
+    html = (report / "index.html").read_text(encoding="utf-8")
+    for item in REPRO.items:
+        assert item.name in html
+        assert (report / "sweeps" / item.sweep / "index.html").exists()
+    compared = pd.read_csv(report / "comparison.csv")
+    assert len(compared) == len(REPRO.values)
+    assert set(compared["scale"]) == {"quick"}
+    run = compared[compared["runs"] > 0]
+    assert len(run) >= 30  # the quick grids reach k = 1, 5, 10 of every table
+    assert run["ours"].notna().all()
+    claims = pd.read_csv(report / "claims.csv")
+    assert len(claims) == len(REPRO.claims)
+    assert set(claims["holds"]) <= {"yes", "no"}  # every claim testable on quick data
+    timings = pd.read_csv(report / "timings.csv")
+    assert list(timings["sweep"]) == [*REPRO.sweeps, "total"]
+    assert (timings["run_time_s"].iloc[:-1] > 0).all()
+
+
+def test_quick_values_are_the_sweeps_means(quick: Path) -> None:
+    """ours = the mean of the dataset's rows at the value's parameters (checked by hand
+    for Table III's Paint-Dense min_y at k = 10)."""
+    from cnsim.simulations.sweep import read_results
+
+    rows = read_results(quick / "sweeps" / "table3")
+    want = rows[(rows["subscriptions.k"] == 10) & (rows["approach"] == "paint-dense")]
+    compared = pd.read_csv(quick / "report" / "comparison.csv")
+    got = compared[
+        (compared["item"] == "Table III")
+        & (compared["approach"] == "paint-dense")
+        & (compared["metric"] == "mean_calls_min_y")
+        & (compared["parameters"] == "k=10")
+    ]
+    assert got["ours"].item() == pytest.approx(want["mean_calls_min_y"].mean())
+    assert got["ratio"].item() == pytest.approx(want["mean_calls_min_y"].mean() / 6.60)
+
+
+def test_a_second_invocation_resumes_and_runs_nothing(quick: Path) -> None:
+    before = {p: p.stat().st_mtime_ns for p in (quick / "sweeps").rglob("run-*.parquet")}
+    lines: list[str] = []
+    done = reproduce("seed003", quick, quick=True, serial=True, progress=False, echo=lines.append)
+    assert all(s["run_now"] == 0 for s in done.sweeps), lines
+    after = {p: p.stat().st_mtime_ns for p in (quick / "sweeps").rglob("run-*.parquet")}
+    assert before == after
+    assert (quick / "report" / "index.html").exists()
+
+
+def test_the_full_reproduction_refuses_the_quick_folder(quick: Path) -> None:
+    with pytest.raises(InputError, match="holds the --quick reproduction"):
+        reproduce("seed003", quick, serial=True, progress=False)
+
+
+def test_cli_dry_run_lists_every_sweep() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", "from cnsim.cli import main; main()", "reproduce", "seed003",
+         "--out", "x", "--dry-run"],  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    for name in REPRO.sweeps:
+        assert name in done.stdout
+    assert "149 runs in 10 sweeps" in done.stdout
+
+
+# ------------------------------------------------ the claims on made-up results
+
+
+def _frame(sweep: str, k_values, columns: dict[str, dict[str, list[float]]]) -> pd.DataFrame:
+    """Rows of a sweep: for each approach, ``metric -> values over k``."""
+    rows = []
+    for approach, metrics in columns.items():
+        for i, k in enumerate(k_values):
+            values = {m: v[i] for m, v in metrics.items()}
+            rows.append({"subscriptions.k": k, "approach": approach, **values})
+    return pd.DataFrame(rows)
+
+
+def _claim(item: str, fragment: str):
+    return next(c for c in REPRO.claims if c.item == item and fragment in c.quote)
+
+
+def test_batch_claim_tells_holding_from_broken() -> None:
+    ks = [1, 5]
+    metrics = ("mean_server_out_msgs", "total_delivered_msgs", "mean_calls_min_y")
+
+    def results(batch: float) -> dict:
+        cols = {
+            "paint-batch(paint-dense)": {m: [batch, batch] for m in metrics},
+            "coalesce(paint-dense)": {m: [5.0, 6.0] for m in metrics},
+            "online(paint-dense)": {m: [20.0, 30.0] for m in metrics},
+        }
+        return {"fig16": _frame("fig16", ks, cols)}
+
+    claim = _claim("Figure 16", "dominates")
+    assert claim.test(results(4.0)).holds is True
+    broken = claim.test(results(7.0))  # Paint-Batch above Coalesce
+    assert broken.holds is False
+    assert "Paint-Batch ≤ Coalesce ≤ Online at every k False" in broken.evidence
+
+
+def test_redundancy_claim_tells_holding_from_broken() -> None:
+    ks = [1, 5, 10]
+    eps = {f"paint-sparse({e})": {"redundancy": [0.0, 0.01 * i, 0.02 * i]}
+           for i, e in enumerate(("0.125", "0.25", "0.5", "1"), start=1)}  # fmt: skip
+    falling = {"cn-relax": {"redundancy": [400.0, 30.0, 10.0]}}
+    rising = {"cn-relax": {"redundancy": [10.0, 30.0, 400.0]}}
+    claim = _claim("Table II", "CN-Relax")
+    assert claim.test({"table2": _frame("table2", ks, {**eps, **falling})}).holds is True
+    assert claim.test({"table2": _frame("table2", ks, {**eps, **rising})}).holds is False
+
+
+def test_a_claim_without_its_sweep_is_untested() -> None:
+    claims = verdicts(REPRO, {})
+    assert set(claims["holds"]) == {"untested"}
+    compared = comparison(REPRO, {}, quick=False)
+    assert (compared["runs"] == 0).all()
+    assert compared["status"].str.startswith("not run").all()
+
+
+def test_comparison_statuses() -> None:
+    """Within the tolerance "agrees", beyond it the signed deviation, zero handled."""
+    value = next(v for v in REPRO.values if v.item == "Table I" and dict(v.where)[
+        "subscriptions.k"] == 10)  # fmt: skip
+    rows = _frame("table1", [10], {"paint-sparse": {"mean_delivered_msgs": [value.value * 1.04]}})
+    compared = comparison(REPRO, {"table1": rows}, quick=False).set_index("parameters")
+    table1 = compared[compared["item"] == "Table I"]
+    assert table1.loc["k=10", "status"] == "agrees (within 5%)"
+    assert np.isclose(table1.loc["k=10", "ratio"], 1.04)
+    rows["mean_delivered_msgs"] = value.value * 0.5
+    compared = comparison(REPRO, {"table1": rows}, quick=False).set_index("parameters")
+    assert compared[compared["item"] == "Table I"].loc["k=10", "status"] == "differs by -50%"
+
+
+def test_load_results_skips_sweeps_not_run(tmp_path: Path) -> None:
+    assert load_results(REPRO, tmp_path) == {}
+
+
+# ------------------------------------------------------------------- bad input
+
+BAD = [  # (argv after "reproduce", what the one-line error must say)
+    (["seed999", "--out", "{d}/o", "--serial"], r"paper 'seed999'.*known: seed003"),
+    (["seed003", "--out", "{d}/a_file", "--serial", "--quick"], r"a_file.*is a file"),
+    (["seed003", "--out", "{d}/foreign", "--serial", "--quick"], r"notes\.txt.*did not write"),
+    (["seed003", "--out", "{d}/earlier_sweep", "--serial", "--quick"], r"holds a cnsim sweep"),
+    (["seed003", "--out", "{d}/earlier_quick", "--serial"], r"holds the --quick reproduction"),
+    (["seed003", "--out", "", "--serial"], r"--out ''"),
+    (["seed003", "--out", "{d}/o", "--master", "yarn://x", "--quick"], r"--master 'yarn://x'"),
+]
+
+
+@pytest.mark.parametrize("argv, message", BAD, ids=[m for _, m in BAD])
+def test_bad_input_is_one_line_and_writes_nothing(tmp_path: Path, argv, message) -> None:
+    import re
+
+    files = {
+        "a_file": "not a folder\n",
+        "foreign/notes.txt": "mine\n",
+        "earlier_sweep/.cnsim.json": '{"kind": "sweep", "name": "s1"}\n',
+        "earlier_quick/.cnsim.json": '{"kind": "reproduction", "name": "seed003", "quick": true}\n',
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    before = sorted((p, p.read_bytes()) for p in tmp_path.rglob("*") if p.is_file())
+    done = subprocess.run(
+        [sys.executable, "-c", "from cnsim.cli import main; main()", "reproduce",
+         *(a.replace("{d}", str(tmp_path)) for a in argv)],  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+    assert re.search(message, lines[0]), lines[0]
+    after = sorted((p, p.read_bytes()) for p in tmp_path.rglob("*") if p.is_file())
+    assert after == before
