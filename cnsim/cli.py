@@ -213,9 +213,15 @@ BENCHES = {  # name -> (module with run_bench(quick) -> dict, what it measures)
     "covering": ("cnsim.bench.covering", "Covering detection: relation graphs and indexes."),
     "betree": ("cnsim.bench.betree", "BE*-tree vs BE-tree, k-index, scan (seed 002 Figs 6-9)."),
     "ranked_delivery": ("cnsim.bench.ranked_delivery", "Top-k delivery over zones: pruned vs all."),
+    "layout": ("cnsim.bench.layout", "Subscriber lists in delivery order: cost per delivery."),
+    "fidelity": ("cnsim.bench.fidelity", "Seed 003 Tables I-III: Paint-Sparse's calls, readings."),
     "distributed": (
         "cnsim.bench.distributed",
         "Distributed object database: servers traversed vs k (seed 003 App. C, Fig. 20).",
+    ),
+    "multidim": (
+        "cnsim.bench.multidim",
+        "1.5-d range subscriptions: Paint calls and traffic (seed 003 App. D, Tables VII-VIII).",
     ),
 }
 

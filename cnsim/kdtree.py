@@ -51,54 +51,82 @@ def build_forest(
     """One k-d tree per group of consecutive points (group ``g`` holds positions
     ``group_ptr[g]:group_ptr[g + 1]``), stored in one set of node arrays: tree ``g``'s
     node ``v`` (implicit layout) is ``root[g] + v``. Returns the forest and ``root``."""
-    trees, root, nodes = [], np.zeros(len(group_ptr) - 1, np.int64), 0
-    for g in range(len(group_ptr) - 1):
-        s, e = group_ptr[g], group_ptr[g + 1]
-        t = build(a[s:e], b[s:e], leaf_size)
-        trees.append((t, s, nodes))
-        root[g] = nodes
-        nodes += t.n_nodes
-    if not trees:
-        return build(a[:0], b[:0], leaf_size), root
-    forest = KdTree(
-        np.concatenate([t.perm + s for t, s, _ in trees]),
-        np.concatenate([t.start + s for t, s, _ in trees]),
-        np.concatenate([t.end + s for t, s, _ in trees]),
-        np.concatenate([t.box for t, _, _ in trees]),
-        np.concatenate([t.leaf for t, _, _ in trees]),
-        np.concatenate([t.leaf_of + n for t, _, n in trees]),
-    )
-    return forest, root
+    group_ptr = np.asarray(group_ptr, np.int64)
+    if len(group_ptr) < 2:
+        return build(a[:0], b[:0], leaf_size), np.zeros(0, np.int64)
+    return _build_trees(a, b, group_ptr, leaf_size)
 
 
 def build(a: np.ndarray, b: np.ndarray, leaf_size: int = LEAF_SIZE) -> KdTree:
     """Build a k-d tree over the points ``(a[i], b[i])``; boxes are over live points."""
-    n = len(a)
-    leaves = max(1, -(-n // leaf_size))
-    depth = int(np.ceil(np.log2(leaves))) if leaves > 1 else 0
-    n_nodes = 2 ** (depth + 1) - 1
-    start = np.zeros(n_nodes, np.int64)
-    end = np.zeros(n_nodes, np.int64)
-    leaf = np.ones(n_nodes, np.bool_)
+    return _build_trees(a, b, np.array([0, len(a)], np.int64), leaf_size)[0]
+
+
+def _build_trees(a, b, group_ptr, leaf_size) -> tuple[KdTree, np.ndarray]:
+    """The trees of every group, built together level by level. A node splits its
+    positions at the median of its level's coordinate (one ``argpartition``); the nodes
+    of one level, over all trees, are split together: one ``argpartition`` along the
+    rows of a 2-d array per segment size, which selects row by row as one call per
+    node would, so the trees are those of one call per node, without its overhead."""
+    sizes = np.diff(group_ptr)
+    leaves = np.maximum(1, -(-sizes // leaf_size))
+    depth = np.where(leaves > 1, np.ceil(np.log2(np.maximum(leaves, 1))), 0).astype(np.int64)
+    tree_nodes = 2 ** (depth + 1) - 1
+    root = np.concatenate([[0], np.cumsum(tree_nodes)[:-1]]).astype(np.int64)
+    start = np.repeat(group_ptr[:-1], tree_nodes)  # unused slots: empty, at the group
+    end = start.copy()
+    leaf = np.ones(len(start), np.bool_)
+    n = int(group_ptr[-1])
     perm = np.arange(n, dtype=np.int64)
-    coords = (np.asarray(a, np.float64), np.asarray(b, np.float64))
-    stack = [(0, 0, n, 0)]
-    while stack:
-        v, s, e, level = stack.pop()
-        start[v], end[v] = s, e
-        if e - s <= leaf_size or 2 * v + 1 >= n_nodes:
-            continue
-        leaf[v] = False
+    coords = (np.array(a, np.float64), np.array(b, np.float64))  # kept in perm's order
+    end[root] = group_ptr[1:]
+    nodes, local, tree = root, np.zeros(len(root), np.int64), np.arange(len(root))
+    level = 0
+    while len(nodes):
+        s, e = start[nodes], end[nodes]
+        split = (e - s > leaf_size) & (2 * local + 1 < tree_nodes[tree])
+        nodes, local, tree = nodes[split], local[split], tree[split]
+        if not len(nodes):
+            break
+        leaf[nodes] = False
+        s, e = s[split], e[split]
+        for size in np.unique(e - s):
+            rows = s[e - s == size][:, None] + np.arange(size)
+            order = np.argpartition(coords[level % 2][rows], size // 2, axis=1)
+            for arr in (perm, *coords):
+                arr[rows] = np.take_along_axis(arr[rows], order, axis=1)
         mid = (s + e) // 2
-        key = coords[level % 2][perm[s:e]]
-        order = np.argpartition(key, mid - s)
-        perm[s:e] = perm[s:e][order]
-        stack.append((2 * v + 1, s, mid, level + 1))
-        stack.append((2 * v + 2, mid, e, level + 1))
-    box = np.empty((n_nodes, 4), np.float64)
+        first = 2 * local + 1
+        c1 = root[tree] + first
+        start[c1], end[c1] = s, mid
+        start[c1 + 1], end[c1 + 1] = mid, e
+        nodes = np.concatenate([c1, c1 + 1])
+        local = np.concatenate([first, first + 1])
+        tree = np.concatenate([tree, tree])
+        level += 1
+    box = np.empty((len(start), 4), np.float64)
     leaf_of = np.empty(n, np.int64)
-    _fit_all(start, end, leaf, coords[0][perm], coords[1][perm], box, leaf_of)
-    return KdTree(perm, start, end, box, leaf, leaf_of)
+    _fit_forest(start, end, leaf, coords[0], coords[1], box, leaf_of, root, tree_nodes)
+    return KdTree(perm, start, end, box, leaf, leaf_of), root
+
+
+@numba.njit(cache=True)
+def _fit_forest(start, end, leaf, pa, pb, box, leaf_of, root, tree_nodes):
+    # Children have larger indices than parents, so a reverse sweep fits bottom-up.
+    for g in range(len(root)):
+        r0 = root[g]
+        for local in range(tree_nodes[g] - 1, -1, -1):
+            v = r0 + local
+            if leaf[v]:
+                _fit_leaf(start, end, pa, pb, box, v)
+                for p in range(start[v], end[v]):
+                    leaf_of[p] = v
+            else:
+                c1, c2 = r0 + 2 * local + 1, r0 + 2 * local + 2
+                box[v, 0] = min(box[c1, 0], box[c2, 0])
+                box[v, 1] = max(box[c1, 1], box[c2, 1])
+                box[v, 2] = min(box[c1, 2], box[c2, 2])
+                box[v, 3] = max(box[c1, 3], box[c2, 3])
 
 
 @numba.njit(cache=True)

@@ -81,6 +81,20 @@ FILES: dict[str, str | bytes] = {
     "trace_down.txt": "0.1\n0.3\n0.2\n0.4\n0.5\n",
     "trace_short.txt": "0.1\n",
     "trace_neg.txt": "-1\n0.2\n0.3\n0.4\n0.5\n",
+    # event files ([events] trace): 2 initial objects, then 5 events, each spoilt once
+    **{
+        f"events_{name}.csv": "time,object,op,x,y\n0,1,initial,0.1,0.5\n0,2,initial,0.2,0.6\n"
+        + rows
+        for name, rows in {
+            "nocol": "",
+            "nan": "1,1,update,0.1,0.4\n2,2,update,0.2,nan\n3,1,update,0.1,0.3\n4,1,update,0.1,0.2\n5,1,update,0.1,0.1\n",
+            "unknown": "1,1,update,0.1,0.4\n2,7,update,0.2,0.3\n3,1,update,0.1,0.3\n4,1,update,0.1,0.2\n5,1,update,0.1,0.1\n",
+            "absent": "1,2,delete,,\n2,2,delete,,\n3,1,update,0.1,0.3\n4,1,update,0.1,0.2\n5,1,update,0.1,0.1\n",
+            "unsorted": "1,1,update,0.1,0.4\n3,1,update,0.1,0.3\n2,1,update,0.1,0.2\n4,1,update,0.1,0.1\n5,1,update,0.1,0.05\n",
+            "type": "1,1,update,0.1,0.4\n2,1,update,low,0.3\n3,1,update,0.1,0.2\n4,1,update,0.1,0.1\n5,1,update,0.1,0.05\n",
+        }.items()
+    },
+    "events_nocol.csv": "time,object,x,y\n0,1,0.1,0.5\n",
     "a_file": "not a folder\n",
     "earlier_run/.cnsim.json": '{"kind": "run", "name": "earlier"}\n',
     "earlier_run/events.parquet": b"PAR1 earlier run's events",
@@ -304,6 +318,80 @@ HAND: list[Case] = [
             "{d}/o",
         ],
         r"not valid GraphML",
+    ),
+    # -- event files ([events] trace) and measured maps ([network] generator = 'topohub')
+    *[
+        Case(
+            f"run-events-{name}",
+            ["run", f"@[events]\ntrace = 'events_{name}.csv'\n", "--out", "{d}/o"],
+            message,
+        )
+        for name, message in [
+            ("nocol", r"events\.trace = 'events_nocol\.csv' has no column 'op'"),
+            ("nan", r"events_nan\.csv' row 4 \(line 5\): y is empty or NaN"),
+            (
+                "unknown",
+                r"events_unknown\.csv' row 4 \(line 5\): object 7 is updated but it is unknown",
+            ),
+            (
+                "absent",
+                r"events_absent\.csv' row 4 \(line 5\): object 2 is deleted but it was deleted at row 3",
+            ),
+            ("unsorted", r"events_unsorted\.csv' row 5 \(line 6\): time = 2\.0 is before"),
+            ("type", r"events_type\.csv' row 4 \(line 5\): x = 'low' is not a number"),
+            ("missing", r"events_missing\.csv' does not exist"),
+        ]
+    ],
+    Case(
+        "run-events-txt",
+        ["run", "@[events]\ntrace = 'trace_bad.txt'\n", "--out", "{d}/o"],
+        r"events\.trace = 'trace_bad\.txt' has suffix '\.txt', not \.csv or \.parquet",
+    ),
+    Case(
+        "run-events-trace-and-inserts",
+        ["run", "@[events]\ntrace = 'events_nan.csv'\ninserts = 0.2\n", "--out", "{d}/o"],
+        r"events\.inserts \+ events\.deletes \+ events\.moves = 0\.2 is not 0 while events\.trace",
+    ),
+    Case(
+        "topology-map-unknown",
+        [
+            "topology",
+            "build",
+            "--generator",
+            "topohub",
+            "--map",
+            "caida/3356",
+            "--brokers",
+            "2",
+            "--cache",
+            "{d}/cache",
+        ],
+        r"network\.map = 'caida/3356' is not a measured map.*nearest: 'caida/2024-08/3356'",
+    ),
+    Case(
+        "topology-map-missing",
+        ["topology", "build", "--generator", "topohub", "--brokers", "2", "--cache", "{d}/cache"],
+        r"network\.map = None is missing",
+    ),
+    Case(
+        "run-map-brokers",
+        [
+            "run",
+            "@[network]\ngenerator = 'topohub'\nmap = 'sndlib/polska'\nbrokers = 20\n[overlay]\nkind = 'meghdoot'\n",
+            "--out",
+            "{d}/o",
+        ],
+        r"network\.brokers = 20 is more than the 12 nodes of network\.map = 'sndlib/polska'",
+    ),
+    Case(
+        "run-map-without-topohub",
+        ["run", "@[network]\nmap = 'sndlib/polska'\n", "--out", "{d}/o"],
+        r"network\.map = 'sndlib/polska' is set",
+    ),
+    Case(
+        "api-map-unknown",
+        api=lambda d: cnsim.Scenario(network={"generator": "topohub", "map": "nope", "brokers": 2}),
+        message=r"network\.map = 'nope' is not a measured map",
     ),
     Case(
         "topology-show-unbuilt",

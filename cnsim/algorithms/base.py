@@ -9,9 +9,12 @@ testing names:
   approach, Unicast) or at the ``publisher``'s nearest broker (CN-Relax, which has
   no server);
 * ``message``: ``region`` messages ``Msg(lI, rI, lO, rO, x, y)`` addressed to a
-  rectangle of S, or ``targeted`` messages addressed to one subscription (Unicast);
+  rectangle of S, ``targeted`` messages addressed to one subscription (Unicast), or
+  ``ranked`` events that reach the k best-scoring matching subscriptions of the
+  whole network (ranked delivery, :mod:`cnsim.algorithms.ranked`);
 * ``stores``: what a subscriber keeps — its ``top-k`` list, or every object of its
-  ``range`` (CN-Relax computes its top k itself);
+  ``range`` (CN-Relax computes its top k itself), or nothing but the
+  ``notifications`` it is sent (ranked delivery);
 * ``ordered``: whether a subscriber must apply its messages in the order they were
   sent (one sender, the server, whose messages replace list entries: seed 003
   footnote 5) — timed mode then holds back a message that overtook an earlier one;
@@ -43,8 +46,8 @@ if TYPE_CHECKING:
     from cnsim.subscriptions.workload import Updates
 
 Entry = Literal["server", "publisher"]
-MessageKind = Literal["region", "targeted"]
-Stores = Literal["top-k", "range"]
+MessageKind = Literal["region", "targeted", "ranked"]
+Stores = Literal["top-k", "range", "notifications"]
 
 
 def eps_text(eps: float) -> str:

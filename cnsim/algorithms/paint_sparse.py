@@ -9,11 +9,22 @@ Subscription-aware: the server also indexes the subscriptions, so it
 * skips inessential exposed objects: the next exposed object is searched only in
   ``[ℓ*, r*]``, the x-span of the subscriptions still inside IR*(i), and the sweep
   stops as soon as IR*(i) holds no subscription.
+
+Two counts of its index calls. ``counter`` (the run's ``calls_min_y``, ``calls_snap``)
+counts every distinct query cnsim makes: a merge test is one snap of the enclosing box
+(exact, since the two parts hold disjoint subscriptions), the strips of IR*(i) are
+snapped once per update unless the sweep changed them, and the sweep stops without a
+``min_y`` once IR*(i) is empty. ``paper`` (:class:`PaperCount`) counts the same run as
+seed 003 describes it: Algorithm 3's loop, whose last ``min_y`` (on an empty
+``[ℓ*, r*]`` too) ends the sweep; one snap per rectangle of G^dense; and, as footnote 7
+implies, three snaps per merge test and one per south-north strip of IR^z(i) at every
+sweep step (``snap_footnote7``). The messages are the same either way.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -24,6 +35,19 @@ from cnsim.algorithms.paint_dense import PaintDense
 from cnsim.server.object_index import ObjectIndex
 from cnsim.subscriptions.index import SubscriptionIndex
 from cnsim.subscriptions.space import closed_box_rect
+
+
+@dataclass
+class PaperCount:
+    """Paint-Sparse's calls counted as seed 003 describes the procedure (see above)."""
+
+    min_y: int = 0  # Algorithm 3's loop: every sweep step, and the one that ends it
+    snap: int = 0  # snap(G_i) for every rectangle G_i of G^dense examined
+    snap_footnote7: int = 0  # snap + 3 per merge test + one per strip of IR^z(i) per step
+
+    def as_dict(self) -> dict[str, int]:
+        """The counts under their names in ``cnsim bench fidelity``."""
+        return {"min_y": self.min_y, "snap": self.snap, "snap_footnote7": self.snap_footnote7}
 
 
 class PaintSparse(PaintDense):
@@ -41,6 +65,8 @@ class PaintSparse(PaintDense):
         super().__init__(objects, k, eps)
         self.subscriptions = subscriptions
         self._snaps: dict[tuple, tuple] = {}  # this update's snap answers, by rectangle
+        self.paper = PaperCount()
+        self._swept_empty = False  # the sweep ended on an empty [ℓ*, r*]
 
     @classmethod
     def create(cls, spec: ApproachSpec, view: ServerView) -> PaintSparse:
@@ -51,14 +77,19 @@ class PaintSparse(PaintDense):
         """``[ℓ*, r*]``: the apex of the smallest southeast quadrant holding every
         subscription in IR*(i), from one snap per strip; empty (lo > hi) if none."""
         l_star, r_star = np.inf, -np.inf
-        for rect in regions.influence_region(x_i, L, R, self.k):
+        strips = regions.influence_region(x_i, L, R, self.k)
+        self.paper.snap_footnote7 += len(strips)
+        for rect in strips:
             count, l_min, _, _, r_max = self.snap(rect)
             if count:
                 l_star = min(l_star, l_min)
                 r_star = max(r_star, r_max)
+        self._swept_empty = l_star > r_star
         return l_star, r_star
 
     def emit(self, out: MessageWriter, rects: list[tuple], obj: int, x: float, y: float) -> None:
+        self.paper.snap += len(rects)
+        self.paper.snap_footnote7 += len(rects)
         snapped = [self._snapped(rect) for rect in rects]
         if self.eps is not None:
             # Coarsen the snapped rectangles, not the raw ones: with skipped exposed
@@ -70,6 +101,8 @@ class PaintSparse(PaintDense):
                 for s in range(0, len(snapped), size)
             ]
             snapped = [self._snapped(regions.enclosing_box(g)) for g in groups if g]
+            self.paper.snap += len(snapped)
+            self.paper.snap_footnote7 += len(snapped)
         out.send(self.greedy_merge([g for g in snapped if g is not None]), obj, x, y)
 
     def rank_raising(self, *args, **kwargs) -> None:
@@ -78,7 +111,11 @@ class PaintSparse(PaintDense):
 
     def rank_lowering(self, *args, **kwargs) -> None:
         self._snaps = {}
+        self._swept_empty = False
+        before = self.counter.min_y
         super().rank_lowering(*args, **kwargs)
+        # The paper's loop calls min_y on [ℓ*, r*] even when it is empty (and finds nothing).
+        self.paper.min_y += self.counter.min_y - before + self._swept_empty
 
     def snap(self, rect: tuple) -> tuple[int, float, float, float, float]:
         """The subscription index's ``snap``, counted as one of this approach's calls.
@@ -108,6 +145,7 @@ class PaintSparse(PaintDense):
         current, current_count = None, 0
         for rect, count in snapped:
             if current is not None:
+                self.paper.snap_footnote7 += 3  # footnote 7: MEB minus G and snap(G_i), in 3 pieces
                 box = regions.enclosing_box([current, rect])
                 # The snapped rectangles reach disjoint sets, so the box adds no false
                 # positive iff it holds exactly the subscriptions of its two parts.

@@ -5,7 +5,8 @@
 * batch processing over one of those (default ``paint-dense``): ``paint-batch``,
   ``coalesce``, ``online``, e.g. ``paint-batch(paint-sparse(0.5))``;
 * the baselines of §V: ``unicast`` (the paper's procedure and call count),
-  ``unicast-lazy`` (the same messages, fewer ``min_y`` calls) and ``cn-relax``.
+  ``unicast-lazy`` (the same messages, fewer ``min_y`` calls) and ``cn-relax``;
+* ``ranked``: ranked delivery of issue 13 (the global top-k by score per event).
 
 A new approach is one class (see :class:`cnsim.algorithms.base.Approach`) and one
 line in :data:`FAMILIES` (or :data:`BATCH`). :func:`parse` turns a written name into
@@ -22,6 +23,7 @@ from cnsim.algorithms.batch import Coalesce, Online, PaintBatch
 from cnsim.algorithms.cn_relax import CNRelax
 from cnsim.algorithms.paint_dense import PaintDense
 from cnsim.algorithms.paint_sparse import PaintSparse
+from cnsim.algorithms.ranked import Ranked
 from cnsim.algorithms.unicast import Unicast, UnicastLazy
 
 FAMILIES: dict[str, type[Approach]] = {
@@ -30,6 +32,7 @@ FAMILIES: dict[str, type[Approach]] = {
     "unicast": Unicast,
     "unicast-lazy": UnicastLazy,
     "cn-relax": CNRelax,
+    "ranked": Ranked,
 }
 BATCH: dict[str, type[Online]] = {"paint-batch": PaintBatch, "coalesce": Coalesce, "online": Online}
 DEFAULT_BATCH_BASE = "paint-dense"

@@ -76,6 +76,12 @@ class Unicast(Approach):
             lists = TopKLists.initial(objects.x, objects.y, subscriptions.l, subscriptions.r, k)
         self.lists = lists  # the server's own copy of every subscriber's list
 
+    @property
+    def subscriber_lists(self) -> TopKLists:
+        """The server's copy is its subscribers' lists: it applies exactly the targeted
+        deliveries it sends, in send order, so the runner shares it (issue 15)."""
+        return self.lists
+
     @classmethod
     def create(cls, spec: ApproachSpec, view: ServerView) -> Unicast:
         """Unicast over its own object index and a copy of the initial lists."""
@@ -98,7 +104,8 @@ class Unicast(Approach):
         lo, hi = regions.influence_interval(x_i, L, R, self.k)
         _, candidates = self.subscriptions.report(np.array([[lo, x_i, x_i, hi]]))
         lists = self.lists
-        where, ask = _affected(lists.ids, lists.ys, candidates, i, y_old, y_new)
+        rows = lists.rows(candidates)
+        where, ask = _affected(lists.row_ids, lists.row_ys, rows, i, y_old, y_new)
         target = candidates[where]
         obj = np.full(len(target), i, np.int64)
         y = np.full(len(target), y_new)
@@ -121,8 +128,9 @@ class Unicast(Approach):
     def _min_y(self, t: np.ndarray) -> np.ndarray:
         """One ``min_y(σ_j, above S_j's k-th)`` per subscription of ``t`` (counted each)."""
         subs, lists, k = self.subscriptions, self.lists, self.k
+        rows = lists.rows(t)
         return self.objects.min_y_many(
-            subs.l[t], subs.r[t], lists.ys[t, k - 1], lists.ids[t, k - 1]
+            subs.l[t], subs.r[t], lists.row_ys[rows, k - 1], lists.row_ids[rows, k - 1]
         )
 
 
@@ -146,9 +154,9 @@ def _concat(parts: list[tuple]) -> Messages:
 
 @numba.njit(cache=True)
 def _affected(ids, ys, candidates, i, y_old, y_new):
-    """The positions (in ``candidates``) of the subscriptions whose lists change, and
-    for each whether it is a full list keeping i at a higher value (whose replacement
-    the answer of a min_y decides)."""
+    """The positions (in ``candidates``, the candidates' list rows) of the subscriptions
+    whose lists change, and for each whether it is a full list keeping i at a higher
+    value (whose replacement the answer of a min_y decides)."""
     n = len(candidates)
     where = np.empty(n, np.int64)
     ask = np.zeros(n, np.bool_)

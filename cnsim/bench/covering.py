@@ -50,22 +50,33 @@ def index_params(index: str, bits: int = BITS, overflow: int = OVERFLOW) -> dict
     return {}
 
 
-def run_stream(cs, index: str, kind: str = "gk", k: int = 1, **params) -> dict:
-    """Feed a command stream through a graph; time and covering statistics."""
+def run_stream(
+    cs, index: str, kind: str = "gk", k: int = 1, per_command: bool = False, **params
+) -> dict:
+    """Feed a command stream through a graph; time and covering statistics.  ``G_k``
+    runs the whole stream in one call of the numba command loop
+    (``GkGraph.run_commands``) unless ``per_command``: then, like G and the poset,
+    one Python call per command (as the overlay calls it)."""
     g = make_graph(kind, cs.d, index, k=k, **params)
-    op, sid, lo, hi = cs.op.tolist(), cs.sid.tolist(), cs.lo, cs.hi
     forwarded = reforwarded = 0
+    batch = hasattr(g, "run_commands") and not per_command
     t0 = time.perf_counter()
-    for i in range(len(op)):
-        if op[i] == UNSUBSCRIBE:
-            reforwarded += len(g.unsubscribe(sid[i]))
-        else:
-            forwarded += g.subscribe(i, lo[i], hi[i])
+    if batch:
+        fwd, _, rsid = g.run_commands(cs.op, cs.sid, cs.lo, cs.hi)
+        forwarded, reforwarded = int(fwd.sum()), len(rsid)
+    else:
+        op, sid, lo, hi = cs.op.tolist(), cs.sid.tolist(), cs.lo, cs.hi
+        for i in range(len(op)):
+            if op[i] == UNSUBSCRIBE:
+                reforwarded += len(g.unsubscribe(sid[i]))
+            else:
+                forwarded += g.subscribe(i, lo[i], hi[i])
     dt = time.perf_counter() - t0
     st = g.stats()
     out = {
+        "mode": "one call (numba command loop)" if batch else "one Python call per command",
         "time_s": dt,
-        "commands_per_s": len(op) / dt,
+        "commands_per_s": len(cs) / dt,
         "live_at_end": len(g),
         "forwarded_subscriptions": forwarded,
         "reforwarded_on_unsubscribe": reforwarded,
@@ -137,14 +148,23 @@ def bench_sensitivity(n: int, ks, log, seed: int = 1) -> dict:
     return res
 
 
-def bench_indexes(sizes, dims, log, seed: int = 2, naive_max: int | None = None) -> dict:
-    """§V-C: p = 15%, run time of naive, k-d tree, Z-order under G_1."""
+def bench_indexes(
+    sizes, dims, log, seed: int = 2, naive_max: int | None = None, naive_dims=()
+) -> dict:
+    """§V-C: p = 15%, run time of naive, k-d tree, Z-order under G_1, each stream in
+    one call of the numba command loop.  The naive scan runs up to ``naive_max``
+    commands, and at every size for the dimensions in ``naive_dims``."""
     res = {}
     for D in dims:
         for n in sizes:
             cs = command_stream(n, D // 2, 0.15, seed=seed, bits=BITS)
             for index in ("naive", "kdtree", "zorder"):
-                if index == "naive" and naive_max is not None and n > naive_max:
+                if (
+                    index == "naive"
+                    and naive_max is not None
+                    and n > naive_max
+                    and D not in naive_dims
+                ):
                     continue
                 r = run_stream(cs, index, "gk", 1, **index_params(index))
                 res[f"D={D}/n={n}/{index}"] = r
@@ -206,7 +226,7 @@ def targets(vb: dict, vc: dict, graphs: dict, dims, sizes) -> dict:
     return out
 
 
-def bench_overlay(quick: bool, log) -> dict:
+def bench_overlay(quick: bool, log, **sizes) -> dict:
     """The content-based overlay (issue 12): seed 001's command stream on box
     subscriptions with churn, interleaved with events, covering off and on:
     subscription messages, routing-table entries and covering work; then CN-Relax's
@@ -220,10 +240,18 @@ def bench_overlay(quick: bool, log) -> dict:
     else:
         net, commands, events, dims = {"ip_nodes": 20000, "brokers": 1000}, 20000, 2000, (2, 4)
         m = 20000
+    coverings = ("none", "g1", "poset", "full")
+    # explicit sizes (the paper-scale run in RESULTS.md): any of these keys
+    net = sizes.get("net", net)
+    commands = sizes.get("commands", commands)
+    events = sizes.get("events", events)
+    dims = sizes.get("dims", dims)
+    m = sizes.get("m", m)
+    coverings = sizes.get("coverings", coverings)
     res: dict = {"network": net, "commands": commands, "events": events, "churn": 0.15}
     # worlds come from (and go to) the user's cache (CNSIM_CACHE)
     for d in dims:
-        for covering in ("none", "g1", "poset", "full"):
+        for covering in coverings:
             sc = from_dict(
                 {
                     "seed": 1,
@@ -278,7 +306,7 @@ def bench_overlay(quick: bool, log) -> dict:
     return res
 
 
-def run_bench(quick: bool = False) -> dict:
+def run_bench(quick: bool = False, overlay: bool = True) -> dict:
     t0 = time.perf_counter()
 
     def log(msg: str) -> None:
@@ -305,10 +333,16 @@ def run_bench(quick: bool = False) -> dict:
     res["paper_tables"] = {str(p): rows for p, rows in PAPER.items()}
     res["sensitivity"] = bench_sensitivity(n_vb, (1, 6) if not quick else (1,), log)
     res["graphs"] = bench_graph_kinds(n_graphs, log)
-    vc = bench_indexes(sizes, dims, log)
+    vc = bench_indexes(sizes, dims, log, naive_max=None if quick else 50000, naive_dims=(16,))
     res["indexes"] = vc
+    # the same G_1 stream one Python call per command (the overlay's way), k-d tree
+    cs = command_stream(sizes[0], max(dims) // 2, 0.15, seed=2, bits=BITS)
+    r = run_stream(cs, "kdtree", "gk", 1, per_command=True, **index_params("kdtree"))
+    res["per_command_kdtree"] = {"dims": max(dims), "commands": sizes[0], **r}
+    log(f"per-command k-d tree D={max(dims)} n={sizes[0]}: {r['commands_per_s']:.0f}/s")
     res["targets"] = targets(vb, vc, res["graphs"], dims, sizes)
-    res["overlay"] = bench_overlay(quick, log)
+    if overlay:
+        res["overlay"] = bench_overlay(quick, log)
     res["wall_s"] = time.perf_counter() - t0
     res["headline"] = res["targets"]
     return res

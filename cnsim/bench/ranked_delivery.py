@@ -27,6 +27,7 @@ from cnsim.brokers.ranked import DEFAULT_INDEX, MODES, RankedZones
 from cnsim.network.cache import build_world
 from cnsim.network.params import NetworkParams
 from cnsim.simulations.seeds import Seeds
+from cnsim.subscriptions.ranked.scores import generate_scores
 
 KS = (1, 10, 100)
 SCORES = ("uniform", "length")
@@ -46,9 +47,7 @@ def _sizes(quick: bool) -> dict:
 
 
 def _scores(model: str, l: np.ndarray, r: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    if model == "uniform":
-        return rng.random(len(l))
-    return 1.0 - (r - l)
+    return generate_scores(rng, l, r, model)
 
 
 def run_bench(quick: bool = False) -> dict:
@@ -132,8 +131,11 @@ def run_bench(quick: bool = False) -> dict:
 
 
 def _churn(net: RankedZones, rng: np.random.Generator, n: int) -> dict:
-    """Time per join/leave (alternating) and how often a zone bound changed."""
+    """Time per join/leave (alternating), how often a zone bound changed and what
+    propagating the changes cost (overlay messages and IP bytes of the broadcasts)."""
     before = net.bound_changes
+    msgs0, ip0 = net.bound_msgs, net.bound_ip_bytes
+    net.broadcast_cost()  # computed once, outside the timed loop
     a, b = rng.random(n), rng.random(n)
     l, r, s = np.minimum(a, b), np.maximum(a, b), rng.random(n)
     victims = rng.choice(len(net.columns()[0]), size=n, replace=False)
@@ -146,4 +148,7 @@ def _churn(net: RankedZones, rng: np.random.Generator, n: int) -> dict:
         "operations": 2 * n,
         "us_per_operation": 1e6 * secs / (2 * n),
         "bound_changes": net.bound_changes - before,
+        "bound_msgs": net.bound_msgs - msgs0,
+        "bound_ip_bytes": net.bound_ip_bytes - ip0,
+        "setup": net.setup_bound_traffic(),
     }

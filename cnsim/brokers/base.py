@@ -12,7 +12,7 @@ of message it sends. A new network is one subclass and one line in
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
@@ -34,6 +34,8 @@ class Delivery:
     obj: np.ndarray  # object of each delivery
     y: np.ndarray  # y-value of each delivery
     evict: np.ndarray | None = None  # targeted: object each delivery replaces, or -1
+    # rows of the deliveries in the network's layout (Network.layout), when it knows them
+    rows: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.subs)
@@ -50,12 +52,14 @@ class Delivery:
         return out[np.lexsort((out[:, 1], out[:, 0]))]
 
     @staticmethod
-    def of(messages: Messages, offsets: np.ndarray, subs: np.ndarray) -> Delivery:
-        """The deliveries of region messages reaching ``subs`` (CSR over messages)."""
+    def of(
+        messages: Messages, offsets: np.ndarray, subs: np.ndarray, rows: np.ndarray | None = None
+    ) -> Delivery:
+        """The deliveries of region messages reaching ``subs`` (CSR over messages), at
+        ``rows`` of the network's layout if given."""
         counts = np.diff(offsets)
-        return Delivery(
-            offsets, subs, np.repeat(messages.obj, counts), np.repeat(messages.y, counts)
-        )
+        obj, y = np.repeat(messages.obj, counts), np.repeat(messages.y, counts)
+        return Delivery(offsets, subs, obj, y, rows=rows)
 
     @staticmethod
     def targeted(messages: Messages) -> Delivery:
@@ -83,6 +87,10 @@ class Traffic:
     ip_hops: int = 0
     last_hop_ip_hops: int = 0
     paths: Paths | None = None
+    # further counts a network measures beyond message-hops, read by the metrics declared
+    # for them (ranked delivery, cnsim.brokers.ranked: zones visited, exact bytes of its
+    # messages of varying size, the flood baseline's costs beside)
+    costs: dict[str, int] = field(default_factory=dict)
 
 
 # Every (entry, message) pair an approach can declare (see ApproachSpec).
@@ -121,6 +129,12 @@ class Network(ABC):
         """IP hops of events ``first .. stop - 1`` from their publishers to where they
         enter the network."""
         return 0
+
+    def layout(self) -> np.ndarray | None:
+        """The subscriptions in the order this network delivers from (the order the
+        runner stores subscriber lists in, issue 15), or None: no order of its own.
+        A network that returns one sets :attr:`Delivery.rows` to positions in it."""
+        return None
 
     def broker_load(self) -> dict[str, np.ndarray]:
         """Per broker: ``subscriptions_held``, and messages handled per approach name."""

@@ -39,10 +39,16 @@ class Gateways:
     ) -> tuple[np.ndarray, np.ndarray]:
         """The subscriptions inside each rectangle ``j`` held by the zones it reached,
         ``reach_zone[reach_ptr[j]:reach_ptr[j + 1]]``, as CSR ``(offsets, ids)``."""
+        offsets, pos = self.deliver_positions(rects, reach_ptr, reach_zone)
+        return offsets, self.ids[pos]
+
+    def deliver_positions(
+        self, rects: np.ndarray, reach_ptr: np.ndarray, reach_zone: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """As :meth:`deliver`, with forest positions (``ids[pos]`` are the ids)."""
         rects = np.ascontiguousarray(rects, np.float64)
         roots = self.root[reach_zone]
-        offsets, pos = report_forest(*self._nodes, self._pl, self._pr, rects, reach_ptr, roots)
-        return offsets, self.ids[pos]
+        return report_forest(*self._nodes, self._pl, self._pr, rects, reach_ptr, roots)
 
     def nbytes(self) -> int:
         """Bytes the brokers' subscription stores take together."""

@@ -36,6 +36,11 @@ class IdealCN(Network):
         return self.reach(messages), Traffic()
 
     def reach(self, messages: Messages) -> Delivery:
-        """Deliveries of region messages: the subscriptions inside each rectangle."""
-        offsets, subs = self.subscriptions.report(messages.rects)
-        return Delivery.of(messages, offsets, subs)
+        """Deliveries of region messages: the subscriptions inside each rectangle (rows:
+        their positions in the index, the layout)."""
+        offsets, pos = self.subscriptions.report_positions(messages.rects)
+        return Delivery.of(messages, offsets, self.subscriptions.order[pos], rows=pos)
+
+    def layout(self) -> np.ndarray:
+        """The index's order: the deliveries of a rectangle are runs of its leaves."""
+        return self.subscriptions.order

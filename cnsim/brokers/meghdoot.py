@@ -13,6 +13,11 @@ Traffic is counted in message-hops; the metrics weigh them by message sizes:
 
 Targeted (unicast) messages go from the server straight to the gateway broker over
 IP: one overlay link (none when the server is the gateway) of ``broker_hops`` IP hops.
+
+Ranked events (approach ``ranked``, issue 13) reach the k best-scoring matching
+subscriptions of the whole network; the zones keep score bounds and answer them as
+:class:`~cnsim.brokers.ranked.RankedOverlay` describes (built only when a ranked
+approach runs).
 """
 
 from __future__ import annotations
@@ -21,7 +26,8 @@ import numpy as np
 
 from cnsim.algorithms.base import ApproachSpec
 from cnsim.algorithms.messages import Messages
-from cnsim.brokers.base import Delivery, Network, Paths, Traffic
+from cnsim.algorithms.registry import parse
+from cnsim.brokers.base import ALL_CARRIED, Delivery, Network, Paths, Traffic
 from cnsim.brokers.endpoints import Endpoints
 from cnsim.brokers.gateways import Gateways
 from cnsim.brokers.routing import route
@@ -35,6 +41,8 @@ class MeghdootCN(Network):
     """Delivery over CAN zones and an IP network; per-broker load is accumulated."""
 
     kind = "meghdoot"
+    carries = ALL_CARRIED | {("publisher", "ranked")}  # ranked delivery: zone score bounds
+    ranked = None  # the RankedOverlay of a run with a ranked approach
 
     def __init__(
         self, subscriptions: SubscriptionIndex, zones: Zones, world: World, endpoints: Endpoints
@@ -43,11 +51,13 @@ class MeghdootCN(Network):
         self.world = world
         self.endpoints = endpoints
         l, r = subscriptions.l, subscriptions.r
-        self.gateway_zone = zones.zone_of(l, r).astype(np.int64)
-        self.gateway = zones.owner[self.gateway_zone].astype(np.int64)
+        self.gateway_zone = zones.zone_of(l, r).astype(np.int32)  # 4 bytes a subscription
+        self.gateway = zones.owner[self.gateway_zone].astype(np.int32)
         self.gateways = Gateways(l, r, self.gateway_zone, zones.n_zones)
         nodes = endpoints.subscriber_node
         self.last_hop = world.last_hops(self.gateway, nodes).astype(np.int64)
+        # the same in the gateways' order (the layout), read once per delivery
+        self._last_hop_at = self.last_hop[self.gateways.ids].astype(np.int32)
         latency_ms = np.asarray(world.node_latency)[self.gateway, nodes]
         self.last_hop_latency_s = latency_ms.astype(np.float64) / 1000.0
         self.held = np.zeros(world.n_brokers, np.int64)  # what each broker's store holds
@@ -68,7 +78,13 @@ class MeghdootCN(Network):
             points=(subscriptions.l, subscriptions.r),
         )
         endpoints = Endpoints.place(world, zones.server, len(subscriptions), n_events, seeds)
-        return cls(subscriptions, zones, world, endpoints)
+        cn = cls(subscriptions, zones, world, endpoints)
+        if any(parse(a).message == "ranked" for a in scenario.approaches):
+            from cnsim.brokers.ranked import RankedOverlay
+
+            l, r = subscriptions.l, subscriptions.r
+            cn.ranked = RankedOverlay.create(scenario, l, r, zones, world, seeds)
+        return cn
 
     def deliver(
         self, approach: ApproachSpec, messages: Messages, update_events: np.ndarray
@@ -81,12 +97,14 @@ class MeghdootCN(Network):
         if approach.message == "targeted":
             return self._targeted(messages, handled)
         source = self.zone_of_broker[self.endpoints.entry_brokers(approach, update_events)]
+        if approach.message == "ranked":
+            return self.ranked.deliver(messages, source, self.last_hop, handled)
         if approach.entry == "server":
             source = source[:1]  # every message leaves the server's zone
         r = messages.rects
         routes = route(self.zones, r[:, 0], r[:, 1], r[:, 2], r[:, 3], source)
-        offsets, subs = self.gateways.deliver(r, routes.reach_ptr, routes.reach_zone)
-        delivery = Delivery.of(messages, offsets, subs)
+        offsets, pos = self.gateways.deliver_positions(r, routes.reach_ptr, routes.reach_zone)
+        delivery = Delivery.of(messages, offsets, self.gateways.ids[pos], rows=pos)
         owner = self.zones.owner
         hop_from, hop_to = owner[routes.hop_from], owner[routes.hop_to]
         sources = np.broadcast_to(source, len(messages))
@@ -95,10 +113,15 @@ class MeghdootCN(Network):
         traffic = Traffic(
             overlay_hops=int(len(hop_from)),
             ip_hops=int(self.world.broker_hops[hop_from, hop_to].sum(dtype=np.int64)),
-            last_hop_ip_hops=int(self.last_hop[delivery.subs].sum()),
+            last_hop_ip_hops=int(self._last_hop_at[pos].sum(dtype=np.int64)),
             paths=Paths(sources, routes.hop_ptr, routes.hop_from, routes.hop_to),
         )
         return delivery, traffic
+
+    def layout(self) -> np.ndarray:
+        """By gateway zone, then by leaf of the zone's k-d tree: a message's deliveries at
+        one gateway are runs of its leaves."""
+        return self.gateways.ids
 
     def _targeted(self, messages: Messages, handled: np.ndarray) -> tuple[Delivery, Traffic]:
         """Each message straight from the server to the gateway holding its target."""

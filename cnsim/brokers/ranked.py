@@ -17,8 +17,14 @@ Notation
 * ``B_z``, the *bound* of zone ``z``: the maximum score of its live subscriptions
   (``-inf`` when it holds none). Inserting raises it at once; deleting the maximum
   recomputes it from the zone's live subscriptions. The bound table is replicated at
-  the brokers (every change of a bound is counted in ``bound_changes``: what a push of
-  the new bound to the other brokers would cost).
+  the brokers and kept current by *bound propagation*: the owner of a zone whose bound
+  changes sends the new bound (zone id and score, :data:`BOUND_BYTES`) to its CAN
+  neighbours, which pass it on to theirs, along the broadcast tree
+  :func:`cnsim.brokers.routing.route` floods the whole of S with from that zone (every
+  other broker receives it once: ``n_zones - 1`` overlay messages). Every change is
+  counted in ``bound_changes``, its traffic in ``bound_msgs`` (overlay messages),
+  ``bound_ip_hops`` and ``bound_ip_bytes``; the initial dissemination of every
+  non-empty zone's bound is :meth:`RankedZones.setup_bound_traffic`.
 * Each zone answers *local* top-k queries from its own structure of part 1, any entry
   of :data:`cnsim.subscriptions.ranked.REGISTRY` (default ``scored_rtree``, seed 000
   §2.2.3), built over the zone's subscriptions in id order (so local ids order as the
@@ -67,6 +73,7 @@ MODES = ("pruned", "baseline")
 DEFAULT_INDEX = "scored_rtree"
 QUERY_BYTES = {"baseline": 12, "pruned": 20}  # x, k, entry broker (+ s_k, id_k)
 ANSWER_HEADER_BYTES = 4  # number of entries
+BOUND_BYTES = 8  # a bound update: zone id and score
 ENTRY_BYTES = 8  # subscription id and score
 COST_FIELDS = (
     "visited",
@@ -108,6 +115,10 @@ class RankedDelivery:
     offsets: np.ndarray
     ids: np.ndarray
     cost: dict[str, np.ndarray] = field(default_factory=dict)
+    # pruned: the zones event i visited, in visit order, ``visit_zone[visit_ptr[i]:...]``
+    visit_ptr: np.ndarray | None = None
+    visit_zone: np.ndarray | None = None
+    routes: object = None  # baseline: the query's overlay routes (cnsim.brokers.routing)
 
     def recipients(self, i: int) -> np.ndarray:
         """Subscriptions event ``i`` reached, best first."""
@@ -149,6 +160,8 @@ class RankedZones:
         self._alive[:n] = True
         self._size = n
         self.bound_changes = 0
+        self.bound_msgs = self.bound_ip_hops = self.bound_ip_bytes = 0
+        self._broadcast: tuple[np.ndarray, np.ndarray] | None = None
         nz = zones.n_zones
         order = np.argsort(self._zone[:n], kind="stable")  # by zone, ids ascending
         ptr = np.concatenate([[0], np.cumsum(np.bincount(self._zone[:n], minlength=nz))])
@@ -220,7 +233,7 @@ class RankedZones:
         self._local[i] = local
         if s_[0] > self.bound[z]:
             self.bound[z] = s_[0]
-            self.bound_changes += 1
+            self._bound_changed(z)
         return i
 
     def delete(self, i: int) -> None:
@@ -236,7 +249,40 @@ class RankedZones:
             new = self._s[live].max() if len(live) else -np.inf
             if new != self.bound[z]:
                 self.bound[z] = new
-                self.bound_changes += 1
+                self._bound_changed(z)
+
+    def broadcast_cost(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per zone: overlay messages and IP hops of one bound update broadcast from it
+        to every other broker (computed once: the zones do not change)."""
+        if self._broadcast is None:
+            nz = self.zones.n_zones
+            inf = np.full(nz, np.inf)
+            routes = route(self.zones, -inf, inf, -inf, inf, np.arange(nz))
+            owner = self.zones.owner
+            ip = self.broker_hops[owner[routes.hop_from], owner[routes.hop_to]]
+            msgs = np.diff(routes.hop_ptr).astype(np.int64)
+            ev = routes.message_of_hop()
+            ips = np.bincount(ev, weights=ip, minlength=nz).astype(np.int64)
+            self._broadcast = (msgs, ips)
+        return self._broadcast
+
+    def _bound_changed(self, z: int) -> None:
+        """Zone ``z``'s bound changed: its broker broadcasts the new bound."""
+        msgs, ips = self.broadcast_cost()
+        self.bound_changes += 1
+        self.bound_msgs += int(msgs[z])
+        self.bound_ip_hops += int(ips[z])
+        self.bound_ip_bytes += BOUND_BYTES * int(ips[z])
+
+    def setup_bound_traffic(self) -> dict[str, int]:
+        """Traffic of the initial dissemination: every zone holding a subscription
+        broadcasts its bound once (``bound_msgs``, ``bound_ip_bytes``)."""
+        msgs, ips = self.broadcast_cost()
+        held = np.isfinite(self.bound)
+        return {
+            "bound_msgs": int(msgs[held].sum()),
+            "bound_ip_bytes": BOUND_BYTES * int(ips[held].sum()),
+        }
 
     def _grow(self) -> None:
         cap = 2 * len(self._l)
@@ -282,6 +328,8 @@ class RankedZones:
         bound, s = self.bound, self._s
         q_bytes = QUERY_BYTES["pruned"]
         out, offsets = [], np.zeros(n + 1, np.int64)
+        visits: list[int] = []
+        visit_ptr = np.zeros(n + 1, np.int64)
         for i in range(n):
             x = xs[i]
             cand = self.candidates(x)
@@ -299,6 +347,7 @@ class RankedZones:
                     sk, ik = s[best[-1]], best[-1]
                     ans = ans[(s[ans] > sk) | ((s[ans] == sk) & (ans < ik))]
                 visited += 1
+                visits.append(int(z))
                 entries += len(ans)
                 if owner[z] != e:  # a query there and an answer back, straight over IP
                     h = int(hops[e, owner[z]])
@@ -312,11 +361,12 @@ class RankedZones:
                     best = both[np.lexsort((both, -s[both]))[:k]]
             out.append(best)
             offsets[i + 1] = offsets[i] + len(best)
+            visit_ptr[i + 1] = len(visits)
             values = (visited, messages, messages, ip, entries, ob, ib)
             for name, v in zip(COST_FIELDS, values, strict=True):
                 cost[name][i] = v
         ids = np.concatenate(out) if out else np.empty(0, np.int64)
-        return RankedDelivery(offsets, ids, cost)
+        return RankedDelivery(offsets, ids, cost, visit_ptr, np.asarray(visits, np.int64))
 
     def _baseline(self, xs: np.ndarray, k: int, entry: np.ndarray) -> RankedDelivery:
         n = len(xs)
@@ -368,7 +418,7 @@ class RankedZones:
         cost["entries"] = np.bincount(reach_ev, weights=ans_n, minlength=n).astype(np.int64)
         cost["overlay_bytes"] = (q * q_hops + ans_ob).astype(np.int64)
         cost["ip_bytes"] = (q * q_ip + ans_ib).astype(np.int64)
-        return RankedDelivery(offsets, ids, cost)
+        return RankedDelivery(offsets, ids, cost, routes=routes)
 
     def nbytes(self) -> int:
         """Bytes of the per-zone structures, id maps and columns."""
@@ -378,3 +428,168 @@ class RankedZones:
             + sum(g.nbytes for g in self._gid)
             + sum(a.nbytes for a in cols)
         )
+
+
+# ---------------------------------------------------------------- ranked delivery in a run
+PRUNING = {"threshold": "pruned", "flood": "baseline"}  # [ranked] pruning -> mode
+NOTIFY_HEADER_BYTES = 8  # x and the number of recipients
+NOTIFY_ID_BYTES = 4  # one recipient's subscription id
+RUN_COSTS = (  # Traffic.costs of a run's ranked delivery (the catalog's "ranked" metrics)
+    "zones_visited",
+    "ranked_msgs",
+    "answer_entries",
+    "overlay_bytes",
+    "ip_bytes",
+    "flood_zones_visited",
+    "flood_msgs",
+    "flood_ip_bytes",
+)
+
+
+class RankedOverlay:
+    """Ranked delivery of a run (approach ``ranked``) over the Meghdoot zones of
+    :class:`~cnsim.brokers.meghdoot.MeghdootCN`: the run's subscriptions, scored, held by
+    the zones that hold them for the other approaches, answered in the ``[ranked]``
+    pruning mode.
+
+    After the query phase (threshold pruning or the flood, as in :class:`RankedZones`)
+    the entry broker ``e`` *notifies* each zone holding a winner — one message straight
+    over IP carrying ``x`` and the winners' ids (:data:`NOTIFY_HEADER_BYTES` +
+    :data:`NOTIFY_ID_BYTES` each), none for ``e``'s own zone — and the zone's gateway
+    sends each winner its notification over the last IP hop. With threshold pruning the
+    flood baseline is also computed for the same events (its zones visited, messages and
+    IP bytes, notifications included) for the pruning ratios.
+
+    Paths for timed mode (:class:`~cnsim.brokers.base.Paths`, one message per event,
+    hops in causal order): pruned, the chain of round trips ``e -> z -> e`` in visit
+    order, then the notifications from ``e``; flood, the query's overlay hops, each
+    reached zone's answer to ``e``, then the notifications, which leave after the answer
+    listed last — answers are listed by their arrival estimated from the IP latencies
+    along the query tree (queueing can reorder them; the estimate stands in for "after
+    the last answer", which a hop tree cannot express).
+    """
+
+    def __init__(self, net: RankedZones, k: int, pruning: str, broker_latency: np.ndarray):
+        self.net = net
+        self.k = k
+        self.mode = PRUNING[pruning]
+        self.latency = np.asarray(broker_latency, np.float64)
+
+    @classmethod
+    def create(cls, scenario, l, r, zones: Zones, world, seeds) -> RankedOverlay:
+        """The run's scored subscriptions (``[ranked] scores`` from the ``scores``
+        stream) in per-zone ``[ranked] index`` structures over ``zones``."""
+        from cnsim.subscriptions.ranked.scores import generate_scores
+
+        ranked = scenario["ranked"]
+        score = generate_scores(seeds.rng("scores"), l, r, ranked["scores"])
+        net = RankedZones(zones, np.asarray(world.broker_hops), l, r, score, ranked["index"])
+        return cls(net, ranked["k"], ranked["pruning"], world.broker_latency)
+
+    @property
+    def scores(self) -> np.ndarray:
+        """Every subscription's score."""
+        return self.net.columns()[2]
+
+    def deliver(self, messages, entry_zone: np.ndarray, last_hop: np.ndarray, handled):
+        """``(Delivery, Traffic)`` of the events ``messages`` (one per update) entering at
+        ``entry_zone``; ``last_hop`` gives each subscription's gateway-to-subscriber IP
+        hops, ``handled`` is the approach's per-broker message count (updated)."""
+        from cnsim.brokers.base import Delivery, Traffic
+
+        net, k = self.net, self.k
+        xs, entry = messages.x, np.asarray(entry_zone, np.int64)
+        d = net.deliver(xs, k, entry, self.mode)
+        n = len(xs)
+        owner = net.zones.owner
+        notify = self._notify(d, entry)
+        costs = {
+            "zones_visited": int(d.cost["visited"].sum()),
+            "ranked_msgs": int(d.cost["messages"].sum()) + notify["msgs"],
+            "answer_entries": int(d.cost["entries"].sum()),
+            "overlay_bytes": int(d.cost["overlay_bytes"].sum()) + notify["overlay_bytes"],
+            "ip_bytes": int(d.cost["ip_bytes"].sum()) + notify["ip_bytes"],
+        }
+        flood = d if self.mode == "baseline" else net.deliver(xs, k, entry, "baseline")
+        costs["flood_zones_visited"] = int(flood.cost["visited"].sum())
+        costs["flood_msgs"] = int(flood.cost["messages"].sum()) + notify["msgs"]
+        costs["flood_ip_bytes"] = int(flood.cost["ip_bytes"].sum()) + notify["ip_bytes"]
+        paths = self._paths(d, entry, notify["zones"])
+        hop_from, hop_to = owner[paths.hop_from], owner[paths.hop_to]
+        np.add.at(handled, hop_to, 1)
+        np.add.at(handled, owner[paths.source], 1)
+        delivery = Delivery.of(messages, d.offsets, d.ids)
+        traffic = Traffic(
+            overlay_hops=len(paths.hop_to),
+            ip_hops=int(net.broker_hops[hop_from, hop_to].sum(dtype=np.int64)),
+            last_hop_ip_hops=int(last_hop[d.ids].sum()),
+            paths=paths,
+            costs=costs,
+        )
+        assert traffic.overlay_hops == costs["ranked_msgs"] and n == len(paths.source)
+        return delivery, traffic
+
+    def _notify(self, d: RankedDelivery, entry: np.ndarray) -> dict:
+        """Notifications from each event's entry broker to the zones holding its winners
+        (remote zones only): per event the zones in order of their best winner."""
+        owner, hops, zone_of = self.net.zones.owner, self.net.broker_hops, self.net._zone
+        zones, msgs, ob, ib = [], 0, 0, 0
+        for i in range(len(entry)):
+            ids = d.recipients(i)
+            zs, first, counts = np.unique(zone_of[ids], return_index=True, return_counts=True)
+            order = np.argsort(first, kind="stable")
+            zs, counts = zs[order], counts[order]
+            e = owner[entry[i]]
+            remote = owner[zs] != e
+            zs, counts = zs[remote], counts[remote]
+            h = hops[e, owner[zs]].astype(np.int64)
+            size = NOTIFY_HEADER_BYTES + NOTIFY_ID_BYTES * counts
+            zones.append(zs.astype(np.int64))
+            msgs += len(zs)
+            ob += int(size.sum())
+            ib += int((size * h).sum())
+        return {"zones": zones, "msgs": msgs, "overlay_bytes": ob, "ip_bytes": ib}
+
+    def _paths(self, d: RankedDelivery, entry: np.ndarray, notify: list):
+        """The overlay hops of every event in causal order (see the class docstring)."""
+        from cnsim.brokers.base import Paths
+
+        owner = self.net.zones.owner
+        frm: list = []
+        to: list = []
+        ptr = [0]
+        for i in range(len(entry)):
+            ez = int(entry[i])
+            e = owner[ez]
+            if self.mode == "pruned":
+                for z in d.visit_zone[d.visit_ptr[i] : d.visit_ptr[i + 1]]:
+                    if owner[z] != e:
+                        frm += [ez, int(z)]
+                        to += [int(z), ez]
+            else:
+                q_from, q_to = d.routes.hops(i)
+                frm += q_from.tolist()
+                to += q_to.tolist()
+                answers = self._answers(ez, q_from, q_to, d.routes.reached(i))
+                frm += answers
+                to += [ez] * len(answers)
+            frm += [ez] * len(notify[i])
+            to += notify[i].tolist()
+            ptr.append(len(to))
+        return Paths(
+            np.asarray(entry, np.int64),
+            np.asarray(ptr, np.int64),
+            np.asarray(frm, np.int64),
+            np.asarray(to, np.int64),
+        )
+
+    def _answers(self, ez: int, q_from, q_to, reached) -> list[int]:
+        """The zones answering a flood query (remote from ``ez``), ordered by estimated
+        arrival of their answers at ``ez``."""
+        owner, lat = self.net.zones.owner, self.latency
+        e = owner[ez]
+        t = {ez: 0.0}
+        for a, b in zip(q_from.tolist(), q_to.tolist(), strict=True):
+            t[b] = t.get(a, 0.0) + lat[owner[a], owner[b]]
+        remote = [int(z) for z in reached if owner[z] != e]
+        return sorted(remote, key=lambda z: (t.get(z, 0.0) + lat[owner[z], e], z))

@@ -68,6 +68,13 @@ def canonical_params(params: NetworkParams) -> dict[str, Any]:
     if params.generator == "file":
         out.pop("ip_nodes")
         out["path"] = {"sha256": file_digest(str(params.path))}
+    if params.generator == "topohub":  # a map enters by its name and its file's bytes
+        from cnsim.network.measured import map_digest
+
+        out.pop("ip_nodes")
+        out["map"] = {"name": params.map, "sha256": map_digest(str(params.map))}
+    else:
+        out.pop("map")  # absent, so the keys of other worlds stay as they were
     if params.generator != "waxman":
         out.pop("waxman_alpha")
         out.pop("waxman_beta")
@@ -86,6 +93,8 @@ def world_key(params: NetworkParams) -> str:
     text = json.dumps(body, sort_keys=True, separators=(",", ":"))
     digest = hashlib.sha256(text.encode()).hexdigest()[:20]
     size = "file" if params.generator == "file" else f"n{params.ip_nodes}"
+    if params.generator == "topohub":
+        size = str(params.map).replace("/", "-")
     return f"{params.generator}-{size}-b{params.brokers}-s{params.seed}-{digest}"
 
 

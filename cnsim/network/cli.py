@@ -32,7 +32,11 @@ IpNodes = Annotated[int, _option("ip_nodes")]
 Brokers = Annotated[int, _option("brokers")]
 Generator = Annotated[str, _option("generator", " | ".join(GENERATORS))]
 Seed = Annotated[int, _option("seed")]
-Latency = Annotated[str, _option("latency", " | ".join(LATENCY_MODELS))]
+Latency = Annotated[
+    str | None,
+    _option("latency", " | ".join(LATENCY_MODELS) + " (default: the generator's own)"),
+]
+MapName = Annotated[str | None, typer.Option("--map", help=NETWORK_SCHEMA["map"].doc)]
 LatencyMs = Annotated[float, _option("latency_ms")]
 LatencyLow = Annotated[float, typer.Option(help="'uniform': lower bound of link latencies (ms)")]
 LatencyHigh = Annotated[float, typer.Option(help="'uniform': upper bound of link latencies (ms)")]
@@ -94,6 +98,7 @@ def _command(cached_only: bool, doc: str):
         latency_low: LatencyLow = LOW,
         latency_high: LatencyHigh = HIGH,
         path: TopoPath = None,
+        map_name: MapName = None,
         cache: CacheDir = None,
         export_to: ExportTo = None,
         as_json: AsJson = False,
@@ -102,6 +107,7 @@ def _command(cached_only: bool, doc: str):
         options = {key: value for key, value in given.items() if key in NETWORK_SCHEMA}
         options["latency_range_ms"] = (latency_low, latency_high)
         options["path"] = None if path is None else str(path)
+        options["map"] = map_name
         world, entry, elapsed = _world(options, cache, cached_only, export_to)
         summary = summarize(world)
         summary["cache_entry"] = str(entry)
@@ -119,3 +125,26 @@ topology_app.command("build")(
 topology_app.command("show")(
     _command(True, "Print the summary of a cached world (error if it was never built).")
 )
+
+
+@topology_app.command("list")
+def list_maps(as_json: AsJson = False) -> None:
+    """List the generators and the measured maps of generator 'topohub' (shipped inside
+    the topohub package: nothing is downloaded)."""
+    from cnsim.network import measured
+
+    rows = [measured.describe(name) for name in measured.map_names()]
+    if as_json:
+        typer.echo(json.dumps({"generators": list(GENERATORS), "maps": rows}, indent=1))
+        return
+    typer.echo(f"generators: {', '.join(GENERATORS)}")
+    typer.echo(
+        f"measured maps (generator 'topohub', topohub {measured.topohub_version()}; latency "
+        f"= great-circle km / {measured.KM_PER_MS:g} km per ms):"
+    )
+    typer.echo(f"{'map':34} {'source':13} {'nodes':>6} {'links':>6} {'kept':>6} {'link ms':>8}")
+    for r in rows:
+        typer.echo(
+            f"{r['map']:34} {r['source']:13} {r['nodes']:6d} {r['links']:6d} "
+            f"{r['component_nodes']:6d} {r['link_ms_mean']:8.3f}"
+        )

@@ -8,18 +8,25 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from cnsim.schema import Key, Rule, check_rules, check_table
+from cnsim.schema import Key, Rule, check_rules, check_table, config_error
 
-GENERATORS = ("internet-as", "waxman", "barabasi-albert", "file")
-LATENCY_MODELS = ("constant", "uniform", "geometric", "attribute")
+GENERATORS = ("internet-as", "waxman", "barabasi-albert", "file", "topohub")
+LATENCY_MODELS = ("constant", "uniform", "geometric", "attribute", "great-circle")
 TOPOLOGY_SUFFIXES = (".graphml", ".xml", ".edges", ".edgelist", ".txt", ".csv", ".tsv")
 
 NETWORK_SCHEMA: dict[str, Key] = {
-    "ip_nodes": Key(int, 20000, low=2, doc="requested IP nodes (ignored for generator 'file')"),
+    "ip_nodes": Key(
+        int, 20000, low=2, doc="requested IP nodes (ignored for generators 'file', 'topohub')"
+    ),
     "brokers": Key(int, 1000, low=1, doc="IP nodes picked as brokers, without replacement"),
     "generator": Key(str, "internet-as", GENERATORS, doc="how the IP topology is made"),
     "seed": Key(int, 0, low=0, high=2**63 - 1, doc="seed of topology, latencies, placement"),
-    "latency": Key(str, "uniform", LATENCY_MODELS, doc="how link latencies are drawn"),
+    "latency": Key(
+        str,
+        None,
+        LATENCY_MODELS,
+        doc="how link latencies are drawn (default 'great-circle' for 'topohub', else 'uniform')",
+    ),
     "latency_ms": Key(
         float, 5.0, low=0.0, doc="'constant': every link; 'geometric': ms per unit of distance"
     ),
@@ -32,12 +39,13 @@ NETWORK_SCHEMA: dict[str, Key] = {
         float, 0.4, low=0.0, high=1.0, low_open=True, doc="networkx waxman_graph beta"
     ),
     "ba_m": Key(int, 2, low=1, doc="Barabasi-Albert edges per new node"),
+    "map": Key(str, None, doc="generator 'topohub': a measured map, e.g. 'caida/2024-08/3356'"),
 }
 
 NETWORK_RULES: tuple[Rule, ...] = (
     Rule(
         "brokers",
-        lambda p: p["generator"] == "file" or p["brokers"] <= p["ip_nodes"],
+        lambda p: p["generator"] in ("file", "topohub") or p["brokers"] <= p["ip_nodes"],
         "is more than there are IP nodes",
         "at most network.ip_nodes = {ip_nodes}",
     ),
@@ -83,14 +91,56 @@ NETWORK_RULES: tuple[Rule, ...] = (
         "has an unknown suffix",
         ".graphml/.xml (GraphML) or .edges/.edgelist/.txt/.csv/.tsv (edge list)",
     ),
+    Rule(
+        "latency",
+        lambda p: p["latency"] != "great-circle" or p["generator"] == "topohub",
+        "needs geographic node positions",
+        "'great-circle' only with network.generator = 'topohub' (not {generator!r})",
+    ),
+    Rule(
+        "map",
+        lambda p: p["generator"] != "topohub" or bool(p["map"]),
+        "is missing",
+        "a measured map when network.generator = 'topohub', e.g. 'caida/2024-08/3356' "
+        "(`cnsim topology list` names them all)",
+    ),
+    Rule(
+        "map",
+        lambda p: p["generator"] == "topohub" or not p["map"],
+        "is set",
+        "a map only with network.generator = 'topohub' (not {generator!r})",
+    ),
 )
 
 
 def check_network(table: dict[str, Any], source: str = "") -> dict[str, Any]:
     """A ``[network]`` table checked (keys, values, rules) and completed with defaults."""
     values = check_table(NETWORK_SCHEMA, table, source, "network.", "[network]")
+    if values["latency"] is None:  # the generator's own model
+        values["latency"] = "great-circle" if values["generator"] == "topohub" else "uniform"
     check_rules(NETWORK_RULES, values, source, "network.")
+    if values["generator"] == "topohub":
+        _check_map(values, source)
     return values
+
+
+def _check_map(values: dict[str, Any], source: str) -> None:
+    """``network.map`` is a map topohub ships, with room for one broker per node."""
+    from cnsim.network import measured  # reads topohub's files: only for this generator
+
+    name = values["map"]
+    problem = measured.map_problem(name)
+    if problem is not None:
+        raise config_error(source, "network.map", name, problem, measured.allowed_maps(name))
+    nodes = measured.component_nodes(name)
+    if values["brokers"] > nodes:
+        raise config_error(
+            source,
+            "network.brokers",
+            values["brokers"],
+            f"is more than the {nodes} nodes of network.map = {name!r}",
+            f"1 .. {nodes} (one broker per node), or a larger map (`cnsim topology list`)",
+        )
 
 
 def _default(key: str) -> Any:
@@ -113,6 +163,7 @@ class NetworkParams:
     waxman_alpha: float = _default("waxman_alpha")
     waxman_beta: float = _default("waxman_beta")
     ba_m: int = _default("ba_m")
+    map: str | None = _default("map")
 
     def __post_init__(self) -> None:
         values = asdict(self)

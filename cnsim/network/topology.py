@@ -70,6 +70,8 @@ def stream_int(seed: int, which: int) -> int:
 
 def build_topology(params: NetworkParams) -> Topology:
     """Generate (or read) the topology of ``params`` and assign link latencies."""
+    if params.generator == "topohub":
+        return _measured(params)
     graph = _generate(params)
     u, v, pos, attr_latency = _edge_arrays(graph, params)
     u, v, pos, attr_latency = _largest_component(u, v, pos, attr_latency, graph.number_of_nodes())
@@ -89,6 +91,21 @@ def from_edges(
     indptr = np.zeros(n + 1, np.int64)
     np.cumsum(np.bincount(src, minlength=n), out=indptr[1:])
     return Topology(indptr, dst[order], lat[order], pos)
+
+
+def _measured(params: NetworkParams) -> Topology:
+    """A measured map shipped by topohub (:mod:`cnsim.network.measured`): its largest
+    component, positions (longitude, latitude) kept, latency from great-circle length."""
+    from cnsim.network.measured import KM_PER_MS, great_circle_km, read_map
+
+    u, v, pos = read_map(str(params.map))
+    u, v, pos, _ = _largest_component(u, v, pos, None, len(pos))
+    assert pos is not None
+    if params.latency == "great-circle":
+        latency = great_circle_km(pos[u], pos[v]) / KM_PER_MS
+    else:
+        latency = _latencies(params, u, v, None, None)
+    return from_edges(u, v, latency, pos.copy())
 
 
 def _generate(params: NetworkParams) -> nx.Graph:

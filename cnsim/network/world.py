@@ -85,6 +85,7 @@ def summarize(world: World) -> dict[str, Any]:
     return {
         "key": world.key,
         "generator": world.params.generator,
+        **({"map": world.params.map} if world.params.generator == "topohub" else {}),
         "seed": world.params.seed,
         "nodes": topo.n_nodes,
         "edges": topo.n_edges,

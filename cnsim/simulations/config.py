@@ -21,6 +21,7 @@ import numpy as np
 from cnsim.algorithms.registry import canonical_name, parse
 from cnsim.brokers import NETWORKS
 from cnsim.brokers.forwarding import COVERINGS
+from cnsim.brokers.ranked import PRUNING
 from cnsim.brokers.zones import ZONE_MODES
 from cnsim.errors import ConfigError
 from cnsim.network.params import NETWORK_SCHEMA, NetworkParams
@@ -34,10 +35,14 @@ from cnsim.schema import (
     config_error,
 )
 from cnsim.subscriptions.covering import INDEXES
+from cnsim.subscriptions.ranked import REGISTRY as RANKED_INDEXES
+from cnsim.subscriptions.ranked.scores import SCORE_MODELS
+from cnsim.subscriptions.trace import TABLE_SUFFIXES, describe_format, read_event_trace
 from cnsim.subscriptions.workload import (
     OBJECT_DISTRIBUTIONS,
     SUBSCRIPTION_DISTRIBUTIONS,
     UPDATE_MODELS,
+    Y_DISTRIBUTIONS,
 )
 
 SCHEMA: dict[str, dict[str, Key]] = {
@@ -45,6 +50,9 @@ SCHEMA: dict[str, dict[str, Key]] = {
     "objects": {
         "count": Key(int, 10_000, low=1, doc="number of objects n"),
         "distribution": Key(str, "uniform", OBJECT_DISTRIBUTIONS, doc="x-values of the objects"),
+        "y_distribution": Key(
+            str, "uniform", Y_DISTRIBUTIONS, doc="initial y: uniform or the updates' stationary law"
+        ),
     },
     "subscriptions": {
         "count": Key(int, 2_000_000, low=1, doc="number of subscriptions m"),
@@ -63,6 +71,8 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "deletes": Key(float, 0.0, low=0.0, high=1.0, doc="share of events deleting objects"),
         "moves": Key(float, 0.0, low=0.0, high=1.0, doc="share of events changing an x"),
         "batch_size": Key(int, 1, low=1, doc="events per batch (1: every event alone)"),
+        # events read from a user's table instead of drawn (cnsim/subscriptions/trace.py)
+        "trace": Key(str, None, doc="CSV or Parquet file of events: time, object, op, x, y"),
     },
     "algorithm": {
         "approaches": Key(
@@ -101,11 +111,19 @@ SCHEMA: dict[str, dict[str, Key]] = {
             int, 1, low=1, high=10_000, doc="servers holding the objects, one x-zone each"
         ),
     },
+    "ranked": {  # ranked delivery, approach 'ranked' (issue 13; cnsim/brokers/ranked.py)
+        "k": Key(int, 10, low=1, high=1000, doc="recipients per event: the k best-scoring"),
+        "scores": Key(str, "uniform", SCORE_MODELS, doc="subscription scores (a bid, 1 - length)"),
+        "pruning": Key(
+            str, "threshold", tuple(PRUNING), doc="zone score bounds, or the flood baseline"
+        ),
+        "index": Key(str, "scored_rtree", tuple(RANKED_INDEXES), doc="each zone's top-k index"),
+    },
 }
 
 # Sections left out of Scenario.as_dict() (summary.json, sweep run ids) while every key
 # has its default, so runs that do not use them are recorded exactly as before.
-OMITTED_AT_DEFAULT = ("server",)
+OMITTED_AT_DEFAULT = ("server", "ranked")
 
 
 def _mix(values: dict[str, dict[str, Any]]) -> float:
@@ -128,6 +146,11 @@ def _not_carried(values: dict[str, dict[str, Any]]) -> list[str]:
     carries = NETWORKS[values["overlay"]["kind"]].carries
     specs = [parse(a) for a in values["algorithm"]["approaches"]]
     return [s.name for s in specs if (s.entry, s.message) not in carries]
+
+
+def _ranked_not_carried(values: dict[str, dict[str, Any]]) -> list[str]:
+    """The ranked approaches the overlay cannot carry (it declares ``carries``)."""
+    return [a for a in _not_carried(values) if parse(a).message == "ranked"]
 
 
 RULES: tuple[Rule, ...] = (  # rules across the scenario's keys, checked after SCHEMA
@@ -167,6 +190,13 @@ RULES: tuple[Rule, ...] = (  # rules across the scenario's keys, checked after S
     ),
     Rule(
         "algorithm.approaches",
+        lambda v: not _ranked_not_carried(v),
+        "cannot run over this overlay (ranked delivery needs zones that keep score bounds)",
+        "'ranked' only with overlay.kind = 'meghdoot' (not {overlay[kind]!r})",
+        value=_ranked_not_carried,
+    ),
+    Rule(
+        "algorithm.approaches",
         lambda v: not _not_carried(v),
         "cannot run over this overlay (it routes events published as points at the "
         "publisher's broker, not messages from a server)",
@@ -200,9 +230,26 @@ RULES: tuple[Rule, ...] = (  # rules across the scenario's keys, checked after S
     ),
     Rule(
         "timing.trace",
-        lambda v: not _timed(v) or v["timing"]["arrivals"] != "trace" or bool(v["timing"]["trace"]),
+        lambda v: (
+            not _timed(v)
+            or v["timing"]["arrivals"] != "trace"
+            or bool(v["timing"]["trace"] or v["events"]["trace"])
+        ),
         "names no file",
-        "a file of publication times when timing.arrivals = 'trace'",
+        "a file of publication times when timing.arrivals = 'trace' (or events.trace)",
+    ),
+    Rule(
+        "events.inserts + events.deletes + events.moves",
+        lambda v: not v["events"]["trace"] or _mix(v) == 0,
+        "is not 0 while events.trace names a file",
+        "0 when events come from a file (its op column says which insert or delete)",
+        value=lambda v: round(_mix(v), 12),
+    ),
+    Rule(
+        "events.trace",
+        lambda v: not v["events"]["trace"] or not _commands(v),
+        "cannot feed a command stream (subscriptions.churn > 0 or attributes > 1)",
+        "no events.trace when subscriptions.churn > 0 or subscriptions.attributes > 1",
     ),
 )
 
@@ -377,9 +424,15 @@ def from_dict(data: dict[str, Any], source: str = "<dict>") -> Scenario:
     values["network"] = NetworkParams.from_dict(network, source).to_dict()
     _check_approaches(source, values["algorithm"]["approaches"])
     check_rules(RULES, values, source)
+    events = values["events"]
+    if events["trace"]:
+        path = _check_trace(source, events["trace"], events["count"], "events.trace")
+        events["trace"] = str(path)
     if _timed(values) and values["timing"]["arrivals"] == "trace":
+        if not values["timing"]["trace"]:  # the event file's own times
+            values["timing"]["trace"] = events["trace"]
         trace = values["timing"]["trace"]
-        values["timing"]["trace"] = str(_check_trace(source, trace, values["events"]["count"]))
+        values["timing"]["trace"] = str(_check_trace(source, trace, events["count"]))
     return Scenario._validated(values, source)
 
 
@@ -425,9 +478,10 @@ def _split(data: dict[str, Any], source: str) -> tuple[dict[str, Any], dict[str,
     return top, tables
 
 
-def _check_trace(source: str, trace: str, n_events: int) -> Path:
+def _check_trace(source: str, trace: str, n_events: int, key: str = "timing.trace") -> Path:
     """The trace file, resolved against the scenario file's folder, with at least
-    ``n_events`` finite, non-negative, non-decreasing publication times."""
+    ``n_events`` finite, non-negative, non-decreasing publication times (a CSV/Parquet
+    event file: ``n_events`` valid events, :mod:`cnsim.subscriptions.trace`)."""
     path = Path(trace)
     if not path.is_absolute() and Path(source).is_file():
         path = Path(source).parent / path
@@ -435,16 +489,25 @@ def _check_trace(source: str, trace: str, n_events: int) -> Path:
         f"a file of at least {n_events} finite, non-negative, non-decreasing publication "
         "times in seconds, one per line"
     )
+    if key == "events.trace" or path.suffix.lower() in TABLE_SUFFIXES:
+        allowed = describe_format(n_events)
+    if key == "events.trace" and path.suffix.lower() not in TABLE_SUFFIXES:
+        problem = f"has suffix {path.suffix!r}, not .csv or .parquet"
+        raise config_error(source, key, trace, problem, allowed)
     _, problem = read_trace(path, n_events)
     if problem is not None:
-        raise config_error(source, "timing.trace", trace, problem, allowed)
+        raise config_error(source, key, trace, problem, allowed)
     return path.resolve()
 
 
 def read_trace(path: str | Path, n_events: int) -> tuple[np.ndarray, str | None]:
     """The first ``n_events`` publication times of a trace file, or what is wrong with
-    it, naming the line (checked at load; read again by timed mode)."""
+    it, naming the line (checked at load; read again by timed mode). A ``.csv`` or
+    ``.parquet`` file is an event file: the times of its first ``n_events`` events."""
     path = Path(path)
+    if path.suffix.lower() in TABLE_SUFFIXES:
+        trace, problem = read_event_trace(path, n_events)
+        return (np.empty(0), problem) if trace is None else (trace.time, None)
     times: list[float] = []
     try:
         with path.open(encoding="utf-8") as fh:

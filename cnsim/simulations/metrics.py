@@ -36,7 +36,7 @@ import pandas as pd
 
 LEVELS = ("batch", "broker", "run", "server")
 AGGREGATES = ("mean", "max", "total", "p50", "p95", "p99", "run")
-MODES = ("counting", "timed", "distributed", "churn")
+MODES = ("counting", "timed", "distributed", "churn", "ranked")
 
 
 @dataclass(frozen=True)
@@ -218,6 +218,48 @@ def _server(o) -> int:
     return 0 if o.spec.entry == "publisher" else len(o.messages)
 
 
+def _bytes(o, name: str, hops: int) -> int:
+    """Bytes of a batch's traffic: hops × the message size, unless the network measured
+    them exactly (ranked delivery's messages vary in size)."""
+    return o.traffic.costs.get(name, hops * o.message_bytes)
+
+
+def _ranked_metrics() -> list[Metric]:
+    """Ranked delivery's columns (mode "ranked", issue 13; cnsim/brokers/ranked.py): what
+    answering the batch's events cost, and beside it the flood baseline's cost."""
+    sums = ("mean", "total")
+
+    def cost(name: str):
+        return lambda o: o.traffic.costs.get(name, 0)
+
+    out = [
+        Metric("zones_visited", "zones", "zones visited", aggregates=sums, mode="ranked",
+               collect=cost("zones_visited")),
+        Metric("ranked_msgs", "messages", "ranked messages (queries, answers, notifications)",
+               aggregates=sums, mode="ranked", collect=cost("ranked_msgs")),
+        Metric("answer_entries", "entries", "entries in answers", aggregates=sums,
+               mode="ranked", collect=cost("answer_entries")),
+        Metric("flood_zones_visited", "zones", "zones visited by the flood baseline",
+               aggregates=sums, mode="ranked", collect=cost("flood_zones_visited")),
+        Metric("flood_msgs", "messages", "messages of the flood baseline", aggregates=sums,
+               mode="ranked", collect=cost("flood_msgs")),
+        Metric("flood_ip_bytes", "bytes", "IP bytes of the flood baseline", aggregates=sums,
+               mode="ranked", collect=cost("flood_ip_bytes")),
+    ]  # fmt: skip
+    for what, label in (("zones", "zones visited"), ("msgs", "messages"), ("ip_bytes", "IP bytes")):
+        out.append(Metric(
+            f"pruning_ratio_{what}", "", f"pruning ratio of {label} (threshold / flood)",
+            level="run", mode="ranked", integer=False,
+        ))  # fmt: skip
+    out += [
+        Metric("bound_msgs", "messages", "bound propagation messages", level="run",
+               mode="ranked"),
+        Metric("bound_ip_bytes", "bytes", "bound propagation IP bytes", level="run",
+               mode="ranked"),
+    ]  # fmt: skip
+    return out
+
+
 CATALOG = Catalog(
     [
         # -- per batch, every run (seed 003 §V) ----------------------------------------------
@@ -256,7 +298,7 @@ CATALOG = Catalog(
             paper="Fig. 14(a)",
             cli="overlay B",
             cli_format=".0f",
-            collect=lambda o: o.traffic.overlay_hops * o.message_bytes,
+            collect=lambda o: _bytes(o, "overlay_bytes", o.traffic.overlay_hops),
         ),
         Metric(
             "ip_bytes",
@@ -265,7 +307,7 @@ CATALOG = Catalog(
             paper="Fig. 14(b)",
             cli="IP B",
             cli_format=".0f",
-            collect=lambda o: o.traffic.ip_hops * o.message_bytes,
+            collect=lambda o: _bytes(o, "ip_bytes", o.traffic.ip_hops),
         ),
         Metric(
             "last_hop_ip_bytes",
@@ -486,5 +528,10 @@ CATALOG = Catalog(
         # overlay, cnsim/simulations/churn.py): what the commands since the previous
         # event cost; the event's own traffic uses the counting metrics' names
         *_churn_metrics(),
+        # -- ranked delivery (approach 'ranked', issue 13): per batch the cost of finding
+        # and notifying the global top-k of its events, and the flood baseline's beside;
+        # per approach the pruning ratios (threshold / flood, over the run) and the bound
+        # propagation of the run's setup (cnsim/brokers/ranked.py)
+        *_ranked_metrics(),
     ]
 )

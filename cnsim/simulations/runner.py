@@ -29,12 +29,13 @@ from cnsim.outputs import claim, marker, replacing
 from cnsim.server.distributed import ServerLoad, Zones
 from cnsim.simulations.config import Scenario
 from cnsim.simulations.metrics import CATALOG, aggregate
+from cnsim.simulations.ranked import ranked_summary, runs_ranked
 from cnsim.simulations.seeds import Seeds
 from cnsim.simulations.sizes import check_fits
 from cnsim.simulations.timed import Timer
 from cnsim.simulations.world import Workload, build_workload
 from cnsim.subscriptions.index import SubscriptionIndex
-from cnsim.subscriptions.lists import TopKLists
+from cnsim.subscriptions.lists import Layout, TopKLists
 from cnsim.subscriptions.workload import Updates
 
 
@@ -68,7 +69,12 @@ class Simulation:
         self.network: Network = NETWORKS[scenario["overlay"]["kind"]].create(
             scenario, self.subscriptions, len(w.events), self.seeds
         )
-        initial = TopKLists.initial(w.x, w.y, w.l, w.r, w.k)
+        # Lists are stored in the order the network delivers from (issue 15), with
+        # object ids as compact as the run's ids allow.
+        order = self.network.layout()
+        layout = None if order is None else Layout.of(order)
+        max_id = max(len(w.x) - 1, int(w.events.obj.max()) if len(w.events.obj) else -1)
+        initial = TopKLists.initial(w.x, w.y, w.l, w.r, w.k, layout, max_id)
         servers = scenario["server"]["count"]
         view = ServerView(w.x, w.y, self.subscriptions, w.k, initial, servers)
         self.approaches = [make_approach(parse(name), view) for name in scenario.approaches]
@@ -77,10 +83,19 @@ class Simulation:
         if servers > 1:
             self.server_load = ServerLoad(Zones.split(w.x, w.y, servers), self.approaches)
         self.lists: dict[str, TopKLists] = {}
+        # approaches whose server keeps its subscribers' lists in step (Unicast): their
+        # lists are shared, not applied twice
+        self._in_step: set[str] = set()
         if track_lists:
-            for a in self.approaches:
-                if a.spec.stores == "top-k":  # a range store needs no list of k
-                    self.lists[a.name] = initial.copy()
+            keep = [a for a in self.approaches if a.spec.stores == "top-k"]
+            fresh = [a.name for a in keep if _subscriber_lists(a) is None]
+            for a in keep:  # a range store needs no list of k
+                if _subscriber_lists(a) is not None:
+                    self.lists[a.name] = _subscriber_lists(a)
+                    self._in_step.add(a.name)
+            for j, name in enumerate(fresh):
+                # the approaches hold their copies by now: the last takes the initial
+                self.lists[name] = initial if j == len(fresh) - 1 else initial.copy()
         sizes = scenario["messages"]
         self._sizes = {
             a.name: (
@@ -124,8 +139,10 @@ class Simulation:
             messages = self.server_load.process(approach, updates)
         t1 = time.perf_counter()
         delivery, traffic = self.network.deliver(spec, messages, update_events)
-        if approach.name in self.lists:
-            self.lists[approach.name].apply(delivery.subs, delivery.obj, delivery.y, delivery.evict)
+        if approach.name in self.lists and approach.name not in self._in_step:
+            self.lists[approach.name].apply(
+                delivery.subs, delivery.obj, delivery.y, delivery.evict, delivery.rows
+            )
         t2 = time.perf_counter()
         calls = {key: value - before[key] for key, value in approach.counter.as_dict().items()}
         publish = self.network.publish_ip_hops(spec, first, stop)
@@ -133,6 +150,12 @@ class Simulation:
             spec, messages, delivery, traffic, publish, calls, t1 - t0, t2 - t1,
             *self._sizes[spec.name],
         )  # fmt: skip
+
+
+def _subscriber_lists(approach) -> TopKLists | None:
+    """The lists ``approach``'s server keeps identical to its subscribers' (it applies
+    exactly the deliveries it sends, in send order), or None."""
+    return getattr(approach, "subscriber_lists", None)
 
 
 @dataclass(frozen=True)
@@ -175,6 +198,8 @@ def simulate(scenario: Scenario, events: int | None = None) -> Result:
     setup_s = time.perf_counter() - started
     n_batches = len(list(sim.batches()))
     modes = ("counting",) if sim.server_load is None else ("counting", "distributed")
+    if runs_ranked(sim.approaches):  # ranked delivery's columns (issue 13)
+        modes = (*modes, "ranked")
     collected = [m for mode in modes for m in CATALOG.select("batch", mode) if m.collect]
     columns = {a.name: np.zeros((n_batches, len(collected))) for a in sim.approaches}
     steps = sim.steps()
@@ -298,6 +323,8 @@ def _memory(approach, sim: Simulation, object_bytes: int) -> int:
     of its range)."""
     if approach.spec.stores == "range":
         return approach.memory_bytes(sim.workload.x, sim.workload.y, object_bytes)
+    if approach.spec.stores == "notifications":  # ranked delivery: nothing kept
+        return 0
     return len(sim.workload.l) * sim.workload.k * object_bytes
 
 
@@ -306,6 +333,8 @@ def _summary(scenario: Scenario, sim, frame: pd.DataFrame, setup_s, total_s, tim
     modes = ("counting", "timed") if timer is not None else ("counting",)
     if sim.server_load is not None:
         modes = (*modes, "distributed")
+    if runs_ranked(sim.approaches):
+        modes = (*modes, "ranked")
     per_approach = {}
     ref = reference_approach(sim)
     total_ref = int(frame.loc[frame.approach == ref, "delivered_msgs"].sum()) if ref else 0
@@ -323,6 +352,8 @@ def _summary(scenario: Scenario, sim, frame: pd.DataFrame, setup_s, total_s, tim
         s["subscriber_memory_bytes"] = _memory(a, sim, object_bytes)
         if sim.server_load is not None:
             s.update(sim.server_load.summary(a))
+        if a.spec.message == "ranked":
+            s.update(ranked_summary(part, sim.network))
         if timer is not None:
             util = timer.utilisation(a.name)
             s["max_broker_utilisation"] = float(util.max()) if len(util) else 0.0

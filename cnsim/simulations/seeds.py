@@ -22,6 +22,7 @@ STREAMS = (
     "publishers",  # the IP node publishing every event
     "zones",  # the points at which joining brokers split CAN zones
     "arrivals",  # timed mode's Poisson publication times
+    "scores",  # ranked delivery's subscription scores ([ranked] scores)
 )
 
 

@@ -24,7 +24,7 @@ from cnsim.simulations.config import Scenario
 BASE = 350e6  # interpreter, numpy, numba, pandas, pyarrow, compiled kernels
 PER_SUBSCRIPTION = 180.0  # l, r, ids, the ideal index
 PER_SUBSCRIPTION_BROKERS = 400.0  # gateways: zone order, per-zone k-d trees, their build
-PER_LIST_SLOT = 16.0  # one (object id, y) of a subscriber's list, per approach with lists
+PER_LIST_SLOT = 12.0  # one (object id, y) of a list, per approach with lists (issue 15)
 PER_SUBSCRIPTION_APPROACH = 40.0  # list lengths, dirty flags, per-approach scratch
 PER_OBJECT_APPROACH = 96.0  # x, y and the object index of one approach
 PER_EVENT = 64.0  # the event stream: kind, object, x, y, offsets
@@ -32,6 +32,9 @@ PER_EVENT_APPROACH = 400.0  # one metrics row (~40 columns) per approach and bat
 PER_BROKER_PAIR = 24.0  # broker hop and latency matrices
 PER_IP_NODE = 400.0  # the IP graph while the world is built
 ORACLE_PER_SUBSCRIPTION = 64.0  # verify: the oracle's own lists and scratch
+# ranked delivery: per-zone scored R-trees, id maps, columns (RankedZones.nbytes: 351 MB
+# for 2,000,000 subscriptions, benchmarks/RESULTS.md) and the scores, rounded up
+PER_SUBSCRIPTION_RANKED = 220.0
 
 
 @dataclass(frozen=True)
@@ -80,6 +83,8 @@ def estimate(scenario: Scenario, events: int | None = None, oracle: bool = False
         "events and metrics": n_events * PER_EVENT + batches * a * PER_EVENT_APPROACH,
         "world": brokers * brokers * PER_BROKER_PAIR + net.get("ip_nodes", 0) * PER_IP_NODE,
     }
+    if any(s.message == "ranked" for s in specs):
+        parts["ranked delivery"] = m * PER_SUBSCRIPTION_RANKED
     if oracle:
         parts["oracle"] = m * (ORACLE_PER_SUBSCRIPTION + k * PER_LIST_SLOT)
     return Estimate(parts, available_memory())

@@ -19,6 +19,9 @@ approach (seed 003 §III, §IV):
   subscription two messages about one object in a batch (Lemma 8);
 * ``batch-count``: it delivers to each subscription exactly Lemma 5's count plus
   one message per returner (:mod:`cnsim.simulations.minimum`; README, "Paint-Batch");
+* ``ranked-top-k``: ranked delivery (issue 13) reaches, for every event, exactly the
+  k best-scoring subscriptions matching it over the whole network, in rank order
+  (ties by id), against a brute-force oracle (:mod:`cnsim.simulations.ranked`);
 * ``batch-minimum-search``: the closed form of the fewest messages per subscription
   (:func:`cnsim.simulations.minimum.fewest_messages`) equals the brute-force search
   on lists of up to 12 objects.
@@ -55,6 +58,7 @@ from cnsim.simulations.minimum import (
     search_fewest_messages,
 )
 from cnsim.simulations.oracle import ranks, true_top_k
+from cnsim.simulations.ranked import check_ranked
 from cnsim.simulations.runner import Outcome, Simulation
 from cnsim.simulations.sizes import check_fits
 from cnsim.subscriptions.workload import Updates
@@ -237,6 +241,9 @@ class BatchState:
 
 def _check_approach(report: Report, sim: Simulation, a, o: Outcome, ref_out: dict, st) -> None:
     spec = a.spec
+    if spec.message == "ranked":  # recipients against the global brute-force top-k
+        check_ranked(report, sim, a.name, st.batch, o)
+        return
     if sim.network.has_brokers and spec.message == "region":
         _check_overlay(report, sim, a.name, st.batch, o)
     if spec.stores == "range":

@@ -13,6 +13,7 @@ import numpy as np
 
 from cnsim.simulations.config import Scenario
 from cnsim.simulations.seeds import Seeds
+from cnsim.subscriptions.trace import load_event_trace
 from cnsim.subscriptions.workload import (
     Events,
     generate_events,
@@ -36,10 +37,15 @@ class Workload:
 def build_workload(scenario: Scenario, seeds: Seeds, events: int | None = None) -> Workload:
     """Draw the scenario's workload; ``events`` overrides the configured event count."""
     o, s, e = scenario["objects"], scenario["subscriptions"], scenario["events"]
-    x, y = generate_objects(seeds.rng("objects"), o["count"], o["distribution"])
+    x, y = generate_objects(
+        seeds.rng("objects"), o["count"], o["distribution"], o["y_distribution"], e["update"]
+    )
     l, r = generate_subscriptions(
         seeds.rng("subscriptions"), s["count"], s["distribution"], s["spread"]
     )
+    if e["trace"]:  # the objects and events of a user's file (subscriptions still drawn)
+        trace = load_event_trace(e["trace"], e["count"] if events is None else events)
+        return Workload(trace.x, trace.y, l, r, s["k"], trace.events)
     stream = generate_events(
         seeds.rng("events"),
         y,

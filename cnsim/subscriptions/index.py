@@ -25,22 +25,32 @@ class SubscriptionIndex:
         self.l = np.ascontiguousarray(l, np.float64)
         self.r = np.ascontiguousarray(r, np.float64)
         self._tree = kdtree.build(self.l, self.r)
+        self._tree.leaf_of = np.empty(0, np.int64)  # static points: no refit, no leaf_of
         self._pl = self.l[self._tree.perm]
         self._pr = self.r[self._tree.perm]
 
     def __len__(self) -> int:
         return len(self.l)
 
+    @property
+    def order(self) -> np.ndarray:
+        """The subscription at every position of the index (leaf by leaf)."""
+        return self._tree.perm
+
     def report(self, rects: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Subscriptions inside each rectangle of ``rects`` (shape (M, 4)), as CSR
         ``(offsets, ids)``: message ``j`` reaches ``ids[offsets[j]:offsets[j + 1]]``."""
+        offsets, pos = self.report_positions(rects)
+        return offsets, self._tree.perm[pos]
+
+    def report_positions(self, rects: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """As :meth:`report`, with index positions (``order[pos]`` are the ids)."""
         t = self._tree
         rects = np.ascontiguousarray(rects, np.float64).reshape(-1, 4)
         ptr = np.arange(len(rects) + 1, dtype=np.int64)
         roots = np.zeros(len(rects), np.int64)  # one tree, rooted at node 0, per message
-        offsets, pos = report_forest(t.start, t.end, t.leaf, t.box, self._pl, self._pr,
-                                     rects, ptr, roots)  # fmt: skip
-        return offsets, t.perm[pos]
+        return report_forest(t.start, t.end, t.leaf, t.box, self._pl, self._pr,
+                             rects, ptr, roots)  # fmt: skip
 
     def snap(self, rect) -> tuple[int, float, float, float, float]:
         """``(count, l_min, l_max, r_min, r_max)`` of the subscriptions inside ``rect``;

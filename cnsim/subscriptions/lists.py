@@ -1,50 +1,134 @@
 """Subscriber-side top-k lists, one row per subscription (columnar, m × k).
 
-Row ``j`` holds the ids and y-values of the objects subscription ``j`` currently
-keeps, sorted by (y, id); empty slots are ``(-1, +inf)``. Deliveries are applied
-with the subscriber rule of seed 003 §II-A: if the list holds the object, update
-its y (``+inf`` removes it: the object was deleted); otherwise keep the top k of
-the list plus the object.
+A row holds the ids and y-values of the objects a subscription currently keeps,
+sorted by (y, id); empty slots are ``(-1, +inf)``. Deliveries are applied with the
+subscriber rule of seed 003 §II-A: if the list holds the object, update its y
+(``+inf`` removes it: the object was deleted); otherwise keep the top k of the list
+plus the object.
+
+Rows are stored in a :class:`Layout`: the order in which the network delivers (for
+the Meghdoot overlay, by gateway zone and then by leaf of the zone's k-d tree; for
+the ideal CN, by leaf of the subscription index), so that the deliveries of one
+message touch contiguous rows instead of one random row each (issue 15). Ids stay
+the original subscription ids everywhere outside: ``ids``/``ys`` and ``apply`` speak
+subscription ids, ``apply(rows=...)`` takes rows a network already knows. Object ids
+are stored in the smallest integer type that holds every id of the run.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numba
 import numpy as np
 
 
-class TopKLists:
-    """The m × k lists of all subscriptions."""
+def id_dtype(max_id: int) -> np.dtype:
+    """The smallest signed integer type holding ids ``-1 .. max_id``."""
+    for t in (np.int16, np.int32):
+        if max_id <= np.iinfo(t).max:
+            return np.dtype(t)
+    return np.dtype(np.int64)
 
-    def __init__(self, ids: np.ndarray, ys: np.ndarray):
-        self.ids = ids
-        self.ys = ys
+
+@dataclass(frozen=True)
+class Layout:
+    """The order subscriptions are stored in: ``order[row]`` is the subscription at
+    ``row``, ``row_of[sub]`` its row. Shared by every list of a run."""
+
+    order: np.ndarray
+    row_of: np.ndarray
+
+    @classmethod
+    def of(cls, order: np.ndarray) -> Layout:
+        """The layout storing subscription ``order[row]`` at ``row``."""
+        dtype = np.int32 if len(order) < 2**31 else np.int64
+        order = np.ascontiguousarray(order, dtype)
+        row_of = np.empty_like(order)
+        row_of[order] = np.arange(len(order), dtype=dtype)
+        return cls(order, row_of)
+
+    def nbytes(self) -> int:
+        """Bytes of the two permutations."""
+        return self.order.nbytes + self.row_of.nbytes
+
+
+class TopKLists:
+    """The m × k lists of all subscriptions, stored in ``layout`` order (None: row
+    ``j`` is subscription ``j``)."""
+
+    def __init__(self, ids: np.ndarray, ys: np.ndarray, layout: Layout | None = None):
+        self.row_ids = ids  # rows in layout order
+        self.row_ys = ys
+        self.layout = layout
 
     @classmethod
     def initial(
-        cls, x: np.ndarray, y: np.ndarray, l: np.ndarray, r: np.ndarray, k: int
+        cls,
+        x: np.ndarray,
+        y: np.ndarray,
+        l: np.ndarray,
+        r: np.ndarray,
+        k: int,
+        layout: Layout | None = None,
+        max_id: int | None = None,
     ) -> TopKLists:
-        """Every subscription's true top-k over objects ``(x, y)``, in O((n + m) k log n)."""
-        ids, ys = range_top_k(x, y, l, r, k)
-        return cls(ids, ys)
+        """Every subscription's true top-k over objects ``(x, y)``, stored in
+        ``layout``; ids compact enough for ``max_id`` (default: the objects' ids)."""
+        if layout is not None:
+            l, r = l[layout.order], r[layout.order]
+        dtype = id_dtype(len(x) - 1 if max_id is None else max_id)
+        ids, ys = range_top_k(x, y, l, r, k, dtype)
+        return cls(ids, ys, layout)
 
     @property
     def k(self) -> int:
         """List length."""
-        return self.ids.shape[1]
+        return self.row_ids.shape[1]
+
+    @property
+    def ids(self) -> np.ndarray:
+        """Object ids of every list by subscription id (a copy unless stored in
+        subscription order)."""
+        return self.row_ids if self.layout is None else self.row_ids[self.layout.row_of]
+
+    @property
+    def ys(self) -> np.ndarray:
+        """y-values of every list by subscription id (a copy unless stored in
+        subscription order)."""
+        return self.row_ys if self.layout is None else self.row_ys[self.layout.row_of]
+
+    def rows(self, subs: np.ndarray) -> np.ndarray:
+        """The rows of subscriptions ``subs``."""
+        return subs if self.layout is None else self.layout.row_of[subs]
 
     def copy(self) -> TopKLists:
-        """An independent copy."""
-        return TopKLists(self.ids.copy(), self.ys.copy())
+        """An independent copy (sharing the layout)."""
+        return TopKLists(self.row_ids.copy(), self.row_ys.copy(), self.layout)
+
+    def nbytes(self) -> int:
+        """Bytes of the list rows (the layout is shared and not counted)."""
+        return self.row_ids.nbytes + self.row_ys.nbytes
 
     def apply(
-        self, subs: np.ndarray, obj: np.ndarray, y: np.ndarray, evict: np.ndarray | None = None
+        self,
+        subs: np.ndarray,
+        obj: np.ndarray,
+        y: np.ndarray,
+        evict: np.ndarray | None = None,
+        rows: np.ndarray | None = None,
     ) -> None:
         """Apply deliveries ``(subs[t], obj[t], y[t])`` in order with the subscriber rule;
-        a unicast delivery first removes the object it replaces (``evict[t] >= 0``)."""
+        a unicast delivery first removes the object it replaces (``evict[t] >= 0``).
+        ``rows``, if given, are the deliveries' rows in this list's layout."""
+        if rows is None:
+            rows = self.rows(subs)
         if evict is None:
-            evict = np.full(len(subs), -1, np.int64)
-        _apply(self.ids, self.ys, subs, obj, y, evict)
+            evict = _NO_EVICT
+        _apply(self.row_ids, self.row_ys, rows, obj, y, evict)
+
+
+_NO_EVICT = np.empty(0, np.int64)
 
 
 @numba.njit(cache=True)
@@ -53,11 +137,12 @@ def _before(ya, ia, yb, ib):
 
 
 @numba.njit(cache=True)
-def _apply(ids, ys, subs, obj, y, evict):
-    for t in range(len(subs)):
-        if evict[t] >= 0:
-            _receive(ids, ys, subs[t], evict[t], np.inf)
-        _receive(ids, ys, subs[t], obj[t], y[t])
+def _apply(ids, ys, rows, obj, y, evict):
+    has_evict = len(evict) > 0
+    for t in range(len(rows)):
+        if has_evict and evict[t] >= 0:
+            _receive(ids, ys, rows[t], evict[t], np.inf)
+        _receive(ids, ys, rows[t], obj[t], y[t])
 
 
 @numba.njit(cache=True)
@@ -91,22 +176,97 @@ def _swap(ids, ys, s, a, b):
     ys[s, a], ys[s, b] = ys[s, b], ys[s, a]
 
 
-def range_top_k(
-    x: np.ndarray, y: np.ndarray, l: np.ndarray, r: np.ndarray, k: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """For each range ``[l_j, r_j]``, the ids and y-values of the k objects with the
-    smallest y inside it, sorted by (y, id), padded with ``(-1, inf)``.
+# Entries (levels × objects × k) up to which the initial lists use a sparse table (one
+# merge per range) rather than the segment tree (O(log n) merges per range).
+SPARSE_TABLE_ENTRIES = 2**22  # 64 MB of table
 
-    Objects with ``y = inf`` are absent. A bottom-up segment tree over the objects in
-    x order stores each node's top-k; a range is the union of O(log n) nodes.
+
+def range_top_k(
+    x: np.ndarray,
+    y: np.ndarray,
+    l: np.ndarray,
+    r: np.ndarray,
+    k: int,
+    dtype: np.dtype | type = np.int64,
+) -> tuple[np.ndarray, np.ndarray]:
+    """For each range ``[l_j, r_j]``, the ids (of type ``dtype``) and y-values of the k
+    objects with the smallest y inside it, sorted by (y, id), padded with ``(-1, inf)``.
+
+    Objects with ``y = inf`` are absent. Over the objects in x order, a sparse table
+    holds the top-k of every run of 2^i objects, so a range is the union of two runs
+    (one merge); where that table would be too big, a bottom-up segment tree, where a
+    range is the union of O(log n) nodes.
     """
     live = np.flatnonzero(np.isfinite(y))
     order = live[np.argsort(x[live], kind="stable")]
     xs = x[order]
     lo = np.searchsorted(xs, l, side="left")
     hi = np.searchsorted(xs, r, side="right")
-    tree_ids, tree_ys = _build_segment_tree(order.astype(np.int64), y[order], k)
-    return _query_all(tree_ids, tree_ys, len(order), lo, hi, k)
+    ids, ys = order.astype(np.int64), y[order]
+    n = len(order)
+    levels = max(1, int(n).bit_length())
+    out_i = np.full((len(l), k), -1, dtype)
+    out_y = np.full((len(l), k), np.inf)
+    if levels * n * k <= SPARSE_TABLE_ENTRIES:
+        table_ids, table_ys = _build_sparse_table(ids, ys, k, levels)
+        _query_sparse(table_ids, table_ys, lo, hi, k, out_i, out_y)
+    else:
+        tree_ids, tree_ys = _build_segment_tree(ids, ys, k)
+        _query_all(tree_ids, tree_ys, n, lo, hi, k, out_i, out_y)
+    return out_i, out_y
+
+
+@numba.njit(cache=True)
+def _build_sparse_table(ids, ys, k, levels):
+    """Level ``i``, entry ``p``: the top-k of objects ``p .. p + 2^i - 1`` (x order)."""
+    n = len(ids)
+    t_i = np.full((levels, max(n, 1), k), -1, np.int64)
+    t_y = np.full((levels, max(n, 1), k), np.inf)
+    for p in range(n):
+        t_i[0, p, 0] = ids[p]
+        t_y[0, p, 0] = ys[p]
+    for lv in range(1, levels):
+        half = 1 << (lv - 1)
+        for p in range(n - (1 << lv) + 1):
+            _merge_two(t_i[lv - 1, p], t_y[lv - 1, p], t_i[lv - 1, p + half],
+                       t_y[lv - 1, p + half], t_i[lv, p], t_y[lv, p], k)  # fmt: skip
+    return t_i, t_y
+
+
+@numba.njit(cache=True, inline="always")
+def _merge_two(a_i, a_y, b_i, b_y, out_i, out_y, k):
+    """The first k of two sorted k-buffers into ``out`` (an object in both, as two
+    overlapping runs share, is taken once)."""
+    a = b = 0
+    for c in range(k):
+        take_a = a < k and a_i[a] >= 0
+        take_b = b < k and b_i[b] >= 0
+        if take_a and take_b:
+            if a_i[a] == b_i[b]:
+                b += 1
+            elif not _before(a_y[a], a_i[a], b_y[b], b_i[b]):
+                take_a = False
+        if take_a:
+            out_i[c], out_y[c] = a_i[a], a_y[a]
+            a += 1
+        elif take_b:
+            out_i[c], out_y[c] = b_i[b], b_y[b]
+            b += 1
+        else:
+            break
+
+
+@numba.njit(cache=True)
+def _query_sparse(t_i, t_y, lo, hi, k, out_i, out_y):
+    for j in range(len(lo)):
+        length = hi[j] - lo[j]
+        if length <= 0:
+            continue
+        lv = 0
+        while (2 << lv) <= length:
+            lv += 1
+        _merge_two(t_i[lv, lo[j]], t_y[lv, lo[j]], t_i[lv, hi[j] - (1 << lv)],
+                   t_y[lv, hi[j] - (1 << lv)], out_i[j], out_y[j], k)  # fmt: skip
 
 
 @numba.njit(cache=True)
@@ -146,11 +306,9 @@ def _build_segment_tree(ids, ys, k):
 
 
 @numba.njit(cache=True)
-def _query_all(tree_ids, tree_ys, n, lo, hi, k):
+def _query_all(tree_ids, tree_ys, n, lo, hi, k, out_i, out_y):
     size = tree_ids.shape[0] // 2
     m = len(lo)
-    out_i = np.full((m, k), -1, np.int64)
-    out_y = np.full((m, k), np.inf)
     for j in range(m):
         a, b = lo[j] + size, hi[j] + size
         while a < b:
@@ -162,4 +320,3 @@ def _query_all(tree_ids, tree_ys, n, lo, hi, k):
                 _merge_into(out_i[j], out_y[j], tree_ids[b], tree_ys[b], k)
             a //= 2
             b //= 2
-    return out_i, out_y

@@ -14,7 +14,10 @@ import numpy as np
 
 OBJECT_DISTRIBUTIONS = ("uniform", "clustered")
 SUBSCRIPTION_DISTRIBUTIONS = ("uniform", "clustered", "correlated", "anti-correlated")
-UPDATE_MODELS = ("uniform", "volatile")
+UPDATE_MODELS = ("uniform", "volatile", "redraw")
+# Initial y-values: uniform, or the stationary law of the update model (seed 003 §V's
+# long runs see it): arcsine, Beta(1/2, 1/2), for ``uniform``; uniform for the others.
+Y_DISTRIBUTIONS = ("uniform", "stationary")
 N_CLUSTERS = 10
 W = 1.0 / (N_CLUSTERS + 1)  # cluster centres split [0, 1) into 11 segments of length w
 _BELOW_ONE = np.nextafter(1.0, 0.0)  # the domains are [0, 1)
@@ -26,10 +29,18 @@ def object_cluster_centres() -> np.ndarray:
 
 
 def generate_objects(
-    rng: np.random.Generator, n: int, distribution: str
+    rng: np.random.Generator,
+    n: int,
+    distribution: str,
+    y_distribution: str = "uniform",
+    update: str = "uniform",
 ) -> tuple[np.ndarray, np.ndarray]:
-    """x and y of ``n`` objects; x uniform, or in 10 clusters (10% each, sd w/8)."""
-    return object_x(rng, n, distribution, balanced=True), rng.random(n)
+    """x and y of ``n`` objects; x uniform, or in 10 clusters (10% each, sd w/8); y
+    uniform, or the stationary law of the ``update`` model (the x-values are the same)."""
+    x = object_x(rng, n, distribution, balanced=True)
+    if y_distribution == "stationary" and update == "uniform":
+        return x, rng.beta(0.5, 0.5, n)
+    return x, rng.random(n)
 
 
 def object_x(rng: np.random.Generator, n: int, distribution: str, balanced: bool) -> np.ndarray:
@@ -167,7 +178,9 @@ def generate_events(
     A y-update picks a live object uniformly and raises or lowers its y with
     probability 1/2; the new y is uniform on that side of the old value
     (``uniform``), or the old value plus a Gaussian change of sd ``volatility/8`` of
-    the y-range, reflected into [0, 1) (``volatile``). ``mix`` gives the shares of
+    the y-range, reflected into [0, 1) (``volatile``), or — the other reading of seed
+    003 §V — uniform over the whole y-range, whichever side of the old value it lands
+    on (``redraw``; its stationary y-distribution is uniform). ``mix`` gives the shares of
     inserts (new object, x from ``distribution``, y uniform), deletes and moves (new
     x from ``distribution``, same y) among the events. When no object is left, an
     event drawn as anything else becomes an insert; ``Events.forced_inserts`` counts
@@ -187,13 +200,14 @@ def generate_events(
     )
     cuts = np.cumsum(mix)
     kind, start, obj, xs, y_old, y_new, forced = _walk(
-        x, np.asarray(y, np.float64), cuts, *draws, model == "volatile"
+        x, np.asarray(y, np.float64), cuts, *draws, UPDATE_MODELS.index(model)
     )
     return Events(kind, start, obj, xs, y_old, y_new, int(forced))
 
 
 @numba.njit(cache=True)
-def _walk(x0, y0, cuts, kind_u, pick, up, u, g, new_x, volatile):
+def _walk(x0, y0, cuts, kind_u, pick, up, u, g, new_x, model):
+    volatile, redraw = model == 1, model == 2
     n, count = len(y0), len(kind_u)
     cap = n + count  # every event creates at most one id
     xs, ys = np.empty(cap), np.full(cap, np.inf)
@@ -229,6 +243,8 @@ def _walk(x0, y0, cuts, kind_u, pick, up, u, g, new_x, volatile):
                 if new >= 1.0:
                     new = 2.0 - new
                 new = min(new, np.nextafter(1.0, 0.0))
+            elif redraw:
+                new = u[t]
             else:
                 new = old + u[t] * (1.0 - old) if up[t] else old * u[t]
             kind[t] = 0 if new < old else 1

@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cnsim.brokers.ranked import COST_FIELDS, RankedZones
+from cnsim.brokers.ranked import BOUND_BYTES, COST_FIELDS, RankedZones
+from cnsim.brokers.routing import route
 from cnsim.brokers.zones import build_zones
 from cnsim.errors import InputError
 
@@ -200,3 +201,48 @@ def test_bad_index():
         RankedZones(zones, hops, [0.1], [0.2], [1.0], index="kd_tree")
     with pytest.raises(InputError, match="b=1"):
         RankedZones(zones, hops, [0.1], [0.2], [1.0], index="scored_rtree", b=1)
+
+
+def _broadcast_oracle(net: RankedZones, z: int) -> tuple[int, int]:
+    """Messages and IP hops of a bound broadcast from zone ``z``, checked to be a
+    spanning tree of CAN neighbour links rooted at ``z``."""
+    inf = np.inf
+    routes = route(net.zones, -inf, inf, -inf, inf, z)
+    frm, to = routes.hops(0)
+    reached = {z}
+    for a, b in zip(frm.tolist(), to.tolist(), strict=True):
+        assert a in reached and b not in reached  # each broker hears it once, from one
+        assert b in net.zones.neighbours(a).tolist()  # along a neighbour link
+        reached.add(b)
+    assert reached == set(range(net.zones.n_zones))
+    owner = net.zones.owner
+    return len(frm), int(net.broker_hops[owner[frm], owner[to]].sum())
+
+
+@pytest.mark.parametrize("seed", [20, 21])
+def test_bound_propagation_traffic(seed):
+    net, rng = _network(seed, 600, 15, True)
+    oracle = [_broadcast_oracle(net, z) for z in range(net.zones.n_zones)]
+    assert all(m == net.zones.n_zones - 1 for m, _ in oracle)
+    setup = net.setup_bound_traffic()
+    held = np.isfinite(net.bound)
+    msgs, ips = np.array(oracle).T
+    assert setup["bound_msgs"] == msgs[held].sum()
+    assert setup["bound_ip_bytes"] == BOUND_BYTES * ips[held].sum()
+    for _ in range(300):
+        before = (net.bound.copy(), net.bound_changes, net.bound_msgs, net.bound_ip_hops)
+        live = np.flatnonzero(net.columns()[3])
+        if rng.random() < 0.5 and len(live):
+            s = net.columns()[2]
+            top = live[s[live] == s[live].max()] if rng.random() < 0.3 else live
+            net.delete(int(rng.choice(top)))  # a zone maximum often: its bound drops
+        else:
+            a, b = sorted(rng.random(2))
+            net.insert(a, b, float(rng.integers(0, 12)))  # above 7: a bound rises
+        changed = np.flatnonzero(net.bound != before[0])
+        assert len(changed) <= 1 and net.bound_changes - before[1] == len(changed)
+        msgs = sum(oracle[z][0] for z in changed)
+        ips = sum(oracle[z][1] for z in changed)
+        assert net.bound_msgs - before[2] == msgs and net.bound_ip_hops - before[3] == ips
+    assert net.bound_changes > 0
+    assert net.bound_ip_bytes == BOUND_BYTES * net.bound_ip_hops

@@ -35,6 +35,9 @@ ADDED = ("forced_inserts",)
 NEW_KEYS = {
     "overlay": {"covering": "g1", "covering_k": 2, "covering_index": "kdtree", "degree": 4},
     "subscriptions": {"churn": 0.0, "attributes": 1},
+    "objects": {"y_distribution": "uniform"},
+    "network": {"map": None},  # generator 'topohub' (issue 15, real data)
+    "events": {"trace": None},  # events read from a CSV/Parquet file (issue 15, real data)
 }
 
 

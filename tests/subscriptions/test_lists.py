@@ -68,3 +68,48 @@ def test_delete_empties_the_slot_and_short_lists_fill():
     assert deliver(lists, (1, np.inf)) == [(2, 0.2), (-1, np.inf), (-1, np.inf)]
     assert deliver(lists, (5, 0.9)) == [(2, 0.2), (5, 0.9), (-1, np.inf)]
     assert deliver(lists, (6, np.inf)) == [(2, 0.2), (5, 0.9), (-1, np.inf)]
+
+
+@given(n=st.integers(0, 120), m=st.integers(1, 100), k=st.integers(1, 12), seed=st.integers(0, 99))
+def test_segment_tree_and_compact_ids_give_the_same_lists(n, m, k, seed):
+    # The segment tree (used where the sparse table would be too big) and int16 ids
+    # give what the sparse table and int64 ids give.
+    from cnsim.subscriptions import lists as module
+
+    rng = np.random.default_rng(seed)
+    x, y = rng.random(n), rng.random(n)
+    a, b = rng.random(m), rng.random(m)
+    l, r = np.minimum(a, b), np.maximum(a, b)
+    want = range_top_k(x, y, l, r, k)
+    saved = module.SPARSE_TABLE_ENTRIES
+    module.SPARSE_TABLE_ENTRIES = 0
+    try:
+        got = range_top_k(x, y, l, r, k, np.int16)
+    finally:
+        module.SPARSE_TABLE_ENTRIES = saved
+    assert got[0].dtype == np.int16
+    assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+
+
+def test_a_layout_stores_rows_in_its_order_and_speaks_subscription_ids():
+    from cnsim.subscriptions.lists import Layout
+
+    rng = np.random.default_rng(3)
+    x, y = rng.random(50), rng.random(50)
+    a, b = rng.random(40), rng.random(40)
+    l, r = np.minimum(a, b), np.maximum(a, b)
+    plain = TopKLists.initial(x, y, l, r, 4)
+    layout = Layout.of(rng.permutation(40))
+    laid = TopKLists.initial(x, y, l, r, 4, layout=layout)
+    assert np.array_equal(laid.ids, plain.ids) and np.array_equal(laid.ys, plain.ys)
+    assert np.array_equal(laid.row_ids, plain.ids[layout.order])
+    subs = rng.integers(0, 40, 30)
+    obj = rng.integers(0, 50, 30)
+    yv = rng.random(30)
+    plain.apply(subs, obj, yv)
+    laid.apply(subs, obj, yv)
+    assert np.array_equal(laid.ids, plain.ids) and np.array_equal(laid.ys, plain.ys)
+    other = laid.copy()
+    other.apply(None, obj, yv, rows=layout.row_of[subs])
+    laid.apply(subs, obj, yv)
+    assert np.array_equal(laid.row_ids, other.row_ids)

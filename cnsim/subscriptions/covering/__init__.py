@@ -17,6 +17,7 @@ from cnsim.subscriptions.covering.graph import (
     FullGraph,
     GkGraph,
     PosetGraph,
+    ReferenceGkGraph,
     RelationGraph,
     make_graph,
 )
@@ -38,6 +39,7 @@ __all__ = [
     "KDTreeIndex",
     "NaiveIndex",
     "PosetGraph",
+    "ReferenceGkGraph",
     "RelationGraph",
     "ZOrderIndex",
     "box_points",

@@ -199,8 +199,10 @@ class RelationGraph:
         raise NotImplementedError
 
 
-class GkGraph(RelationGraph):
-    """``G_k``: up to ``k`` in-edges per node, found when the node is examined."""
+class ReferenceGkGraph(RelationGraph):
+    """``G_k``: up to ``k`` in-edges per node, found when the node is examined — the
+    plain-Python procedure over the index's API, kept as the reference the numba
+    command loop (:class:`GkGraph`) is tested against."""
 
     kind = "gk"
 
@@ -237,7 +239,7 @@ class GkGraph(RelationGraph):
     def _unsubscribe(self, slot):
         _, children = self._drop_node(slot)
         now = []
-        for t in children:
+        for t in sorted(children):  # in slot order, as the numba loop does
             if self.inn[t]:
                 continue
             res = self._query("unsubscribe", t, self.k)
@@ -327,14 +329,282 @@ class PosetGraph(FullGraph):
         return self._release(children)
 
 
+MAX_FAST_K = 64  # G_k with a larger k keeps k in-edge columns per slot: use the reference
+
+
+class GkGraph(RelationGraph):
+    """``G_k`` run by the numba command loop of :mod:`~cnsim.subscriptions.covering.engine`
+    over columnar graph arrays beside the index (same API, results and counts as
+    :class:`ReferenceGkGraph`).  ``run_commands`` runs a whole command stream in one
+    call; ``subscribe``/``unsubscribe`` run one command each through the same loop."""
+
+    kind = "gk"
+
+    def __init__(
+        self,
+        d: int,
+        k: int = 1,
+        index: str | CoveringIndex = "kdtree",
+        counts: dict[str, list[int]] | None = None,
+        **index_params,
+    ):
+        from cnsim.subscriptions.covering import engine
+
+        if int(k) != k or not 1 <= k <= MAX_FAST_K:
+            raise InputError(f"k must be an integer in [1, {MAX_FAST_K}], got {k!r}")
+        self.index = make_index(index, d, **index_params)
+        if not engine.supports(self.index):
+            raise InputError(f"index {type(self.index).__name__} has no numba kernel state")
+        self.d = self.index.d
+        self.k = int(k)
+        self._e = engine
+        self._slot: dict[Hashable, int] = {}
+        self._counts = counts if counts is not None else {op: [0, 0, 0] for op in OPS}
+        self.gm = np.zeros(engine.GM_SIZE, np.int64)
+        self._alloc_arrays(self.index.capacity)
+        self.rf_buf = np.zeros((64, 2), np.int64)
+        self._check_points = hasattr(self.index, "check_points")
+        # the arrays of a one-command call, reused
+        self._one = {
+            "sub": np.zeros(1, np.int8),
+            "unsub": np.ones(1, np.int8),
+            "zero": np.zeros(1, np.int64),
+            "ref": np.zeros(1, np.int64),
+            "sids": np.zeros(1, np.int64),
+            "pts": np.zeros((1, 2 * self.d)),
+            "slot": np.zeros(1, np.int64),
+            "fwd": np.zeros(1, np.bool_),
+            "ptr": np.zeros(2, np.int64),
+        }
+
+    # ---- storage
+    def _alloc_arrays(self, cap: int) -> None:
+        e, k = self._e, self.k
+        old = getattr(self, "gs", None)
+        gs = np.zeros((cap, 6), np.int64)
+        gs[:, e.OHEAD] = -1
+        gs[:, e.SID] = -1
+        inn = np.full((cap, k), -1, np.int64)
+        ed = np.full((cap * k, 2), -1, np.int64)
+        free = np.zeros(cap, np.int64)
+        sid = np.full(cap, None, object)
+        if old is not None:
+            n = len(old)
+            gs[:n] = old
+            inn[:n] = self.inn
+            ed[: n * k] = self.ed
+            free[:n] = self.free
+            sid[:n] = self._sid
+        self.gs, self.inn, self.ed, self.free, self._sid = gs, inn, ed, free, sid
+        self.kids = np.zeros(cap, np.int64)
+        self.out_buf = np.zeros(cap + 1, np.int64)
+
+    def _reserve(self, n_new: int) -> None:
+        need = int(self.gm[self._e.FRESH]) + n_new
+        if need > len(self.gs):
+            cap = max(2 * len(self.gs), need)
+            if cap > self.index.capacity:
+                self.index._resize(cap)
+            self._alloc_arrays(self.index.capacity)
+
+    # ---- the command loop
+    def _run(self, op, ref, sids, pts, cmd_slot, fwd_out, rf_ptr) -> None:
+        e, ix, gm = self._e, self.index, self.gm
+        if self._check_points:
+            ix.check_points(pts[op == e.SUB])
+        gm[e.NLIVE] = ix.n
+        gm[e.QS :] = 0
+        i = 0
+        try:
+            while True:
+                i, code = e.gk_run(
+                    ix.st, ix.P, ix.seq, ix.alive, self.gs, self.inn, self.ed, self.free, gm,
+                    self.k, op, ref, sids, pts, i, cmd_slot, fwd_out, rf_ptr, self.rf_buf,
+                    self.kids, self.out_buf,
+                )  # fmt: skip
+                if code == e.DONE:
+                    break
+                if code == e.NEED_RF:
+                    rf = np.zeros((2 * len(self.rf_buf) + len(self.gs), 2), np.int64)
+                    rf[: len(self.rf_buf)] = self.rf_buf
+                    self.rf_buf = rf
+                elif code == e.NEED_SLOTS:
+                    self._reserve(int((op[i:] == e.SUB).sum()))
+                elif code == e.BAD_UNSUB:
+                    raise InputError(
+                        f"command {i} unsubscribes {sids[i]!r}, which is not subscribed then"
+                    )
+                else:
+                    ix.make_room(code)
+        finally:  # commands before ``i`` have run: bring the Python counters up to date
+            ix.n = int(gm[e.NLIVE])
+            self._seq = int(gm[e.SEQ])
+            if gm[e.QS] or gm[e.QU]:
+                qs, nvs, pcs, qu, nvu, pcu = gm[e.QS : e.PCU + 1].tolist()
+                cs, cu = self._counts["subscribe"], self._counts["unsubscribe"]
+                cs[0] += qs
+                cs[1] += nvs
+                cs[2] += pcs
+                cu[0] += qu
+                cu[1] += nvu
+                cu[2] += pcu
+                ix.queries += qs + qu
+                ix.nodes_visited += nvs + nvu
+                ix.point_comparisons += pcs + pcu
+                ix.last = (int(gm[e.LAST_NV]), int(gm[e.LAST_PC]))
+
+    def subscribe(self, sid: Hashable, lo, hi) -> bool:
+        """Add subscription ``sid`` with box ``[lo, hi]``; whether to forward it now."""
+        if sid in self._slot:
+            raise InputError(f"subscription {sid!r} is already subscribed")
+        lo = np.asarray(lo, dtype=np.float64)
+        hi = np.asarray(hi, dtype=np.float64)
+        if lo.shape != (self.d,) or hi.shape != (self.d,):
+            raise InputError(f"a box needs {self.d} lower and upper edges, got {lo.shape}")
+        if not (lo <= hi).all():  # also catches NaN
+            raise InputError(f"box {sid!r} has a lower edge above its upper edge (or NaN)")
+        one = self._one
+        p = one["pts"]
+        p[0, 0::2] = -lo
+        p[0, 1::2] = hi
+        one["sids"][0] = sid if type(sid) is int and 0 <= sid < 2**62 else -1
+        self._run(one["sub"], one["zero"], one["sids"], p, one["slot"], one["fwd"], one["ptr"])
+        slot = int(one["slot"][0])
+        self._slot[sid] = slot
+        self._sid[slot] = sid
+        return bool(one["fwd"][0])
+
+    def unsubscribe(self, sid: Hashable) -> list:
+        """Remove ``sid``; the subscriptions to forward now (no longer covered)."""
+        slot = self._slot.get(sid)
+        if slot is None:
+            raise InputError(f"subscription {sid!r} is not subscribed")
+        one = self._one
+        one["ref"][0] = slot
+        self._run(
+            one["unsub"], one["ref"], one["sids"], one["pts"], one["slot"], one["fwd"], one["ptr"]
+        )
+        del self._slot[sid]
+        self._sid[slot] = None
+        return [self._sid[t] for t in self.rf_buf[: self.gm[self._e.NRF], 0]]
+
+    def run_commands(self, op, sid, lo, hi) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Run a command stream in one numba call: ``op[i]`` subscribe (0) or
+        unsubscribe (1) of the integer id ``sid[i]`` (for a subscribe, with box
+        ``lo[i], hi[i]``; the ids of a batch's subscribes are distinct and not live).
+        Returns ``(forwarded, rf_ptr, rf_sid)``: ``forwarded[i]`` for subscribe ``i``,
+        and the ids unsubscribe ``i`` made forwarded again at
+        ``rf_sid[rf_ptr[i]:rf_ptr[i + 1]]``.  The same results, graph and counts as
+        the commands one by one."""
+        e = self._e
+        op = np.ascontiguousarray(op, np.int8)
+        sid = np.ascontiguousarray(sid, np.int64)
+        n = len(op)
+        if sid.shape != (n,) or not np.isin(op, (e.SUB, e.UNSUB)).all():
+            raise InputError("op must be 0 (subscribe) or 1 (unsubscribe), one sid each")
+        sub = op == e.SUB
+        lo_s, hi_s = np.asarray(lo, np.float64), np.asarray(hi, np.float64)
+        if lo_s.shape != (n, self.d) or hi_s.shape != (n, self.d):
+            raise InputError(f"lo and hi must have shape ({n}, {self.d}), got {lo_s.shape}")
+        if not (lo_s[sub] <= hi_s[sub]).all():
+            raise InputError("a subscribed box has a lower edge above its upper edge (or NaN)")
+        pts = np.empty((n, 2 * self.d))
+        pts[:, 0::2] = -lo_s
+        pts[:, 1::2] = hi_s
+        sub_ids = sid[sub]
+        if len(np.unique(sub_ids)) != len(sub_ids) or any(
+            int(s) in self._slot for s in sub_ids[np.isin(sub_ids, self._live_ints())]
+        ):
+            raise InputError("the subscribes of a batch need distinct ids that are not live")
+        uns = np.flatnonzero(~sub)
+        if len(np.unique(sid[uns])) != len(uns):
+            raise InputError("a batch unsubscribes an id twice")
+        # unsubscribe i -> the batch's subscribe of that id, else a live slot
+        order = np.argsort(sub_ids, kind="stable")
+        sub_pos = np.flatnonzero(sub)[order]
+        at = np.searchsorted(sub_ids[order], sid[uns])
+        at = np.minimum(at, max(len(order) - 1, 0))
+        ref = np.arange(n, dtype=np.int64)
+        hit = sub_ids[order][at] == sid[uns] if len(order) else np.zeros(len(uns), bool)
+        ref[uns[hit]] = -(sub_pos[at[hit]] + 1)
+        for i in uns[~hit]:
+            s = self._slot.get(int(sid[i]))
+            if s is None:
+                raise InputError(f"command {i} unsubscribes {int(sid[i])}, not subscribed")
+            ref[i] = s
+        cmd_slot = np.full(n, -1, np.int64)
+        fwd = np.zeros(n, np.bool_)
+        rf_ptr = np.zeros(n + 1, np.int64)
+        try:
+            self._run(op, ref, sid, pts, cmd_slot, fwd, rf_ptr)
+        finally:  # the slot map, for what ran
+            for i in uns[~hit]:  # live before the batch: gone if its slot is dead or reused
+                s, sl = int(sid[i]), int(ref[i])
+                if not self.index.alive[sl] or self.gs[sl, e.SID] != s:
+                    del self._slot[s]
+                    self._sid[sl] = None
+            live = cmd_slot >= 0
+            ids, slots = sid[live], cmd_slot[live]
+            self._slot.update(zip(ids.tolist(), slots.tolist(), strict=True))
+            self._sid[slots] = ids.tolist()
+        return fwd, rf_ptr, self.rf_buf[: self.gm[e.NRF], 1].copy()
+
+    def _live_ints(self) -> np.ndarray:
+        return np.array([s for s in self._slot if isinstance(s, int)], np.int64)
+
+    # ---- views
+    @property
+    def examined(self) -> np.ndarray:
+        """The arrival counter when each slot was last examined."""
+        return self.gs[:, self._e.EXAMINED]
+
+    def forwarded(self, sid: Hashable) -> bool:
+        return bool(self.gs[self._slot[sid], self._e.FWD])
+
+    def coverers(self, sid: Hashable) -> list:
+        s = self._slot[sid]
+        return [self._sid[t] for t in self.inn[s, : self.gs[s, self._e.INDEG]]]
+
+    def edges(self) -> set[tuple]:
+        ind = self.gs[:, self._e.INDEG]
+        return {(self._sid[t], sid) for sid, s in self._slot.items() for t in self.inn[s, : ind[s]]}
+
+    def forwarded_set(self) -> set:
+        return {sid for sid, s in self._slot.items() if self.gs[s, self._e.FWD]}
+
+    def _children(self, slot: int) -> list[int]:
+        e, out, k = self._e, [], self.k
+        x = self.gs[slot, e.OHEAD]
+        while x >= 0:
+            out.append(int(x // k))
+            x = self.ed[x, e.NEXT]
+        return out
+
+    def withdraw_covered(self, sid: Hashable) -> list:
+        gone = sorted(c for c in self._children(self._slot[sid]) if self.gs[c, self._e.FWD])
+        for c in gone:
+            self.gs[c, self._e.FWD] = 0
+        return [self._sid[c] for c in gone]
+
+
 GRAPHS = {"gk": GkGraph, "full": FullGraph, "poset": PosetGraph}
 
 
-def make_graph(kind: str, d: int, index: str | CoveringIndex = "kdtree", k: int = 1, **params):
-    """A relation graph by name: ``g1``, ``gk`` (with ``k``), ``full`` or ``poset``."""
-    if kind == "g1":
-        return GkGraph(d, 1, index, **params)
-    if kind == "gk":
+def make_graph(
+    kind: str,
+    d: int,
+    index: str | CoveringIndex = "kdtree",
+    k: int = 1,
+    reference: bool = False,
+    **params,
+):
+    """A relation graph by name: ``g1``, ``gk`` (with ``k``), ``full`` or ``poset``.
+    ``G_k`` runs in the numba command loop unless ``reference`` (or ``k`` above
+    ``MAX_FAST_K``): then the plain-Python :class:`ReferenceGkGraph`."""
+    if kind in ("g1", "gk"):
+        k = 1 if kind == "g1" else k
+        if reference or (int(k) == k and k > MAX_FAST_K):
+            return ReferenceGkGraph(d, k, index, **params)
         return GkGraph(d, k, index, **params)
     if kind in GRAPHS:
         return GRAPHS[kind](d, index, **params)

@@ -11,7 +11,14 @@ bucket stays below ``overflow`` (repeated up the tree).
 Everything is arrays, no Python object per point or node: ``nodes[v] = (left, right,
 parent, dim, bucket, depth)`` (``bucket >= 0`` marks a leaf), ``sval[v]`` the split
 value, ``bkt[b, :bsize[b]]`` the slots in bucket ``b``, ``where[slot] = (bucket,
-position)``.  Insert, delete and query run in numba; splits and merges (rare) in numpy.
+position)``, free node and bucket ids on two array stacks (``freen``, ``freeb``) and
+the counters in ``meta``.  Insert (with its split), delete (with its merges) and query
+all run in numba on the tuple ``kernel_state()`` (``kd_room``, ``kd_insert``,
+``kd_delete``, ``kd_query``), the same functions whether called one at a time through
+the index's Python API or from the relation graphs' numba command loop
+(:mod:`cnsim.subscriptions.covering.engine`).  Arrays only grow between calls: an
+insert first asks ``kd_room`` whether the leaf it lands in has room and whether a
+split would find free node and bucket ids; if not, Python grows them.
 
 Search (covering: points ``>= q``) is a depth-first search that visits the right child
 before the left, so it starts at the rightmost leaf (the top-right region of the
@@ -34,26 +41,112 @@ from cnsim.subscriptions.covering.base import CoveringIndex, qualifies
 LEFT, RIGHT, PARENT, DIM, BUCKET, DEPTH = range(6)
 OVERFLOW = 32
 UNDERFLOW = 8
+# meta[...]: free node ids, free bucket ids, splits, merges, overflow, underflow
+NFREE_NODES, NFREE_BUCKETS, SPLITS, MERGES, OVER, UNDER = range(6)
+# kd_room's answers
+ROOM, WIDEN, MORE_IDS = 0, 1, 2
 
 
 @numba.njit(cache=True)
-def _insert(nodes, sval, bkt, bsize, where, P, s):
+def _leaf(nodes, sval, P, s):
     v = 0
     while nodes[v, BUCKET] < 0:
         v = nodes[v, LEFT] if P[s, nodes[v, DIM]] <= sval[v] else nodes[v, RIGHT]
-    b = nodes[v, BUCKET]
-    n = bsize[b]
-    if n == bkt.shape[1]:
-        return -1 - v
-    bkt[b, n] = s
-    where[s, 0] = b
-    where[s, 1] = n
-    bsize[b] = n + 1
     return v
 
 
 @numba.njit(cache=True)
-def _delete(bkt, bsize, where, s):
+def kd_room(st, P, s):
+    """Whether inserting slot ``s`` (point already at ``P[s]``) can proceed: ``ROOM``,
+    ``WIDEN`` (its leaf's bucket row is full) or ``MORE_IDS`` (a split would lack ids)."""
+    nodes, sval, bkt, bsize, meta = st[0], st[1], st[2], st[3], st[8]
+    v = _leaf(nodes, sval, P, s)
+    n = bsize[nodes[v, BUCKET]]
+    if n == bkt.shape[1]:
+        return WIDEN
+    if n + 1 > meta[OVER] and (meta[NFREE_NODES] < 2 or meta[NFREE_BUCKETS] < 1):
+        return MORE_IDS
+    return ROOM
+
+
+@numba.njit(cache=True)
+def _split(st, P, v):
+    nodes, sval, bkt, bsize, bnode, where, freen, freeb, meta = st[:9]
+    b = nodes[v, BUCKET]
+    n = bsize[b]
+    pts = bkt[b, :n].copy()
+    depth = nodes[v, DEPTH]
+    D = P.shape[1]
+    vals = np.empty(n)
+    j = -1
+    x = 0.0
+    for t in range(D):
+        jj = (depth + t) % D
+        for i in range(n):
+            vals[i] = P[pts[i], jj]
+        srt = np.sort(vals)
+        x = srt[(n - 1) // 2]
+        if x == srt[n - 1]:  # median is the maximum: split below it
+            i = n - 1
+            while i >= 0 and srt[i] == x:
+                i -= 1
+            if i < 0:
+                continue
+            x = srt[i]
+        j = jj
+        break
+    if j < 0:
+        return  # identical points: the bucket stays whole
+    meta[NFREE_NODES] -= 1
+    L = freen[meta[NFREE_NODES]]
+    meta[NFREE_NODES] -= 1
+    R = freen[meta[NFREE_NODES]]
+    meta[NFREE_BUCKETS] -= 1
+    b2 = freeb[meta[NFREE_BUCKETS]]
+    nodes[v, BUCKET] = -1
+    nodes[v, DIM] = j
+    sval[v] = x
+    nodes[v, LEFT] = L
+    nodes[v, RIGHT] = R
+    for c, bb, side in ((L, b, True), (R, b2, False)):
+        nodes[c, LEFT] = -1
+        nodes[c, RIGHT] = -1
+        nodes[c, PARENT] = v
+        nodes[c, DIM] = -1
+        nodes[c, BUCKET] = bb
+        nodes[c, DEPTH] = depth + 1
+        m = 0
+        for i in range(n):  # stable partition: arrival order within a bucket is kept
+            if (vals[i] <= x) == side:
+                s = pts[i]
+                bkt[bb, m] = s
+                where[s, 0] = bb
+                where[s, 1] = m
+                m += 1
+        bsize[bb] = m
+        bnode[bb] = c
+    meta[SPLITS] += 1
+
+
+@numba.njit(cache=True)
+def kd_insert(st, P, s):
+    """Index slot ``s``; ``kd_room`` must have answered ``ROOM``."""
+    nodes, sval, bkt, bsize, where, meta = st[0], st[1], st[2], st[3], st[5], st[8]
+    v = _leaf(nodes, sval, P, s)
+    b = nodes[v, BUCKET]
+    n = bsize[b]
+    bkt[b, n] = s
+    where[s, 0] = b
+    where[s, 1] = n
+    bsize[b] = n + 1
+    if n + 1 > meta[OVER]:
+        _split(st, P, v)  # the halves never exceed the limit again (see README)
+
+
+@numba.njit(cache=True)
+def kd_delete(st, P, s):
+    """Unindex slot ``s``, merging underfull buckets upwards."""
+    nodes, sval, bkt, bsize, bnode, where, freen, freeb, meta = st[:9]
     b = where[s, 0]
     i = where[s, 1]
     n = bsize[b] - 1
@@ -62,11 +155,50 @@ def _delete(bkt, bsize, where, s):
     where[last, 1] = i
     bsize[b] = n
     where[s, 0] = -1
-    return b
+    if n >= meta[UNDER]:
+        return
+    v = bnode[b]
+    while v != 0 and bsize[nodes[v, BUCKET]] < meta[UNDER]:
+        p = nodes[v, PARENT]
+        L = nodes[p, LEFT]
+        R = nodes[p, RIGHT]
+        bl = nodes[L, BUCKET]
+        br = nodes[R, BUCKET]
+        if bl < 0 or br < 0:  # the sibling has been split
+            return
+        nl = bsize[bl]
+        nr = bsize[br]
+        if nl + nr >= meta[OVER]:
+            return
+        for t in range(nr):
+            u = bkt[br, t]
+            bkt[bl, nl + t] = u
+            where[u, 0] = bl
+            where[u, 1] = nl + t
+        bsize[bl] = nl + nr
+        bsize[br] = 0
+        bnode[br] = -1
+        freeb[meta[NFREE_BUCKETS]] = br
+        meta[NFREE_BUCKETS] += 1
+        nodes[p, BUCKET] = bl
+        nodes[p, DIM] = -1
+        nodes[p, LEFT] = -1
+        nodes[p, RIGHT] = -1
+        bnode[bl] = p
+        for c in (L, R):
+            for f in range(6):
+                nodes[c, f] = -1
+            freen[meta[NFREE_NODES]] = c
+            meta[NFREE_NODES] += 1
+        meta[MERGES] += 1
+        v = p
 
 
 @numba.njit(cache=True)
-def _query(nodes, sval, bkt, bsize, P, seq, q, qseq, k, up, stack, masks, out):
+def kd_query(st, P, seq, q, qseq, k, up, out):
+    """Up to ``k`` slots covering (``up``) or covered by ``q`` into ``out``;
+    ``(found, nodes visited, point comparisons)``."""
+    nodes, sval, bkt, bsize, stack, masks = st[0], st[1], st[2], st[3], st[9], st[10]
     D = q.shape[0]
     full = (1 << D) - 1
     top = 1
@@ -142,16 +274,37 @@ class KDTreeIndex(CoveringIndex):
         self.bsize = np.zeros(32, np.int64)
         self.bnode = np.full(32, -1, np.int64)
         self.where = np.full((self.capacity, 2), -1, np.int64)
-        self._free_nodes = list(range(63, 0, -1))
-        self._free_buckets = list(range(31, 0, -1))
+        self.freen = np.zeros(64, np.int64)
+        self.freen[:63] = np.arange(63, 0, -1)
+        self.freeb = np.zeros(32, np.int64)
+        self.freeb[:31] = np.arange(31, 0, -1)
+        self.meta = np.array([63, 31, 0, 0, self.overflow, self.underflow], np.int64)
         self.nodes[0, BUCKET] = 0
         self.nodes[0, DEPTH] = 0
         self.bnode[0] = 0
         self._stack = np.empty(66, np.int64)
         self._masks = np.empty(66, np.int64)
         self._out = np.empty(self.capacity + 1, np.int64)
-        self.splits = 0
-        self.merges = 0
+        self._state()
+
+    def _state(self) -> None:
+        self.st = (
+            self.nodes,
+            self.sval,
+            self.bkt,
+            self.bsize,
+            self.bnode,
+            self.where,
+            self.freen,
+            self.freeb,
+            self.meta,
+            self._stack,
+            self._masks,
+        )
+
+    def kernel_state(self) -> tuple:
+        """The arrays the numba functions work on (rebuilt whenever one grows)."""
+        return self.st
 
     # ---- storage
     def _grow(self, capacity: int) -> None:
@@ -159,148 +312,74 @@ class KDTreeIndex(CoveringIndex):
         where[: len(self.where)] = self.where
         self.where = where
         self._out = np.empty(capacity + 1, np.int64)
+        self._state()
 
-    def _node(self) -> int:
-        if not self._free_nodes:
-            old = len(self.nodes)
-            nodes = np.full((2 * old, 6), -1, np.int64)
-            nodes[:old] = self.nodes
-            sval = np.zeros(2 * old)
-            sval[:old] = self.sval
-            self.nodes, self.sval = nodes, sval
-            self._free_nodes = list(range(2 * old - 1, old - 1, -1))
-        return self._free_nodes.pop()
-
-    def _bucket(self) -> int:
-        if not self._free_buckets:
-            old = len(self.bsize)
-            bkt = np.full((2 * old, self.bkt.shape[1]), -1, np.int64)
-            bkt[:old] = self.bkt
-            bsize = np.zeros(2 * old, np.int64)
-            bsize[:old] = self.bsize
-            bnode = np.full(2 * old, -1, np.int64)
-            bnode[:old] = self.bnode
-            self.bkt, self.bsize, self.bnode = bkt, bsize, bnode
-            self._free_buckets = list(range(2 * old - 1, old - 1, -1))
-        return self._free_buckets.pop()
-
-    def _widen(self) -> None:
-        w = self.bkt.shape[1]
-        bkt = np.full((len(self.bkt), 2 * w), -1, np.int64)
-        bkt[:, :w] = self.bkt
-        self.bkt = bkt
+    def make_room(self, code: int) -> None:
+        """Grow what ``kd_room`` found missing."""
+        if code == WIDEN:
+            w = self.bkt.shape[1]
+            bkt = np.full((len(self.bkt), 2 * w), -1, np.int64)
+            bkt[:, :w] = self.bkt
+            self.bkt = bkt
+        elif code == MORE_IDS:
+            if self.meta[NFREE_NODES] < 2:
+                old = len(self.nodes)
+                nodes = np.full((2 * old, 6), -1, np.int64)
+                nodes[:old] = self.nodes
+                sval = np.zeros(2 * old)
+                sval[:old] = self.sval
+                freen = np.zeros(2 * old, np.int64)
+                c = self.meta[NFREE_NODES]
+                freen[:old] = np.arange(2 * old - 1, old - 1, -1)
+                freen[old : old + c] = self.freen[:c]
+                self.nodes, self.sval, self.freen = nodes, sval, freen
+                self.meta[NFREE_NODES] = old + c
+                self._stack = np.empty(2 * old + 2, np.int64)
+                self._masks = np.empty(2 * old + 2, np.int64)
+            if self.meta[NFREE_BUCKETS] < 1:
+                old = len(self.bsize)
+                bkt = np.full((2 * old, self.bkt.shape[1]), -1, np.int64)
+                bkt[:old] = self.bkt
+                bsize = np.zeros(2 * old, np.int64)
+                bsize[:old] = self.bsize
+                bnode = np.full(2 * old, -1, np.int64)
+                bnode[:old] = self.bnode
+                freeb = np.zeros(2 * old, np.int64)
+                c = self.meta[NFREE_BUCKETS]
+                freeb[:old] = np.arange(2 * old - 1, old - 1, -1)
+                freeb[old : old + c] = self.freeb[:c]
+                self.bkt, self.bsize, self.bnode, self.freeb = bkt, bsize, bnode, freeb
+                self.meta[NFREE_BUCKETS] = old + c
+        else:
+            raise ValueError(f"unknown k-d tree room code {code}")
+        self._state()
 
     @property
     def depth(self) -> int:
         """The depth of the deepest leaf."""
-        used = self.nodes[:, BUCKET] >= 0
-        used[self._free_nodes] = False
-        return int(self.nodes[used, DEPTH].max())
+        return int(self.nodes[self.nodes[:, BUCKET] >= 0, DEPTH].max())
 
     @property
     def leaves(self) -> int:
-        return len(self.bsize) - len(self._free_buckets)
+        return int((self.nodes[:, BUCKET] >= 0).sum())
+
+    @property
+    def splits(self) -> int:
+        return int(self.meta[SPLITS])
+
+    @property
+    def merges(self) -> int:
+        return int(self.meta[MERGES])
 
     # ---- hooks
     def _insert(self, slot: int) -> None:
-        v = _insert(self.nodes, self.sval, self.bkt, self.bsize, self.where, self.P, slot)
-        while v < 0:
-            self._widen()
-            v = _insert(self.nodes, self.sval, self.bkt, self.bsize, self.where, self.P, slot)
-        if self.bsize[self.nodes[v, BUCKET]] > self.overflow:
-            todo = [v]
-            while todo:
-                kids = self._split(todo.pop())
-                todo.extend(c for c in kids if self.bsize[self.nodes[c, BUCKET]] > self.overflow)
-
-    def _split(self, v: int) -> tuple[int, ...]:
-        nodes = self.nodes
-        b = nodes[v, BUCKET]
-        n = self.bsize[b]
-        pts = self.bkt[b, :n].copy()
-        depth = nodes[v, DEPTH]
-        for t in range(self.D):
-            j = (depth + t) % self.D
-            vals = self.P[pts, j]
-            srt = np.sort(vals)
-            x = srt[(n - 1) // 2]
-            if x == srt[-1]:  # median is the maximum: split below it
-                below = srt[srt < x]
-                if below.size == 0:
-                    continue
-                x = below[-1]
-            break
-        else:
-            return ()  # identical points: the bucket stays whole
-        left = vals <= x
-        L, R = self._node(), self._node()
-        b2 = self._bucket()
-        nodes = self.nodes  # may have been reallocated
-        nodes[v, BUCKET] = -1
-        nodes[v, DIM] = j
-        self.sval[v] = x
-        nodes[v, LEFT], nodes[v, RIGHT] = L, R
-        for c, bb, part in ((L, b, pts[left]), (R, b2, pts[~left])):
-            nodes[c] = (-1, -1, v, -1, bb, depth + 1)
-            self.bkt[bb, : len(part)] = part
-            self.bsize[bb] = len(part)
-            self.bnode[bb] = c
-            self.where[part, 0] = bb
-            self.where[part, 1] = np.arange(len(part))
-        self.splits += 1
-        return (L, R)
+        while (code := kd_room(self.st, self.P, slot)) != ROOM:
+            self.make_room(code)
+        kd_insert(self.st, self.P, slot)
 
     def _delete(self, slot: int) -> None:
-        b = _delete(self.bkt, self.bsize, self.where, slot)
-        if self.bsize[b] < self.underflow:
-            self._merge_up(self.bnode[b])
-
-    def _merge_up(self, v: int) -> None:
-        nodes = self.nodes
-        while v != 0 and self.bsize[nodes[v, BUCKET]] < self.underflow:
-            p = nodes[v, PARENT]
-            L, R = nodes[p, LEFT], nodes[p, RIGHT]
-            bl, br = nodes[L, BUCKET], nodes[R, BUCKET]
-            if bl < 0 or br < 0:  # the sibling has been split
-                return
-            nl, nr = self.bsize[bl], self.bsize[br]
-            if nl + nr >= self.overflow:
-                return
-            moved = self.bkt[br, :nr]
-            self.bkt[bl, nl : nl + nr] = moved
-            self.where[moved, 0] = bl
-            self.where[moved, 1] = np.arange(nl, nl + nr)
-            self.bsize[bl] = nl + nr
-            self.bsize[br] = 0
-            self.bnode[br] = -1
-            self._free_buckets.append(int(br))
-            nodes[p, BUCKET] = bl
-            nodes[p, DIM] = -1
-            nodes[p, LEFT] = nodes[p, RIGHT] = -1
-            self.bnode[bl] = p
-            nodes[L] = -1
-            nodes[R] = -1
-            self._free_nodes += [int(L), int(R)]
-            self.merges += 1
-            v = p
+        kd_delete(self.st, self.P, slot)
 
     def _query(self, q, qseq, k, up):
-        if len(self._stack) < len(self.nodes) + 2:
-            self._stack = np.empty(len(self.nodes) + 2, np.int64)
-            self._masks = np.empty(len(self.nodes) + 2, np.int64)
-        found, nv, pc = _query(
-            self.nodes,
-            self.sval,
-            self.bkt,
-            self.bsize,
-            self.P,
-            self.seq,
-            q,
-            qseq,
-            k,
-            up,
-            self._stack,
-            self._masks,
-            self._out,
-        )
+        found, nv, pc = kd_query(self.st, self.P, self.seq, q, qseq, k, up, self._out)
         return self._out[:found].copy(), int(nv), int(pc)

@@ -3,6 +3,9 @@
 The live slots are kept densely in ``order`` (swap-remove on delete), in arrival
 order until deletes permute it; the scan stops at the ``k``-th hit.  Every point
 looked at is one point comparison; the scan visits one "node" (the whole list).
+Insert, delete and scan are numba functions on ``kernel_state() = (order, pos,
+meta)`` (``meta[0]`` the number of live points), shared with the relation graphs'
+command loop (:mod:`cnsim.subscriptions.covering.engine`).
 """
 
 from __future__ import annotations
@@ -14,10 +17,32 @@ from cnsim.subscriptions.covering.base import CoveringIndex, qualifies
 
 
 @numba.njit(cache=True)
-def _scan(P, seq, order, n, q, qseq, k, up, out):
+def naive_insert(st, P, s):
+    order, pos, meta = st
+    i = meta[0]
+    order[i] = s
+    pos[s] = i
+    meta[0] = i + 1
+
+
+@numba.njit(cache=True)
+def naive_delete(st, P, s):
+    order, pos, meta = st
+    i = pos[s]
+    n = meta[0] - 1
+    last = order[n]
+    order[i] = last
+    pos[last] = i
+    pos[s] = -1
+    meta[0] = n
+
+
+@numba.njit(cache=True)
+def naive_query(st, P, seq, q, qseq, k, up, out):
+    order, meta = st[0], st[2]
     found = 0
     pc = 0
-    for t in range(n):
+    for t in range(meta[0]):
         s = order[t]
         pc += 1
         if qualifies(P, s, q, seq, qseq, up):
@@ -25,7 +50,7 @@ def _scan(P, seq, order, n, q, qseq, k, up, out):
             found += 1
             if found == k:
                 break
-    return found, pc
+    return found, 1, pc
 
 
 class NaiveIndex(CoveringIndex):
@@ -37,7 +62,15 @@ class NaiveIndex(CoveringIndex):
         super().__init__(d, **params)
         self._order = np.empty(self.capacity, np.int64)
         self._pos = np.full(self.capacity, -1, np.int64)
+        self._meta = np.zeros(1, np.int64)
         self._out = np.empty(self.capacity + 1, np.int64)
+        self.st = (self._order, self._pos, self._meta)
+
+    def kernel_state(self) -> tuple:
+        return self.st
+
+    def make_room(self, code: int) -> None:
+        raise ValueError(f"the naive index never asks for room (code {code})")
 
     def _grow(self, capacity: int) -> None:
         order = np.empty(capacity, np.int64)
@@ -46,19 +79,14 @@ class NaiveIndex(CoveringIndex):
         pos[: len(self._pos)] = self._pos
         self._order, self._pos = order, pos
         self._out = np.empty(capacity + 1, np.int64)
+        self.st = (self._order, self._pos, self._meta)
 
     def _insert(self, slot: int) -> None:
-        i = self.n - 1  # the base has counted it already
-        self._order[i] = slot
-        self._pos[slot] = i
+        naive_insert(self.st, self.P, slot)
 
     def _delete(self, slot: int) -> None:
-        i = self._pos[slot]
-        last = self._order[self.n - 1]
-        self._order[i] = last
-        self._pos[last] = i
-        self._pos[slot] = -1
+        naive_delete(self.st, self.P, slot)
 
     def _query(self, q, qseq, k, up):
-        found, pc = _scan(self.P, self.seq, self._order, self.n, q, qseq, k, up, self._out)
+        found, nv, pc = naive_query(self.st, self.P, self.seq, q, qseq, k, up, self._out)
         return self._out[:found].copy(), 1, int(pc)

@@ -4,10 +4,10 @@ Each of the ``D = 2d`` point coordinates is cut into ``2**bits`` equal cells ove
 attribute domain ``[low, high]`` (``-l`` ranges over ``[-high, -low]``).  A point's key
 interleaves the bits of its cell coordinates, most significant first and dimension 0
 first, behind a leading 1 bit (the paper's example: cell (3, 5) at 8 x 8 has
-interleaved bits 011011 = 27 and key 1011011).  The points are kept in key order in a
-``sortedcontainers.SortedList`` of ``key << 32 | slot``.
+interleaved bits 011011 = 27 and key 1011011).  The points are kept in ``(key, slot)``
+order in a sorted container.
 
-Every key prefix is a *cell* whose points form one contiguous run of the list, found
+Every key prefix is a *cell* whose points form one contiguous run of that order, found
 by binary search.  A query descends the binary trie of prefixes (one bit, i.e. one
 halving of one dimension, per level; the paper's cubic cells are the prefixes whose
 length is a multiple of ``D``), upper half first for covering queries (towards the
@@ -23,21 +23,34 @@ top-right corner, where dominating points are likeliest):
 Nodes visited counts every prefix cell examined, point comparisons every point
 compared.  Points sharing a finest cell (the resolution need not separate them,
 §IV-D) are told apart by the comparisons.
+
+The sorted container is a list of sorted *blocks* of at most ``block`` entries (the
+layout of ``sortedcontainers.SortedList``, in arrays so that numba runs it): block
+``b`` holds keys ``bkey[b, :bsize]`` and slots ``bslot[b, :bsize]``; ``binfo[:, 0]``
+the block sizes (by block id), ``binfo[:, 1]`` the block ids in key order,
+``binfo[:, 2]`` the entries before each position of that order (so a global rank is
+a binary search away) and ``binfo[:, 3]`` a stack of free block ids.  A full block
+splits in two; an empty one is freed.  Ranks, and therefore every decision and count
+of the query, are those of a single sorted list.  Insert, delete and the query run in
+numba on ``kernel_state()`` (shared with :mod:`cnsim.subscriptions.covering.engine`).
 """
 
 from __future__ import annotations
 
 import numba
 import numpy as np
-from sortedcontainers import SortedList
 
 from cnsim.errors import InputError
 from cnsim.subscriptions.covering.base import CoveringIndex, qualifies
 
-SLOT_BITS = 32
-SLOT_MASK = (1 << SLOT_BITS) - 1
 KEY_BITS = 60  # interleaved bits at most (D * bits)
 SCAN_LIMIT = 8
+BLOCK = 128
+# binfo columns
+BSIZE, ORDER, CUM, FREE = range(4)
+# meta entries: blocks in use, free block ids, points, bits, key bits, scan limit
+NBLK, NFREE, NPTS, BITS, TOTAL, SCAN = range(6)
+ROOM, MORE_IDS = 0, 2
 
 
 def interleave(cells, bits: int) -> int:
@@ -55,21 +68,288 @@ def cell_key(cells, bits: int) -> int:
 
 
 @numba.njit(cache=True)
-def _compare(P, seq, slots, q, qseq, up, k, out):
+def _cells(geo, bits, q, out):
+    """Cell coordinates of ``q`` (unclamped); ``geo = (extent, scale, off_0, ...)``."""
+    top = (1 << bits) - 1
+    for j in range(q.shape[0]):
+        u = q[j] - geo[2 + j]
+        if u == geo[0]:  # the upper domain edge belongs to the last cell
+            out[j] = top
+        else:
+            out[j] = np.int64(np.floor(u * geo[1]))
+
+
+@numba.njit(cache=True)
+def _key(geo, bits, total, q, cell):
+    _cells(geo, bits, q, cell)
+    z = np.int64(1)
+    for r in range(bits):
+        for j in range(q.shape[0]):
+            z = (z << 1) | ((cell[j] >> (bits - 1 - r)) & 1)
+    return z
+
+
+@numba.njit(cache=True)
+def _bisect(bkey, binfo, nb, K):
+    """The number of entries with key < ``K``."""
+    lo, hi = 0, nb
+    while lo < hi:  # first position whose last key >= K
+        mid = (lo + hi) // 2
+        b = binfo[mid, ORDER]
+        if bkey[b, binfo[b, BSIZE] - 1] < K:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo == nb:
+        return binfo[nb, CUM] if nb > 0 else 0
+    b = binfo[lo, ORDER]
+    a, z = 0, binfo[b, BSIZE]
+    while a < z:
+        mid = (a + z) // 2
+        if bkey[b, mid] < K:
+            a = mid + 1
+        else:
+            z = mid
+    return binfo[lo, CUM] + a
+
+
+@numba.njit(cache=True)
+def _locate(binfo, nb, r):
+    """The position in key order of the block holding global rank ``r``."""
+    lo, hi = 0, nb - 1
+    while lo < hi:  # last position with cum <= r
+        mid = (lo + hi + 1) // 2
+        if binfo[mid, CUM] <= r:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+@numba.njit(cache=True, inline="always")
+def _before(k1, s1, k2, s2):
+    return k1 < k2 or (k1 == k2 and s1 < s2)
+
+
+@numba.njit(cache=True)
+def zo_room(st, P, s):
+    """``ROOM``, or ``MORE_IDS`` when no free block id is left for a split."""
+    return ROOM if st[3][NFREE] >= 1 else MORE_IDS
+
+
+@numba.njit(cache=True)
+def zo_insert(st, P, s):
+    bkey, bslot, binfo, meta, geo, keys, cell = st[0], st[1], st[2], st[3], st[4], st[6], st[7]
+    K = _key(geo, meta[BITS], meta[TOTAL], P[s], cell)
+    keys[s] = K
+    nb = meta[NBLK]
+    cap = bkey.shape[1]
+    if nb == 0:
+        meta[NFREE] -= 1
+        b = binfo[meta[NFREE], FREE]
+        binfo[b, BSIZE] = 0
+        binfo[0, ORDER] = b
+        binfo[0, CUM] = 0
+        binfo[1, CUM] = 0
+        nb = 1
+        meta[NBLK] = 1
+        p = 0
+    else:
+        lo, hi = 0, nb
+        while lo < hi:  # first position whose last entry >= (K, s)
+            mid = (lo + hi) // 2
+            b = binfo[mid, ORDER]
+            n = binfo[b, BSIZE] - 1
+            if _before(bkey[b, n], bslot[b, n], K, s):
+                lo = mid + 1
+            else:
+                hi = mid
+        p = min(lo, nb - 1)
+    b = binfo[p, ORDER]
+    n = binfo[b, BSIZE]
+    i = n
+    while i > 0 and _before(K, s, bkey[b, i - 1], bslot[b, i - 1]):
+        bkey[b, i] = bkey[b, i - 1]
+        bslot[b, i] = bslot[b, i - 1]
+        i -= 1
+    bkey[b, i] = K
+    bslot[b, i] = s
+    n += 1
+    binfo[b, BSIZE] = n
+    for q in range(p + 1, nb + 1):
+        binfo[q, CUM] += 1
+    meta[NPTS] += 1
+    if n == cap:  # split the full block into two halves
+        meta[NFREE] -= 1
+        b2 = binfo[meta[NFREE], FREE]
+        h = n // 2
+        for t in range(h, n):
+            bkey[b2, t - h] = bkey[b, t]
+            bslot[b2, t - h] = bslot[b, t]
+        binfo[b, BSIZE] = h
+        binfo[b2, BSIZE] = n - h
+        for q in range(nb, p, -1):
+            binfo[q + 1, ORDER] = binfo[q, ORDER]
+            binfo[q + 1, CUM] = binfo[q, CUM]
+        binfo[p + 1, ORDER] = b2
+        binfo[p + 1, CUM] = binfo[p, CUM] + h
+        meta[NBLK] = nb + 1
+
+
+@numba.njit(cache=True)
+def zo_delete(st, P, s):
+    bkey, bslot, binfo, meta, keys = st[0], st[1], st[2], st[3], st[6]
+    K = keys[s]
+    nb = meta[NBLK]
+    lo, hi = 0, nb
+    while lo < hi:
+        mid = (lo + hi) // 2
+        b = binfo[mid, ORDER]
+        n = binfo[b, BSIZE] - 1
+        if _before(bkey[b, n], bslot[b, n], K, s):
+            lo = mid + 1
+        else:
+            hi = mid
+    p = lo
+    b = binfo[p, ORDER]
+    n = binfo[b, BSIZE]
+    i = 0
+    while bkey[b, i] != K or bslot[b, i] != s:
+        i += 1
+    for t in range(i, n - 1):
+        bkey[b, t] = bkey[b, t + 1]
+        bslot[b, t] = bslot[b, t + 1]
+    n -= 1
+    binfo[b, BSIZE] = n
+    for q in range(p + 1, nb + 1):
+        binfo[q, CUM] -= 1
+    meta[NPTS] -= 1
+    if n == 0:  # free the empty block
+        binfo[meta[NFREE], FREE] = b
+        meta[NFREE] += 1
+        for q in range(p, nb):
+            binfo[q, ORDER] = binfo[q + 1, ORDER]
+            binfo[q, CUM] = binfo[q + 1, CUM]
+        meta[NBLK] = nb - 1
+
+
+@numba.njit(cache=True)
+def zo_query(st, P, seq, q, qseq, k, up, out):
+    """Up to ``k`` slots covering (``up``) or covered by ``q``; ``(found, nodes
+    visited, point comparisons)``.  The prefix-trie descent of the module docstring;
+    a stack row is ``(t, prefix, i0, i1, strict, A[0:D], B[0:D])``: level, prefix
+    bits, the rank range of the cell, the dimensions in which it lies strictly beyond
+    ``q``, and its cell-coordinate box ``[A, B]``."""
+    bkey, bslot, binfo, meta, geo, stack, cell = st[0], st[1], st[2], st[3], st[4], st[5], st[7]
+    D = q.shape[0]
+    bits = meta[BITS]
+    total = meta[TOTAL]
+    scan = meta[SCAN]
+    top_cell = (1 << bits) - 1
+    lead = np.int64(1) << total
+    nb = meta[NBLK]
+    n = meta[NPTS]
+    _cells(geo, bits, q, cell)
+    s0 = 0
+    for j in range(D):
+        if (up and cell[j] < 0) or ((not up) and cell[j] > top_cell):
+            s0 += 1
+    T, PRE, I0, I1, S, A0 = 0, 1, 2, 3, 4, 5
+    B0 = 5 + D
+    sp = 1
+    stack[0, T] = 0
+    stack[0, PRE] = 0
+    stack[0, I0] = 0
+    stack[0, I1] = n
+    stack[0, S] = s0
+    for j in range(D):
+        stack[0, A0 + j] = 0
+        stack[0, B0 + j] = top_cell
     found = 0
-    for i in range(slots.shape[0]):
-        s = slots[i]
-        if qualifies(P, s, q, seq, qseq, up):
-            out[found] = s
-            found += 1
-            if found == k:
-                return found, i + 1
-    return found, slots.shape[0]
+    nv = 0
+    pc = 0
+    while sp > 0:
+        sp -= 1
+        t = stack[sp, T]
+        pre = stack[sp, PRE]
+        i0 = stack[sp, I0]
+        i1 = stack[sp, I1]
+        s = stack[sp, S]
+        nv += 1
+        if i0 >= i1:
+            continue
+        if s == D or t == total or i1 - i0 <= scan:
+            compare = s != D
+            if not compare:  # a maximal cell inside the query region
+                i1 = min(i1, i0 + k - found)
+            p = _locate(binfo, nb, i0)
+            b = binfo[p, ORDER]
+            o = i0 - binfo[p, CUM]
+            for _ in range(i1 - i0):
+                if o == binfo[b, BSIZE]:
+                    p += 1
+                    b = binfo[p, ORDER]
+                    o = 0
+                x = bslot[b, o]
+                o += 1
+                if compare:
+                    pc += 1
+                    if not qualifies(P, x, q, seq, qseq, up):
+                        continue
+                out[found] = x
+                found += 1
+                if found == k:
+                    return found, nv, pc
+            continue
+        j = t % D
+        w = np.int64(1) << (bits - 1 - t // D)
+        rest = total - t - 1
+        im = _bisect(bkey, binfo, nb, lead | (((pre << 1) | 1) << rest))
+        a_j = stack[sp, A0 + j]
+        b_j = stack[sp, B0 + j]
+        a1 = a_j + w  # the upper half's lower bound in dimension j
+        b0 = b_j - w  # the lower half's upper bound
+        # the row at sp is the parent (already read): children overwrite it and the
+        # next one; the second pushed is popped first
+        base = sp
+        if up:
+            s1 = s + (1 if a1 > cell[j] >= a_j else 0)
+            if b0 >= cell[j]:
+                _push(stack, sp, base, t + 1, pre << 1, i0, im, s, A0, B0, j, a_j, b0, D)
+                sp += 1
+            _push(stack, sp, base, t + 1, (pre << 1) | 1, im, i1, s1, A0, B0, j, a1, b_j, D)
+            sp += 1
+        else:
+            s0_ = s + (1 if b0 < cell[j] <= b_j else 0)
+            if a1 <= cell[j]:
+                _push(stack, sp, base, t + 1, (pre << 1) | 1, im, i1, s, A0, B0, j, a1, b_j, D)
+                sp += 1
+            _push(stack, sp, base, t + 1, pre << 1, i0, im, s0_, A0, B0, j, a_j, b0, D)
+            sp += 1
+    return found, nv, pc
+
+
+@numba.njit(cache=True, inline="always")
+def _push(stack, row, base, t, pre, i0, i1, s, A0, B0, j, aj, bj, D):
+    """Write a child cell at ``row``: the parent's box (row ``base``) with dimension
+    ``j`` narrowed to ``[aj, bj]``."""
+    if row != base:
+        for c in range(D):
+            stack[row, A0 + c] = stack[base, A0 + c]
+            stack[row, B0 + c] = stack[base, B0 + c]
+    stack[row, 0] = t
+    stack[row, 1] = pre
+    stack[row, 2] = i0
+    stack[row, 3] = i1
+    stack[row, 4] = s
+    stack[row, A0 + j] = aj
+    stack[row, B0 + j] = bj
 
 
 class ZOrderIndex(CoveringIndex):
     """Z-order index over the attribute domain ``[low, high]`` at ``bits`` per coordinate
-    (default: as many as fit in 60 key bits, at most 16)."""
+    (default: as many as fit in 60 key bits, at most 16); ``block`` entries per block
+    of the sorted container."""
 
     name = "zorder"
 
@@ -80,15 +360,20 @@ class ZOrderIndex(CoveringIndex):
         low: float = 0.0,
         high: float = 1023.0,
         scan_limit: int = SCAN_LIMIT,
+        block: int = BLOCK,
         **params,
     ):
-        super().__init__(d, bits=bits, low=low, high=high, scan_limit=scan_limit, **params)
+        super().__init__(
+            d, bits=bits, low=low, high=high, scan_limit=scan_limit, block=block, **params
+        )
         if bits is None:
             bits = max(1, min(16, KEY_BITS // self.D))
         if int(bits) != bits or not 1 <= bits * self.D <= KEY_BITS:
             raise InputError(f"bits must be an integer with 1 <= 2d * bits <= {KEY_BITS}")
         if not float(low) < float(high):
             raise InputError(f"the attribute domain needs low < high, got [{low}, {high}]")
+        if int(block) != block or block < 2:
+            raise InputError(f"block must be an integer >= 2, got {block!r}")
         self.bits = int(bits)
         self.low, self.high = float(low), float(high)
         self.scan_limit = max(1, int(scan_limit))
@@ -97,13 +382,64 @@ class ZOrderIndex(CoveringIndex):
         self._off = np.where(np.arange(self.D) % 2 == 0, -self.high, self.low)
         self._w = 1 << np.arange(self.total - 1, -1, -1, dtype=np.int64).reshape(self.bits, self.D)
         self._shift = np.arange(self.bits - 1, -1, -1, dtype=np.int64)
-        self.sl = SortedList()
-        self._keys: list[int] = [0] * self.capacity
+        nb = 8
+        self.bkey = np.zeros((nb, int(block)), np.int64)
+        self.bslot = np.zeros((nb, int(block)), np.int64)
+        self.binfo = np.zeros((nb + 1, 4), np.int64)
+        self.binfo[:nb, FREE] = np.arange(nb - 1, -1, -1)
+        self.meta = np.array([0, nb, 0, self.bits, self.total, self.scan_limit], np.int64)
+        self.geo = np.concatenate([[self.high - self.low, self._scale], self._off])
+        self._stack = np.zeros((2 * self.total + 4, 5 + 2 * self.D), np.int64)
+        self._keys = np.zeros(self.capacity, np.int64)
+        self._cell = np.zeros(self.D, np.int64)
         self._out = np.empty(self.capacity + 1, np.int64)
+        self._state()
+
+    def _state(self) -> None:
+        self.st = (
+            self.bkey,
+            self.bslot,
+            self.binfo,
+            self.meta,
+            self.geo,
+            self._stack,
+            self._keys,
+            self._cell,
+        )
+
+    def kernel_state(self) -> tuple:
+        return self.st
 
     def _grow(self, capacity: int) -> None:
-        self._keys += [0] * (capacity - len(self._keys))
+        keys = np.zeros(capacity, np.int64)
+        keys[: len(self._keys)] = self._keys
+        self._keys = keys
         self._out = np.empty(capacity + 1, np.int64)
+        self._state()
+
+    def make_room(self, code: int) -> None:
+        """Double the block table (``zo_room`` found no free block id)."""
+        if code != MORE_IDS:
+            raise ValueError(f"unknown Z-order room code {code}")
+        old = len(self.bkey)
+        bkey = np.zeros((2 * old, self.bkey.shape[1]), np.int64)
+        bkey[:old] = self.bkey
+        bslot = np.zeros_like(bkey)
+        bslot[:old] = self.bslot
+        binfo = np.zeros((2 * old + 1, 4), np.int64)
+        binfo[: old + 1, :FREE] = self.binfo[:, :FREE]
+        c = self.meta[NFREE]
+        binfo[:old, FREE] = np.arange(2 * old - 1, old - 1, -1)
+        binfo[old : old + c, FREE] = self.binfo[:c, FREE]
+        self.meta[NFREE] = old + c
+        self.bkey, self.bslot, self.binfo = bkey, bslot, binfo
+        self._state()
+
+    def check_points(self, points: np.ndarray) -> None:
+        """Reject points outside the attribute domain (before a batch enters numba)."""
+        u = points - self._off
+        if (u < 0).any() or (u > self.high - self.low).any():
+            raise InputError(f"box outside the attribute domain [{self.low}, {self.high}]")
 
     def cells(self, point: np.ndarray) -> np.ndarray:
         """Cell coordinates of a point (unclamped: outside the domain gives -1 or 2**bits
@@ -114,68 +450,26 @@ class ZOrderIndex(CoveringIndex):
         return np.where(u == self.high - self.low, 2**self.bits - 1, c)
 
     def key(self, point: np.ndarray) -> int:
-        u = point - self._off
-        if (u < 0).any() or (u > self.high - self.low).any():
-            raise InputError(f"box outside the attribute domain [{self.low}, {self.high}]")
+        self.check_points(point)
         c = self.cells(point)
         b = (c[None, :] >> self._shift[:, None]) & 1
         return (1 << self.total) | int((b * self._w).sum())
 
+    def sorted_slots(self) -> np.ndarray:
+        """The indexed slots in ``(key, slot)`` order."""
+        nb = self.meta[NBLK]
+        parts = [self.bslot[b, : self.binfo[b, BSIZE]] for b in self.binfo[:nb, ORDER]]
+        return np.concatenate(parts) if parts else np.zeros(0, np.int64)
+
     def _insert(self, slot: int) -> None:
-        x = (self.key(self.P[slot]) << SLOT_BITS) | slot
-        self._keys[slot] = x
-        self.sl.add(x)
+        self.check_points(self.P[slot])
+        while (code := zo_room(self.st, self.P, slot)) != ROOM:
+            self.make_room(code)
+        zo_insert(self.st, self.P, slot)
 
     def _delete(self, slot: int) -> None:
-        self.sl.remove(self._keys[slot])
+        zo_delete(self.st, self.P, slot)
 
     def _query(self, q, qseq, k, up):
-        sl, D, total, top = self.sl, self.D, self.total, 2**self.bits - 1
-        cq = self.cells(q).tolist()
-        found: list[int] = []
-        nv = pc = 0
-        lead = 1 << total
-        # dimensions in which every cell already lies beyond q
-        strict0 = sum(1 for c in cq if c < 0) if up else sum(1 for c in cq if c > top)
-        stack = [(0, 0, 0, len(sl), [0] * D, [top] * D, strict0)]
-        P, seq, out = self.P, self.seq, self._out
-        while stack:
-            t, pre, i0, i1, A, B, s = stack.pop()
-            nv += 1
-            if i0 >= i1:
-                continue
-            if s == D:  # a maximal cell inside the query region
-                for x in sl.islice(i0, min(i1, i0 + k - len(found))):
-                    found.append(x & SLOT_MASK)
-                if len(found) == k:
-                    break
-                continue
-            if t == total or i1 - i0 <= self.scan_limit:
-                slots = np.fromiter((x & SLOT_MASK for x in sl.islice(i0, i1)), np.int64)
-                m, looked = _compare(P, seq, slots, q, qseq, up, k - len(found), out)
-                pc += looked
-                found.extend(out[:m].tolist())
-                if len(found) == k:
-                    break
-                continue
-            j = t % D
-            w = 1 << (self.bits - 1 - t // D)
-            rest = total - t - 1
-            im = sl.bisect_left((lead | (((pre << 1) | 1) << rest)) << SLOT_BITS)
-            A1 = A.copy()
-            A1[j] += w  # upper half in dimension j
-            B0 = B.copy()
-            B0[j] -= w  # lower half
-            lower = (t + 1, pre << 1, i0, im, A, B0)
-            upper = (t + 1, (pre << 1) | 1, im, i1, A1, B)
-            if up:
-                s1 = s + (1 if A1[j] > cq[j] >= A[j] else 0)
-                if B0[j] >= cq[j]:
-                    stack.append((*lower, s))
-                stack.append((*upper, s1))
-            else:
-                s0 = s + (1 if B0[j] < cq[j] <= B[j] else 0)
-                if A1[j] <= cq[j]:
-                    stack.append((*upper, s))
-                stack.append((*lower, s0))
-        return np.array(found, np.int64), nv, pc
+        found, nv, pc = zo_query(self.st, self.P, self.seq, q, qseq, k, up, self._out)
+        return self._out[:found].copy(), int(nv), int(pc)

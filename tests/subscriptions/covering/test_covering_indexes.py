@@ -15,7 +15,11 @@ from cnsim.subscriptions.covering import ALL, INDEXES, box_points, brute_coverin
 PARAMS = {
     "naive": [{}],
     "kdtree": [{"overflow": 4, "underflow": 1}, {"overflow": 2, "underflow": 1}, {}],
-    "zorder": [{"bits": 2, "low": 0, "high": 7}, {"bits": 3, "low": 0, "high": 7, "scan_limit": 1}],
+    "zorder": [
+        {"bits": 2, "low": 0, "high": 7, "block": 2},
+        {"bits": 3, "low": 0, "high": 7, "scan_limit": 1, "block": 3},
+        {"low": 0, "high": 7},
+    ],
 }
 CASES = [(name, i) for name in sorted(INDEXES) for i in range(len(PARAMS.get(name, [{}])))]
 

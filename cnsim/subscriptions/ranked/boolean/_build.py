@@ -1,5 +1,7 @@
-"""numba helpers of BE*-tree construction: the exhaustive split in O(n log n) and the
-gathers of the bulk (BE*-B) path.
+"""numba helpers of BE*-tree construction: the exhaustive split in O(n log n), the
+gathers of the bulk (BE*-B) path, and the whole BE*-B build as a node-table builder
+(:func:`build_tables`, :func:`boxes`; seed 002 §IV-V, Algorithms 4 and 5, applied
+top-down to a batch).
 
 ``exhaustive(lo, hi, alpha)`` gives exactly the split of the plain definition
 (``tests/.../test_betree_build.py`` holds the O(n^2) reference): for every cut I in
@@ -55,6 +57,31 @@ def union_length3(a0, b0, a1, b1, a2, b2):
             cb = max(cb, B[t])
     total += cb - ca
     return total
+
+
+@numba.njit(cache=True)
+def argsort_int(keys):
+    """``np.argsort(keys, kind="mergesort")`` (stable) for integer keys: a counting sort
+    when their range is at most a few times their number (attribute ids), else the
+    merge sort (numba's is several times slower than numpy's)."""
+    n = keys.size
+    if n == 0:
+        return np.empty(0, np.int64)
+    lo = keys.min()
+    span = keys.max() - lo + 1
+    if span > max(1024, 4 * n):
+        return np.argsort(keys, kind="mergesort")
+    count = np.zeros(span + 1, np.int64)
+    for t in range(n):
+        count[keys[t] - lo + 1] += 1
+    for v in range(span):
+        count[v + 1] += count[v]
+    out = np.empty(n, np.int64)
+    for t in range(n):
+        v = keys[t] - lo
+        out[count[v]] = t
+        count[v] += 1
+    return out
 
 
 @numba.njit(cache=True)
@@ -237,7 +264,7 @@ def summary(s_start, s_end, p_attr, p_w, ids):
             at[m] = p_attr[j]
             w[m] = p_w[j]
             m += 1
-    o = np.argsort(at, kind="mergesort")
+    o = argsort_int(at)
     ka = np.empty(m, np.int64)
     kw = np.empty(m)
     u = -1
@@ -271,7 +298,7 @@ def partition_plan(s_start, s_end, p_attr, ids, used, cap):
         for q in range(ptr[t], ptr[t + 1]):
             pa[q] = p_attr[a + q - ptr[t]]
             own[q] = t
-    o = np.argsort(pa, kind="mergesort")
+    o = argsort_int(pa)
     inv = np.empty(m, np.int64)
     uniq = np.empty(m, np.int64)
     gstart = np.empty(m + 1, np.int64)
@@ -326,3 +353,320 @@ def partition_plan(s_start, s_end, p_attr, ids, used, cap):
             rest[r] = ids[t]
             r += 1
     return out_attr[:g], out_ptr[: g + 1], members[:w], rest, capped
+
+
+# --------------------------------------------------- the node-table builder (BE*-B)
+
+
+@numba.njit(cache=True)
+def _to_array(lst):
+    out = np.empty(len(lst), np.int64)
+    for t in range(len(lst)):
+        out[t] = lst[t]
+    return out
+
+
+@numba.njit(cache=True)
+def _to_farray(lst):
+    out = np.empty(len(lst), np.float64)
+    for t in range(len(lst)):
+        out[t] = lst[t]
+    return out
+
+
+@numba.njit(cache=True)
+def approximate(lo, hi, alpha):
+    """split_apx (``BEStarTree._approximate``): left takes intervals by ascending upper
+    bound, right by descending lower bound, each while disjoint from the other."""
+    n = lo.size
+    up = _lexorder(lo, hi)
+    down = _lexorder(-hi, -lo)
+    side = np.ones(n, np.int64)
+    llo = INF
+    rlo = INF
+    lhi = -INF
+    rhi = -INF
+    for t in range(n):
+        x = up[t]
+        if side[x] == 1:
+            nlo, nhi = min(llo, lo[x]), max(lhi, hi[x])
+            if nhi < rlo or nlo > rhi:
+                side[x] = 0
+                llo, lhi = nlo, nhi
+        y = down[t]
+        if side[y] == 1:
+            nlo, nhi = min(rlo, lo[y]), max(rhi, hi[y])
+            if nhi < llo or nlo > lhi:
+                side[y] = 2
+                rlo, rhi = nlo, nhi
+    nl = 0
+    nr = 0
+    for t in range(n):
+        nl += side[t] == 0
+        nr += side[t] == 2
+    return side, nl >= alpha and nr >= alpha
+
+
+@numba.njit(cache=True)
+def split(lo, hi, alpha_share, exhaustive_split):
+    """``BEStarTree._split``: the data split (exhaustive or approximate; the space split
+    when neither exists), then the insertion rule (what a child's bound encloses goes to
+    that child).  Side 0 left, 1 overlapping, 2 right."""
+    n = lo.size
+    alpha = max(1, int(np.ceil(alpha_share * n)))
+    ok = False
+    side = np.ones(n, np.int64)
+    if n >= 2 * alpha:
+        if exhaustive_split:
+            side, ok = exhaustive(lo, hi, alpha)
+        else:
+            side, ok = approximate(lo, hi, alpha)
+    if not ok:  # split_spaceClustering at the centre of the finite endpoints
+        side = np.ones(n, np.int64)
+        fmin, fmax, seen = INF, -INF, False
+        for t in range(n):
+            for v in (lo[t], hi[t]):
+                if np.isfinite(v):
+                    seen = True
+                    fmin, fmax = min(fmin, v), max(fmax, v)
+        if seen:
+            s = (fmin + fmax) / 2
+            for t in range(n):
+                if hi[t] < s:
+                    side[t] = 0
+                elif lo[t] > s:
+                    side[t] = 2
+    for s in range(0, 3, 2):
+        blo, bhi, any_ = INF, -INF, False
+        for t in range(n):
+            if side[t] == s:
+                any_ = True
+                blo, bhi = min(blo, lo[t]), max(bhi, hi[t])
+        if any_:
+            for t in range(n):
+                if side[t] == 1 and lo[t] >= blo and hi[t] <= bhi:
+                    side[t] = s
+    return side
+
+
+@numba.njit(cache=True)
+def build_tables(s_start, s_end, p_attr, p_lo, p_hi, p_w, ids, A, alpha_share, exh):
+    """BE*-B (``BEStarTree._bulk``) for an empty, non-rigid tree, entirely in numba:
+    the same Algorithms 4 and 5 applied top-down to the batch, nodes numbered in the
+    order the Python build creates them (its recursion replayed on one explicit stack),
+    then the boxes bottom-up.  Returns the node tables (see ``BEStarTree._load``)."""
+    # c-nodes (0: the root), their l-nodes and weight summaries
+    cn_bucket, cn_cap, cn_sum = [-1], [A], [0]
+    leaf_start, leaf_len, leaf_pool = [0], [0], [0]
+    leaf_pool.pop()
+    n_sums = 1
+    sum_of, sum_start, sum_len = [0], [0], [0]  # per summary set: its id, where, how many
+    sum_attr, sum_w = [0], [0.0]
+    sum_attr.pop()
+    sum_w.pop()
+    sum_of.pop()
+    sum_start.pop()
+    sum_len.pop()
+    # p-nodes, with their partition dims (the path's attributes), and p-directories
+    pn_attr, pn_cnode, pn_count, pn_root, pn_sum = [0], [0], [0], [0], [0]
+    pn_dstart, pn_dlen, dims_pool = [0], [0], [0]
+    pd_c, pd_attr, pd_p = [0], [0], [0]
+    for lst in (pn_attr, pn_cnode, pn_count, pn_root, pn_sum, pn_dstart, pn_dlen, dims_pool,
+                pd_c, pd_attr, pd_p):  # fmt: skip
+        lst.pop()
+    # buckets
+    bk_parent, bk_left, bk_right, bk_cnode, bk_pnode = [0], [0], [0], [0], [0]
+    for lst in (bk_parent, bk_left, bk_right, bk_cnode, bk_pnode):
+        lst.pop()
+    # the work stack: (kind, node, attr, ids); kinds: 0 partition c-node, 1 new p-node
+    # of c-node ``node`` on ``attr`` then cluster it, 2 cluster bucket ``node``
+    st_kind, st_node, st_attr, st_ids = [0], [0], [0], [ids]
+    while len(st_kind):
+        kind, node, attr, arr = st_kind.pop(), st_node.pop(), st_attr.pop(), st_ids.pop()
+        if kind == 2:
+            b = node
+            c = bk_cnode[b]
+            if arr.size > cn_cap[c]:
+                p = bk_pnode[b]
+                lo = gather(s_start, s_end, p_attr, p_lo, arr, pn_attr[p])
+                hi = gather(s_start, s_end, p_attr, p_hi, arr, pn_attr[p])
+                side = split(lo, hi, alpha_share, exh)
+                kids = np.empty(2, np.int64)
+                for j in range(2):  # new buckets L, R (each with its c-node)
+                    nb = len(bk_parent)
+                    kids[j] = nb
+                    bk_parent.append(b)
+                    bk_left.append(-1)
+                    bk_right.append(-1)
+                    bk_pnode.append(p)
+                    bk_cnode.append(len(cn_bucket))
+                    cn_bucket.append(nb)
+                    cn_cap.append(A)
+                    cn_sum.append(n_sums)
+                    n_sums += 1
+                    leaf_start.append(0)
+                    leaf_len.append(0)
+                bk_left[b], bk_right[b] = kids[0], kids[1]
+                # L, then R, then the overlap's partition on top: the partition runs
+                # first, then R's subtree, then L's (the Python build's order)
+                for j in range(3):
+                    st_kind.append(2 if j < 2 else 0)
+                    st_node.append(kids[j] if j < 2 else c)
+                    st_attr.append(0)
+                    st_ids.append(arr[side == 2 * j if j < 2 else side == 1])
+                continue
+            kind, node = 3, c  # an l-node: set below
+        if kind == 1:
+            c = node
+            p = len(pn_attr)
+            pn_attr.append(attr)
+            pn_cnode.append(c)
+            pn_count.append(arr.size)
+            pn_sum.append(n_sums)
+            sid = n_sums
+            n_sums += 1
+            ka, kw = summary(s_start, s_end, p_attr, p_w, arr)
+            sum_of.append(sid)
+            sum_start.append(len(sum_attr))
+            sum_len.append(ka.size)
+            for t in range(ka.size):
+                sum_attr.append(ka[t])
+                sum_w.append(kw[t])
+            pn_dstart.append(len(dims_pool))
+            if c:
+                q = bk_pnode[cn_bucket[c]]
+                for t in range(pn_dstart[q], pn_dstart[q] + pn_dlen[q]):
+                    dims_pool.append(dims_pool[t])
+                pn_dlen.append(pn_dlen[q] + 1)
+            else:
+                pn_dlen.append(1)
+            dims_pool.append(attr)
+            b = len(bk_parent)  # its root bucket and the bucket's c-node
+            bk_parent.append(-1)
+            bk_left.append(-1)
+            bk_right.append(-1)
+            bk_pnode.append(p)
+            bk_cnode.append(len(cn_bucket))
+            cn_bucket.append(b)
+            cn_cap.append(A)
+            cn_sum.append(n_sums)
+            n_sums += 1
+            leaf_start.append(0)
+            leaf_len.append(0)
+            pn_root.append(b)
+            pd_c.append(c)
+            pd_attr.append(attr)
+            pd_p.append(p)
+            st_kind.append(2)
+            st_node.append(b)
+            st_attr.append(0)
+            st_ids.append(arr)
+            continue
+        c = node
+        rest = arr
+        if kind == 0 and arr.size > cn_cap[c]:
+            if c:
+                q = bk_pnode[cn_bucket[c]]
+                used = np.empty(pn_dlen[q], np.int64)
+                for t in range(pn_dlen[q]):
+                    used[t] = dims_pool[pn_dstart[q] + t]
+                used = np.sort(used)
+            else:
+                used = np.empty(0, np.int64)
+            attrs, gptr, members, rest, capped = partition_plan(
+                s_start, s_end, p_attr, arr, used, cn_cap[c]
+            )
+            for g in range(attrs.size - 1, -1, -1):  # the first group on top
+                st_kind.append(1)
+                st_node.append(c)
+                st_attr.append(attrs[g])
+                st_ids.append(members[gptr[g] : gptr[g + 1]].copy())
+            if capped:
+                cn_cap[c] = max(A, 2 * rest.size)
+        leaf_start[c] = len(leaf_pool)
+        leaf_len[c] = rest.size
+        for t in range(rest.size):
+            leaf_pool.append(rest[t])
+        ka, kw = summary(s_start, s_end, p_attr, p_w, rest)
+        sum_of.append(cn_sum[c])
+        sum_start.append(len(sum_attr))
+        sum_len.append(ka.size)
+        for t in range(ka.size):
+            sum_attr.append(ka[t])
+            sum_w.append(kw[t])
+    out_cn = (
+        _to_array(cn_bucket),
+        _to_array(cn_cap),
+        _to_array(cn_sum),
+        _to_array(leaf_start),
+        _to_array(leaf_len),
+        _to_array(leaf_pool),
+    )
+    out_pn = (
+        _to_array(pn_attr),
+        _to_array(pn_cnode),
+        _to_array(pn_count),
+        _to_array(pn_root),
+        _to_array(pn_sum),
+        _to_array(pn_dstart),
+        _to_array(pn_dlen),
+        _to_array(dims_pool),
+    )
+    out_pd = (_to_array(pd_c), _to_array(pd_attr), _to_array(pd_p))
+    out_bk = (
+        _to_array(bk_parent),
+        _to_array(bk_left),
+        _to_array(bk_right),
+        _to_array(bk_cnode),
+        _to_array(bk_pnode),
+    )
+    out_sum = (
+        n_sums,
+        _to_array(sum_of),
+        _to_array(sum_start),
+        _to_array(sum_len),
+        _to_array(sum_attr),
+        _to_farray(sum_w),
+    )
+    return out_cn, out_pn, out_pd, out_bk, out_sum
+
+
+@numba.njit(cache=True)
+def boxes(s_start, s_end, p_attr, p_lo, p_hi, leaf_start, leaf_len, leaf_pool, pd_ptr,
+          pd_p, pn_root, pn_dstart, pn_dlen, dims_pool, bk_left, bk_right, bk_cnode,
+          bk_pnode):  # fmt: skip
+    """Every bucket's box over its path's attributes — its c-node's (``own``: the
+    l-node's expressions and the root buckets of its p-nodes) and its subtree's
+    (``total``: own and both children) — bottom-up (``_recompute_own`` /
+    ``_recompute_total``). Rows of bucket b: ``ptr[b]:ptr[b + 1]``."""
+    nb = bk_cnode.size
+    ptr = np.zeros(nb + 1, np.int64)
+    for b in range(nb):
+        ptr[b + 1] = ptr[b] + pn_dlen[bk_pnode[b]]
+    own = np.empty((ptr[nb], 2))
+    total = np.empty((ptr[nb], 2))
+    own[:, 0] = INF
+    own[:, 1] = -INF
+    for b in range(nb - 1, -1, -1):  # children are created after their parents
+        c = bk_cnode[b]
+        p = bk_pnode[b]
+        k = pn_dlen[p]
+        box = own[ptr[b] : ptr[b + 1]]
+        if leaf_len[c]:
+            union_box(s_start, s_end, p_attr, p_lo, p_hi,
+                      leaf_pool[leaf_start[c] : leaf_start[c] + leaf_len[c]],
+                      dims_pool[pn_dstart[p] : pn_dstart[p] + k], box)  # fmt: skip
+        for t in range(pd_ptr[c], pd_ptr[c + 1]):
+            r = ptr[pn_root[pd_p[t]]]
+            for d in range(k):
+                box[d, 0] = min(box[d, 0], total[r + d, 0])
+                box[d, 1] = max(box[d, 1], total[r + d, 1])
+        tot = total[ptr[b] : ptr[b + 1]]
+        tot[:, :] = box
+        for ch in (bk_left[b], bk_right[b]):
+            if ch >= 0:
+                r = ptr[ch]
+                for d in range(k):
+                    tot[d, 0] = min(tot[d, 0], total[r + d, 0])
+                    tot[d, 1] = max(tot[d, 1], total[r + d, 1])
+    return ptr, own, total

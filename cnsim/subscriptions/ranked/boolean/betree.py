@@ -114,6 +114,18 @@ class Slab:
             p[s : s + n] = array(p.typecode, c)
         self.length[lst] = n
 
+    @classmethod
+    def from_csr(cls, start, length, *pools) -> Slab:
+        """Lists ``pools[k][start[l]:start[l] + length[l]]`` (numpy columns), each with
+        exactly its room."""
+        slab = cls(*("q" if np.asarray(p).dtype.kind in "iu" else "d" for p in pools))
+        slab.pools = [array(q.typecode, np.ascontiguousarray(p).tobytes())
+                      for q, p in zip(slab.pools, pools, strict=True)]  # fmt: skip
+        slab.start = array("q", np.asarray(start, np.int64).tobytes())
+        slab.length = array("q", np.asarray(length, np.int64).tobytes())
+        slab.room = array("q", np.asarray(length, np.int64).tobytes())
+        return slab
+
     def col(self, lst: int, k: int = 0):
         s = self.start[lst]
         return self.pools[k][s : s + self.length[lst]]
@@ -273,6 +285,7 @@ class BEStarTree(BooleanIndex):
 
     name: ClassVar[str] = "betree_star"
     rigid: ClassVar[bool] = False  # BE-tree: grid cells instead of data clustering
+    numba_bulk: ClassVar[bool] = True  # BE*-B in numba (False: the Python build)
     prune: ClassVar[bool] = True  # top-k upper-bound pruning of l-nodes and p-nodes
 
     def __init__(
@@ -443,7 +456,8 @@ class BEStarTree(BooleanIndex):
         self._views = None
         need = self._store.n - len(self.sub_cnode)
         if need > 0:
-            self.sub_cnode.frombytes(np.full(need, -1, np.int64).tobytes())
+            # _grown: a numpy view of the array may still be alive (BufferError)
+            self.sub_cnode = _grown(self.sub_cnode, np.full(need, -1, np.int64).tobytes())
         if self.bulk and len(ids) > 1 and not len(self.pn_attr) and not self._leaf.length[0]:
             self._bulk(np.asarray(ids, np.int64))  # an empty tree: BE*-B
             return
@@ -458,12 +472,72 @@ class BEStarTree(BooleanIndex):
         p-node, clustering splits every overflowing bucket, the overlap bucket is
         partitioned, and so on down; bounds and boxes are computed bottom-up at the
         end.  (Insertion reaches a structure of the same kind, one expression at a
-        time, so its ranks and splits see only the expressions inserted so far.)"""
+        time, so its ranks and splits see only the expressions inserted so far.)
+        The BE*-tree builds in numba (:meth:`_load`, the same tree node for node); the
+        rigid BE-tree, and ``numba_bulk = False``, in Python below."""
+        if not self.rigid and self.numba_bulk:
+            self._load(ids)
+            return
         self._bulk_partition(0, ids)
         if not self.rigid:
             for b in range(len(self.bk_lo) - 1, -1, -1):  # children before parents
                 self._recompute_own(self.bk_cnode[b])
                 self._recompute_total(b)
+
+    def _load(self, ids: np.ndarray) -> None:
+        """BE*-B in numba (:func:`_build.build_tables`, :func:`_build.boxes`): the same
+        tree as the Python build, node for node, loaded into the tables."""
+        st = self._store
+        cols = (st.s_start, st.s_end, st.p_attr)
+        cn, pn, pd, bk, sm = B.build_tables(
+            *cols, st.p_lo, st.p_hi, st.p_w, ids, self.A, self.alpha, self.split == "exhaustive"
+        )
+        cn_bucket, cn_cap, cn_sum, leaf_start, leaf_len, leaf_pool = cn
+        pn_attr, pn_cnode, pn_count, pn_root, pn_sum, pn_dstart, pn_dlen, dims_pool = pn
+        pd_c, pd_attr, pd_p = pd
+        bk_parent, bk_left, bk_right, bk_cnode, bk_pnode = bk
+        n_sums, sum_of, sum_start, sum_len, sum_attr, sum_w = sm
+        nc = len(cn_bucket)
+        order = np.lexsort((pd_attr, pd_c))
+        pd_ptr = np.zeros(nc + 1, np.int64)
+        np.cumsum(np.bincount(pd_c, minlength=nc), out=pd_ptr[1:])
+        ptr, own, total = B.boxes(
+            *cols, st.p_lo, st.p_hi, leaf_start, leaf_len, leaf_pool, pd_ptr, pd_p[order],
+            pn_root, pn_dstart, pn_dlen, dims_pool, bk_left, bk_right, bk_cnode, bk_pnode,
+        )  # fmt: skip
+        self._leaf = Slab.from_csr(leaf_start, leaf_len, leaf_pool)
+        self._pdir = Slab.from_csr(pd_ptr[:-1], np.diff(pd_ptr), pd_attr[order], pd_p[order])
+        s_start, s_len = np.zeros(n_sums, np.int64), np.zeros(n_sums, np.int64)
+        s_start[sum_of], s_len[sum_of] = sum_start, sum_len
+        self._sum = Slab.from_csr(s_start, s_len, sum_attr, sum_w)
+
+        def q(a):
+            return array("q", np.asarray(a, np.int64).tobytes())
+
+        self.cn_sum, self.cn_bucket, self.cn_cap = q(cn_sum), q(cn_bucket), q(cn_cap)
+        self.pn_attr, self.pn_root, self.pn_cnode = q(pn_attr), q(pn_root), q(pn_cnode)
+        self.pn_count, self.pn_sum = q(pn_count), q(pn_sum)
+        dims = [
+            tuple(dims_pool[a : a + n].tolist())
+            for a, n in zip(pn_dstart.tolist(), pn_dlen.tolist(), strict=True)
+        ]
+        self.pn_dims = dims
+        last = ptr[1:] - 1
+        self.bk_lo, self.bk_hi = array("d", total[last, 0]), array("d", total[last, 1])
+        self.bk_olo, self.bk_ohi = array("d", own[last, 0]), array("d", own[last, 1])
+        self.bk_left, self.bk_right, self.bk_parent = q(bk_left), q(bk_right), q(bk_parent)
+        self.bk_cnode, self.bk_pnode = q(bk_cnode), q(bk_pnode)
+        self.bk_split = array("b", (bk_left >= 0).astype(np.int8).tobytes())
+        nb = len(bk_parent)
+        self.bk_box = [total[ptr[b] : ptr[b + 1]] for b in range(nb)]
+        self.bk_cell = [(0.0, 0.0)] * nb
+        self.cn_box = [None] + [own[ptr[b] : ptr[b + 1]] for b in cn_bucket[1:].tolist()]
+        frozen = [frozenset(d) for d in dims]
+        self.cn_used = [frozenset()] + [frozen[p] for p in bk_pnode[cn_bucket[1:]].tolist()]
+        sub = np.array(self.sub_cnode, np.int64)  # a copy: no view of the table outlives this
+        owner, at = B.expand(leaf_start, leaf_len)
+        sub[leaf_pool[at]] = owner
+        self.sub_cnode = q(sub)
 
     def _bulk_leaf(self, c: int, ids: np.ndarray) -> None:
         self._leaf.set(c, ids)

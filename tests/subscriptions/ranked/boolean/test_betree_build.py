@@ -138,3 +138,65 @@ def test_bulk_matches_dynamic_answers():
     b = REGISTRY["betree_star"](subs, match_probability=w["match_prob"], bulk=False)
     np.testing.assert_array_equal(a.top_k_batch(events, 5), b.top_k_batch(events, 5))
     np.testing.assert_array_equal(a.count_batch(events), b.count_batch(events))
+
+
+def _tables_equal(a, b) -> None:
+    """Two BE*-trees hold the same nodes, numbered alike, with the same contents."""
+    assert a.stats() == b.stats()
+    tables = ("cn_sum", "cn_bucket", "cn_cap", "pn_attr", "pn_root", "pn_cnode", "pn_count",
+              "pn_sum", "bk_lo", "bk_hi", "bk_olo", "bk_ohi", "bk_left", "bk_right",
+              "bk_parent", "bk_cnode", "bk_pnode", "bk_split", "sub_cnode")  # fmt: skip
+    for name in tables:
+        np.testing.assert_array_equal(np.asarray(getattr(a, name)), np.asarray(getattr(b, name)))
+    assert a.pn_dims == b.pn_dims and a.cn_used == b.cn_used and a.bk_cell == b.bk_cell
+    for c in range(len(a.cn_bucket)):
+        for slab in ("_leaf", "_pdir"):
+            sa, sb = getattr(a, slab), getattr(b, slab)
+            for k in range(len(sa.pools)):
+                assert list(sa.col(c, k)) == list(sb.col(c, k)), (slab, c)
+    for lst in range(len(a._sum.start)):
+        for k in (0, 1):
+            assert list(a._sum.col(lst, k)) == list(b._sum.col(lst, k))
+    for x, y in (*zip(a.bk_box, b.bk_box, strict=True), *zip(a.cn_box, b.cn_box, strict=True)):
+        assert (x is None and y is None) or np.array_equal(x, y)
+
+
+def _python_bulk(cls, subs, **kw):
+    ix = cls(**kw)
+    ix.numba_bulk = False  # the Python build, the reference
+    ix.insert_many(subs)
+    return ix
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    subs=st.lists(expression(max_size=5), min_size=2, max_size=150),
+    cap=st.sampled_from([1, 2, 3, 5]),
+    split=st.sampled_from(["exhaustive", "approximate"]),
+)
+def test_numba_bulk_builds_the_python_tree(subs, cap, split):
+    cls = REGISTRY["betree_star"]
+    kw = {"leaf_capacity": cap, "split": split}
+    _tables_equal(cls(subs, **kw), _python_bulk(cls, subs, **kw))
+
+
+def test_numba_bulk_builds_the_python_tree_on_the_bench_workload():
+    from cnsim.bench.betree import workload
+
+    cls = REGISTRY["betree_star"]
+    for dist, split in (("uniform", "exhaustive"), ("zipf", "approximate")):
+        subs, events, w = workload(5, 30, n=2500, dist=dist)
+        kw = {"match_probability": w["match_prob"], "split": split}
+        a, b = cls(subs, **kw), _python_bulk(cls, subs, **kw)
+        _tables_equal(a, b)
+        assert a.stats()["max_partition_depth"] > 1  # deep enough to mean something
+        np.testing.assert_array_equal(a.top_k_batch(events, 5), b.top_k_batch(events, 5))
+
+
+@settings(max_examples=60, deadline=None)
+@given(keys=st.lists(st.one_of(st.integers(-5, 40), st.integers(-(2**40), 2**40)), max_size=300))
+def test_argsort_int_is_the_stable_sort(keys):
+    from cnsim.subscriptions.ranked.boolean._build import argsort_int
+
+    a = np.array(keys, np.int64)
+    np.testing.assert_array_equal(argsort_int(a), np.argsort(a, kind="stable"))

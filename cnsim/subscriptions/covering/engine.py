@@ -1,0 +1,316 @@
+"""The G_k command loop of seed 001 §III-C in numba, over columnar arrays.
+
+One call runs a batch of commands (subscribe / unsubscribe) against one relation graph
+``G_k`` and its covering index, without returning to Python between commands; the
+graph's Python API (:class:`cnsim.subscriptions.covering.graph.GkGraph`) runs every
+single command through the same loop, so there is one implementation.
+
+Notation (seed 001 §III): ``S`` the live subscriptions, ``cov_k(S, s)`` up to ``k``
+of them covering ``s``; an edge ``t -> s`` says ``t`` covers ``s``; a subscription
+is forwarded iff it had no in-edge when last examined.
+
+* subscribe ``s``: ``C <- cov_k(S, s)`` (before ``s`` enters the index), insert ``s``,
+  add the in-edges ``C -> s``; forward ``s`` iff ``C`` is empty.
+* unsubscribe ``s``: delete ``s`` from the index, drop its in-edges and out-edges;
+  every former out-neighbour left without an in-edge (an *orphan*) is queried again,
+  in increasing slot order, and forwarded if still uncovered.
+
+Graph arrays, by slot (``cap`` slots, ``k`` in-edges at most per node):
+
+* ``gs[slot] = (indegree, outdegree, first out-edge, examined, forwarded, sid)``;
+* ``inn[slot, :indegree]``: the in-neighbours in the order they were found;
+* edge ``e = slot * k + j`` is ``inn[slot, j] -> slot``; ``ed[e] = (next, previous)``
+  threads it into its source's doubly linked out-list, so that dropping a node costs
+  its degree, not a search;
+* ``free[:gm[NFREE]]``: a stack of free slots (a freed slot is reused first, as the
+  Python reference does); ``gm`` the counters (see the names below).
+
+The covering index is reached through ``ix_room``, ``ix_insert``, ``ix_delete`` and
+``ix_query``, dispatched at compile time on its ``kernel_state()`` tuple (k-d tree,
+naive scan or Z-order), so the loop compiles once per index and is cached.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+from numba.extending import overload
+
+from cnsim.subscriptions.covering.kdtree import kd_delete, kd_insert, kd_query, kd_room
+from cnsim.subscriptions.covering.naive import naive_delete, naive_insert, naive_query
+from cnsim.subscriptions.covering.zorder import zo_delete, zo_insert, zo_query, zo_room
+
+SUB, UNSUB = 0, 1
+# gs columns
+INDEG, OUTDEG, OHEAD, EXAMINED, FWD, SID = range(6)
+NEXT, PREV = 0, 1
+# gm entries: free slots, next never-used slot, arrival counter, live points; the
+# latest query's nodes and comparisons; then, counted per call (``gm[QS:]`` zeroed by
+# the caller): covering queries / nodes visited / point comparisons on subscribe and
+# on unsubscribe, re-forwarded entries written
+(NFREE, FRESH, SEQ, NLIVE, LAST_NV, LAST_PC, QS, NVS, PCS, QU, NVU, PCU, NRF) = range(13)
+GM_SIZE = 13
+# return codes beyond the index's own (1..9)
+DONE, NEED_SLOTS, NEED_RF, BAD_UNSUB = 0, 10, 11, 12
+
+# kernel_state() tuple lengths: the k-d tree, the naive scan, the Z-order index
+KD_STATE, NAIVE_STATE, ZO_STATE = 11, 3, 8
+
+
+def ix_room(st, P, s):  # pragma: no cover - numba overload below
+    raise NotImplementedError
+
+
+def ix_insert(st, P, s):  # pragma: no cover
+    raise NotImplementedError
+
+
+def ix_delete(st, P, s):  # pragma: no cover
+    raise NotImplementedError
+
+
+def ix_query(st, P, seq, q, qseq, k, up, out):  # pragma: no cover
+    raise NotImplementedError
+
+
+def _kind(st) -> int:
+    return len(st.types)
+
+
+@numba.njit(cache=True)
+def _no_room(st, P, s):
+    return 0
+
+
+@overload(ix_room)
+def _ol_room(st, P, s):
+    n = _kind(st)
+    if n == KD_STATE:
+        return lambda st, P, s: kd_room(st, P, s)
+    if n == ZO_STATE:
+        return lambda st, P, s: zo_room(st, P, s)
+    if n == NAIVE_STATE:
+        return lambda st, P, s: _no_room(st, P, s)
+    return None
+
+
+@overload(ix_insert)
+def _ol_insert(st, P, s):
+    n = _kind(st)
+    if n == KD_STATE:
+        return lambda st, P, s: kd_insert(st, P, s)
+    if n == ZO_STATE:
+        return lambda st, P, s: zo_insert(st, P, s)
+    if n == NAIVE_STATE:
+        return lambda st, P, s: naive_insert(st, P, s)
+    return None
+
+
+@overload(ix_delete)
+def _ol_delete(st, P, s):
+    n = _kind(st)
+    if n == KD_STATE:
+        return lambda st, P, s: kd_delete(st, P, s)
+    if n == ZO_STATE:
+        return lambda st, P, s: zo_delete(st, P, s)
+    if n == NAIVE_STATE:
+        return lambda st, P, s: naive_delete(st, P, s)
+    return None
+
+
+@overload(ix_query)
+def _ol_query(st, P, seq, q, qseq, k, up, out):
+    n = _kind(st)
+    if n == KD_STATE:
+        return lambda st, P, seq, q, qseq, k, up, out: kd_query(st, P, seq, q, qseq, k, up, out)
+    if n == ZO_STATE:
+        return lambda st, P, seq, q, qseq, k, up, out: zo_query(st, P, seq, q, qseq, k, up, out)
+    if n == NAIVE_STATE:
+        return lambda st, P, seq, q, qseq, k, up, out: naive_query(st, P, seq, q, qseq, k, up, out)
+    return None
+
+
+@numba.njit(cache=True, inline="always")
+def _link(gs, inn, ed, k, src, dst):
+    """Append the edge ``src -> dst``."""
+    j = gs[dst, INDEG]
+    inn[dst, j] = src
+    gs[dst, INDEG] = j + 1
+    e = dst * k + j
+    h = gs[src, OHEAD]
+    ed[e, NEXT] = h
+    ed[e, PREV] = -1
+    if h >= 0:
+        ed[h, PREV] = e
+    gs[src, OHEAD] = e
+    gs[src, OUTDEG] += 1
+
+
+@numba.njit(cache=True, inline="always")
+def _unthread(gs, ed, src, e):
+    """Take edge ``e`` out of ``src``'s out-list."""
+    n = ed[e, NEXT]
+    p = ed[e, PREV]
+    if p >= 0:
+        ed[p, NEXT] = n
+    else:
+        gs[src, OHEAD] = n
+    if n >= 0:
+        ed[n, PREV] = p
+    gs[src, OUTDEG] -= 1
+
+
+@numba.njit(cache=True)
+def _remove_in_edge(gs, inn, ed, k, c, j):
+    """Remove in-edge ``j`` of ``c`` (its source's out-list is the caller's), keeping
+    the order of the others: each later edge moves down one position."""
+    n = gs[c, INDEG]
+    for t in range(j + 1, n):
+        e = c * k + t
+        f = e - 1
+        src = inn[c, t]
+        nx = ed[e, NEXT]
+        pv = ed[e, PREV]
+        ed[f, NEXT] = nx
+        ed[f, PREV] = pv
+        if pv >= 0:
+            ed[pv, NEXT] = f
+        else:
+            gs[src, OHEAD] = f
+        if nx >= 0:
+            ed[nx, PREV] = f
+        inn[c, t - 1] = src
+    gs[c, INDEG] = n - 1
+
+
+@numba.njit(cache=True)
+def gk_run(
+    ist,
+    P,
+    seq,
+    alive,
+    gs,
+    inn,
+    ed,
+    free,
+    gm,
+    k,
+    op,
+    ref,
+    sids,
+    pts,
+    i0,
+    cmd_slot,
+    fwd_out,
+    rf_ptr,
+    rf_buf,
+    kids,
+    out,
+):
+    """Run commands ``i0..`` of ``op``; returns ``(i, code)``: ``code == DONE`` when all
+    ran, else command ``i`` did not start and needs what ``code`` names (Python grows
+    it and calls again from ``i``).  ``ref[i]``: for a subscribe, its row of ``pts``;
+    for an unsubscribe, the slot, or ``-(j + 1)`` for the subscribe command ``j`` of
+    this batch.  Writes ``cmd_slot[i]`` (the slot a subscribe took), ``fwd_out[i]``
+    and the re-forwarded ``(slot, sid)`` pairs of unsubscribe ``i`` at
+    ``rf_buf[rf_ptr[i]:rf_ptr[i + 1]]``."""
+    D = P.shape[1]
+    for i in range(i0, op.shape[0]):
+        rf_ptr[i] = gm[NRF]
+        if op[i] == SUB:
+            if gm[NFREE] > 0:
+                slot = free[gm[NFREE] - 1]
+            else:
+                slot = gm[FRESH]
+                if slot >= P.shape[0]:
+                    return i, NEED_SLOTS
+            r = ref[i]
+            for j in range(D):
+                P[slot, j] = pts[r, j]
+            code = ix_room(ist, P, slot)
+            if code != 0:
+                return i, code
+            if gm[NFREE] > 0:
+                gm[NFREE] -= 1
+            else:
+                gm[FRESH] += 1
+            sq = gm[SEQ] + 1
+            kk = min(k, gm[NLIVE] + 1)
+            found, nv, pc = ix_query(ist, P, seq, P[slot], sq, kk, True, out)
+            gm[QS] += 1
+            gm[NVS] += nv
+            gm[PCS] += pc
+            gm[LAST_NV] = nv
+            gm[LAST_PC] = pc
+            seq[slot] = sq
+            alive[slot] = True
+            ix_insert(ist, P, slot)
+            gm[NLIVE] += 1
+            gm[SEQ] = sq
+            gs[slot, INDEG] = 0
+            gs[slot, OUTDEG] = 0
+            gs[slot, OHEAD] = -1
+            gs[slot, EXAMINED] = sq
+            gs[slot, SID] = sids[i]
+            for j in range(found):
+                _link(gs, inn, ed, k, out[j], slot)
+            f = found == 0
+            gs[slot, FWD] = f
+            fwd_out[i] = f
+            cmd_slot[i] = slot
+            continue
+        r = ref[i]
+        slot = r if r >= 0 else cmd_slot[-r - 1]
+        if slot < 0 or not alive[slot]:
+            return i, BAD_UNSUB
+        if gm[NRF] + gs[slot, OUTDEG] > rf_buf.shape[0]:
+            return i, NEED_RF
+        if r < 0:
+            cmd_slot[-r - 1] = -2  # unsubscribed: a second unsubscribe is an error
+        ix_delete(ist, P, slot)
+        alive[slot] = False
+        gm[NLIVE] -= 1
+        for j in range(gs[slot, INDEG]):
+            _unthread(gs, ed, inn[slot, j], slot * k + j)
+        gs[slot, INDEG] = 0
+        nch = 0
+        e = gs[slot, OHEAD]
+        while e >= 0:
+            nx = ed[e, NEXT]
+            c = e // k
+            _remove_in_edge(gs, inn, ed, k, c, e - c * k)
+            kids[nch] = c
+            nch += 1
+            e = nx
+        gs[slot, OHEAD] = -1
+        gs[slot, OUTDEG] = 0
+        gs[slot, FWD] = 0
+        orphans = np.sort(kids[:nch])
+        for t in orphans:
+            if gs[t, INDEG] > 0:
+                continue
+            kk = min(k, gm[NLIVE] + 1)
+            found, nv, pc = ix_query(ist, P, seq, P[t], seq[t], kk, True, out)
+            gm[QU] += 1
+            gm[NVU] += nv
+            gm[PCU] += pc
+            gm[LAST_NV] = nv
+            gm[LAST_PC] = pc
+            gs[t, EXAMINED] = gm[SEQ]
+            for j in range(found):
+                _link(gs, inn, ed, k, out[j], t)
+            if found == 0:
+                gs[t, FWD] = 1
+                rf_buf[gm[NRF], 0] = t
+                rf_buf[gm[NRF], 1] = gs[t, SID]
+                gm[NRF] += 1
+        free[gm[NFREE]] = slot
+        gm[NFREE] += 1
+    rf_ptr[op.shape[0]] = gm[NRF]
+    return op.shape[0], DONE
+
+
+def supports(index) -> bool:
+    """Whether the command loop can drive this index (it exposes a kernel state)."""
+    st = getattr(index, "kernel_state", None)
+    return st is not None and len(st()) in (KD_STATE, NAIVE_STATE, ZO_STATE)
