@@ -151,18 +151,6 @@ def _merge_children(box, v):
 
 
 @numba.njit(cache=True)
-def _fit_all(start, end, leaf, pa, pb, box, leaf_of):
-    # Children have larger indices than parents, so a reverse sweep fits bottom-up.
-    for v in range(len(start) - 1, -1, -1):
-        if leaf[v]:
-            _fit_leaf(start, end, pa, pb, box, v)
-            for p in range(start[v], end[v]):
-                leaf_of[p] = v
-        else:
-            _merge_children(box, v)
-
-
-@numba.njit(cache=True)
 def refit(start, end, pa, pb, box, leaf_of, pos):
     """Refit the boxes on the path from the leaf holding ``pos`` to the root."""
     v = leaf_of[pos]

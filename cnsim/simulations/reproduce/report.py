@@ -36,7 +36,7 @@ def reproduction_report(
     claims = verdicts(repro, results)
     compared.to_csv(stage / "comparison.csv", index=False)
     claims.to_csv(stage / "claims.csv", index=False)
-    times = _timings(repro, root, timings)
+    times = _timings(repro, results, timings)
     times.to_csv(stage / "timings.csv", index=False)
     _overview(doc, repro, compared, claims, times, quick)
     for item in repro.items:
@@ -181,20 +181,15 @@ def _matches(value, x: str, held: dict) -> bool:
     return x in where and all(math.isclose(where[c], v) for c, v in held.items() if c in where)
 
 
-def _timings(repro: Reproduction, root: Path, timings: list[dict]) -> pd.DataFrame:
+def _timings(repro: Reproduction, results: dict[str, pd.DataFrame], timings: list[dict]):
     """Per sweep: runs, what this invocation did, its wall time, and the summed run time
-    of every run in the dataset (its cost from scratch, serially)."""
-    from cnsim.simulations.sweep import read_results
-
+    of every successful run in the dataset (its cost from scratch, serially)."""
     rows = []
     done = {t["sweep"]: t for t in timings}
     for name in repro.sweeps:
-        data = read_results(root / "sweeps" / name)
-        run_time = (
-            float(data.groupby("run_id")["total_time_s"].max().sum())
-            if "total_time_s" in data.columns
-            else math.nan
-        )
+        data = results.get(name, pd.DataFrame())
+        held = "total_time_s" in data.columns
+        run_time = float(data.groupby("run_id")["total_time_s"].max().sum()) if held else math.nan
         t = done.get(name, {})
         rows.append(
             {
