@@ -169,6 +169,18 @@ class Approach(ABC):
     def process(self, updates: Updates) -> Messages:
         """Apply a batch of updates to the approach's state; the messages it sends."""
 
+    def calls(self) -> dict[str, int]:
+        """Index calls so far, under their metric column names: as cnsim makes them
+        (``counter``) and, in ``calls_min_y_paper`` and ``calls_snap_paper``, as seed
+        003 §V counts them — the same numbers unless the approach counts otherwise
+        (Paint-Sparse: :class:`cnsim.algorithms.paint_sparse.PaperCount`)."""
+        calls = self.counter.as_dict()
+        return {
+            **calls,
+            "calls_min_y_paper": calls["calls_min_y"],
+            "calls_snap_paper": calls["calls_snap"],
+        }
+
     @property
     def name(self) -> str:
         """The canonical name."""

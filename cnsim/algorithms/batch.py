@@ -60,6 +60,10 @@ class Online(Approach):
         """Messages for a batch of updates."""
         return self.base.process(updates)
 
+    def calls(self) -> dict[str, int]:
+        """The base approach's calls (it owns the indexes and counts)."""
+        return self.base.calls()
+
 
 class Coalesce(Online):
     """Coalesce: one update per object, then in order, with the base algorithm."""

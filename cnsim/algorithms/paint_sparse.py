@@ -105,6 +105,14 @@ class PaintSparse(PaintDense):
             self.paper.snap_footnote7 += len(snapped)
         out.send(self.greedy_merge([g for g in snapped if g is not None]), obj, x, y)
 
+    def calls(self) -> dict[str, int]:
+        """cnsim's counts, and the paper's (:class:`PaperCount`) as ``calls_*_paper``."""
+        return {
+            **super().calls(),
+            "calls_min_y_paper": self.paper.min_y,
+            "calls_snap_paper": self.paper.snap,
+        }
+
     def rank_raising(self, *args, **kwargs) -> None:
         self._snaps: dict[tuple, tuple] = {}
         super().rank_raising(*args, **kwargs)

@@ -197,7 +197,7 @@ def simulate_churn(scenario: Scenario, events: int | None = None, check: bool = 
     on the first difference)."""
     from cnsim.simulations.runner import Result  # the runner hands scenarios over to here
 
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     run = ChurnRun(scenario, events)
     setup_s = time.perf_counter() - started
     frame = pd.DataFrame(list(run.rows(check)))
@@ -223,6 +223,7 @@ def simulate_churn(scenario: Scenario, events: int | None = None, check: bool = 
         "forced_inserts": 0,  # no objects: events are points
         "setup_time_s": setup_s,
         "total_time_s": time.perf_counter() - started,
+        "cpu_time_s": time.process_time() - cpu_started,
         "tree_degree_max": int(run.tree.degree().max(initial=0)),
         "totals": f.stats(),  # every counter over the whole command stream
         "routing_entries_per_broker_mean": float(f.routing_entries().mean()),

@@ -345,6 +345,20 @@ CATALOG = Catalog(
             collect=lambda o: o.calls["calls_snap"],
         ),
         Metric(
+            "calls_min_y_paper",
+            "calls",
+            "min_y calls (paper's count)",
+            paper="Table III, IV",
+            collect=lambda o: o.calls["calls_min_y_paper"],
+        ),
+        Metric(
+            "calls_snap_paper",
+            "calls",
+            "snap calls (paper's count)",
+            paper="Table III, IV",
+            collect=lambda o: o.calls["calls_snap_paper"],
+        ),
+        Metric(
             "server_time_s",
             "s",
             "server time",

@@ -49,6 +49,7 @@ SCENARIO_FACTS = (
     "redundancy_reference",
     "setup_time_s",
     "total_time_s",
+    "cpu_time_s",
     "simulated_time_s",
 )
 

@@ -64,9 +64,9 @@ TABLE_III = (
     *values("Table III", "table3", "mean_calls_first_k", "paint-dense", K, _row((2,) * 6)),
     *values("Table III", "table3", "mean_calls_min_y", "paint-dense", K,
             _row((1.12, 1.73, 3.57, 6.60, 9.63, 12.63))),
-    *values("Table III", "table3", "mean_calls_min_y", "paint-sparse", K,
+    *values("Table III", "table3", "mean_calls_min_y_paper", "paint-sparse", K,
             _row((0.72744, 1.08988, 2.59596, 5.5568, 8.57692, 11.58048))),
-    *values("Table III", "table3", "mean_calls_snap", "paint-sparse", K,
+    *values("Table III", "table3", "mean_calls_snap_paper", "paint-sparse", K,
             _row((1.2284, 2.95254, 12.06538, 40.69192, 84.65234, 143.20416))),
     *values("Table III", "table3", "mean_calls_min_y", "unicast", K,
             _row((444.141, 1086.44, 2846.1, 5453.64, 8032.39, 10587.4))),
@@ -74,12 +74,15 @@ TABLE_III = (
 
 # Table IV (k = 10) is garbled in our copy: the 200k and 800k rows are guesses.
 TABLE_IV = (
-    PaperValue("Table IV", "table4", "mean_calls_min_y", "paint-sparse", ((M, 2e5),), 3.52, False),
-    PaperValue("Table IV", "table4", "mean_calls_snap", "paint-sparse", ((M, 2e5),), 29.87, False),
-    PaperValue("Table IV", "table4", "mean_calls_snap", "paint-sparse", ((M, 8e5),), 37.34, False),
-    *values("Table IV", "table4", "mean_calls_min_y", "paint-sparse", M,
+    PaperValue("Table IV", "table4", "mean_calls_min_y_paper", "paint-sparse", ((M, 2e5),), 3.52,
+               False),
+    PaperValue("Table IV", "table4", "mean_calls_snap_paper", "paint-sparse", ((M, 2e5),), 29.87,
+               False),
+    PaperValue("Table IV", "table4", "mean_calls_snap_paper", "paint-sparse", ((M, 8e5),), 37.34,
+               False),
+    *values("Table IV", "table4", "mean_calls_min_y_paper", "paint-sparse", M,
             {2e6: 5.5568, 5e6: 5.94188, 1e7: 6.26988}),
-    *values("Table IV", "table4", "mean_calls_snap", "paint-sparse", M,
+    *values("Table IV", "table4", "mean_calls_snap_paper", "paint-sparse", M,
             {2e6: 40.69192, 5e6: 42.0509, 1e7: 42.86982}),
     *values("Table IV", "table4", "mean_calls_first_k", "paint-sparse", M,
             {2e5: 2, 8e5: 2, 2e6: 2, 5e6: 2, 1e7: 2}),
@@ -201,11 +204,12 @@ def _unicast_max_proportional_to_m(r: Results) -> Verdict:
 
 def _calls_orders_below(r: Results) -> Verdict:
     t = r["table3"].pivot_table(
-        index=K, columns="approach", values=["mean_calls_min_y", "mean_calls_snap"]
-    )
-    sparse = t[("mean_calls_min_y", "paint-sparse")] + t[("mean_calls_snap", "paint-sparse")]
-    ratio = t[("mean_calls_min_y", "unicast")] / sparse
-    grows = increasing(t[("mean_calls_min_y", "unicast")]) and increasing(sparse)
+        index=K, columns="approach", values=["mean_calls_min_y_paper", "mean_calls_snap_paper"]
+    )  # Paint-Sparse as the paper counts it; the same as cnsim's count for Unicast
+    min_y, snap = t["mean_calls_min_y_paper"], t["mean_calls_snap_paper"]
+    sparse, unicast = min_y["paint-sparse"] + snap["paint-sparse"], min_y["unicast"]
+    ratio = unicast / sparse
+    grows = increasing(unicast) and increasing(sparse)
     return Verdict(
         bool((ratio >= 10).all()) and grows,
         f"Unicast min_y / Paint-Sparse (min_y + snap) vs k: {listing(ratio, ',.0f', 'k')}; "
@@ -382,11 +386,15 @@ ITEMS = (
          approaches=("paint-sparse(0.125)", "paint-sparse(0.25)", "paint-sparse(0.5)",
                      "paint-sparse(1)", "cn-relax")),
     Item("Table III", "table3", "Index calls per event vs k (m = 2M)", K,
-         ("mean_calls_first_k", "mean_calls_min_y", "mean_calls_snap"),
+         ("mean_calls_first_k", "mean_calls_min_y", "mean_calls_snap",
+          "mean_calls_min_y_paper", "mean_calls_snap_paper"),
          note="Unicast is counted as §V describes (one min_y per candidate subscription); "
-              "see benchmarks/RESULTS.md, Unicast's server cost"),
+              "Paint-Sparse's printed values stand beside its calls as the paper counts "
+              "them (the *_paper columns; see benchmarks/RESULTS.md, Fidelity)"),
     Item("Table IV", "table4", "Index calls per event vs m (k = 10)", M,
-         ("mean_calls_first_k", "mean_calls_min_y", "mean_calls_snap")),
+         ("mean_calls_first_k", "mean_calls_min_y", "mean_calls_snap",
+          "mean_calls_min_y_paper", "mean_calls_snap_paper"),
+         note="Paint-Sparse as in Table III: its printed values beside the paper's count"),
 )  # fmt: skip
 
 SEED003 = Reproduction(
