@@ -130,6 +130,9 @@ class ServerView:
     k: int
     lists: TopKLists | None = None
     servers: int = 1  # [server] count: > 1 spreads the objects by x (seed 003 appendix C)
+    # 1.5-d range subscriptions (seed 003 appendix D): every object's x2 (x is its x1),
+    # and ``subscriptions`` is then the 3-d index; None: 1-d ranges
+    x2: np.ndarray | None = None
 
     def object_index(self) -> ObjectIndex | DistributedIndex:
         """A new object index over the initial objects with its own call counter: one

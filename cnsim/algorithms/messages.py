@@ -18,7 +18,7 @@ import numpy as np
 class Messages:
     """The messages one approach sends for one event (or batch), in send order."""
 
-    rects: np.ndarray  # (M, 4) float64: lO, lI, rI, rO
+    rects: np.ndarray  # (M, 4) float64: lO, lI, rI, rO; 1.5-d: (M, 6) boxes, + vI, vO
     obj: np.ndarray  # (M,) int64 object ids
     x: np.ndarray  # (M,) float64 object x-values
     y: np.ndarray  # (M,) float64 object y-values carried (inf: the object is gone)

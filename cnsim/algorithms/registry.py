@@ -23,6 +23,12 @@ from cnsim.algorithms.batch import Coalesce, Online, PaintBatch
 from cnsim.algorithms.cn_relax import CNRelax
 from cnsim.algorithms.paint_dense import PaintDense
 from cnsim.algorithms.paint_sparse import PaintSparse
+from cnsim.algorithms.range15d.approaches import (
+    CNRelax15,
+    PaintDense15Approach,
+    PaintSparse15Approach,
+    Unicast15,
+)
 from cnsim.algorithms.ranked import Ranked
 from cnsim.algorithms.unicast import Unicast, UnicastLazy
 
@@ -35,6 +41,14 @@ FAMILIES: dict[str, type[Approach]] = {
     "ranked": Ranked,
 }
 BATCH: dict[str, type[Online]] = {"paint-batch": PaintBatch, "coalesce": Coalesce, "online": Online}
+# The families with a 1.5-d class (seed 003 appendix D; [subscriptions] kind =
+# "range-1.5d"): make_approach builds these when the view carries the objects' x2.
+FAMILIES_15D: dict[str, type[Approach]] = {
+    "paint-dense": PaintDense15Approach,
+    "paint-sparse": PaintSparse15Approach,
+    "unicast": Unicast15,
+    "cn-relax": CNRelax15,
+}
 DEFAULT_BATCH_BASE = "paint-dense"
 
 _NAME = re.compile(r"^\s*([a-z-]+)\s*(?:\((.*)\))?\s*$")
@@ -89,4 +103,9 @@ def parse_eps(text: str) -> float:
 def make_approach(spec: ApproachSpec | str, view: ServerView) -> Approach:
     """The approach of ``spec`` (or a written name) with its own server state."""
     spec = parse(spec) if isinstance(spec, str) else spec
+    if view.x2 is not None:  # 1.5-d subscriptions (the scenario's rules allow these only)
+        if spec.batch is not None or spec.eps is not None or spec.family not in FAMILIES_15D:
+            allowed = ", ".join(FAMILIES_15D)
+            raise ValueError(f"{spec.name!r} has no 1.5-d version; allowed: {allowed}")
+        return FAMILIES_15D[spec.family].create(spec, view)
     return (spec.cls if spec.batch is None else BATCH[spec.batch]).create(spec, view)

@@ -30,7 +30,7 @@ from cnsim.algorithms.registry import parse
 from cnsim.brokers.base import ALL_CARRIED, Delivery, Network, Paths, Traffic
 from cnsim.brokers.endpoints import Endpoints
 from cnsim.brokers.gateways import Gateways
-from cnsim.brokers.routing import route
+from cnsim.brokers.routing import Routes, route
 from cnsim.brokers.zones import Zones, build_zones
 from cnsim.network.cache import build_world
 from cnsim.network.world import World
@@ -70,6 +70,10 @@ class MeghdootCN(Network):
     @classmethod
     def create(cls, scenario, subscriptions, n_events, seeds) -> MeghdootCN:
         """The run's world (cached), zones joined by its brokers, and endpoints."""
+        if getattr(subscriptions, "dims", 2) != 2:  # 1.5-d: zones over a 3-d S
+            from cnsim.brokers.meghdoot_nd import MeghdootBoxCN
+
+            return MeghdootBoxCN.create(scenario, subscriptions, n_events, seeds)
         world = build_world(scenario.network)
         zones = build_zones(
             world.n_brokers,
@@ -102,7 +106,7 @@ class MeghdootCN(Network):
         if approach.entry == "server":
             source = source[:1]  # every message leaves the server's zone
         r = messages.rects
-        routes = route(self.zones, r[:, 0], r[:, 1], r[:, 2], r[:, 3], source)
+        routes = self._route(r, source)
         offsets, pos = self.gateways.deliver_positions(r, routes.reach_ptr, routes.reach_zone)
         delivery = Delivery.of(messages, offsets, self.gateways.ids[pos], rows=pos)
         owner = self.zones.owner
@@ -117,6 +121,10 @@ class MeghdootCN(Network):
             paths=Paths(sources, routes.hop_ptr, routes.hop_from, routes.hop_to),
         )
         return delivery, traffic
+
+    def _route(self, rects: np.ndarray, source: np.ndarray) -> Routes:
+        """Routes of message rectangles from their source zones."""
+        return route(self.zones, rects[:, 0], rects[:, 1], rects[:, 2], rects[:, 3], source)
 
     def layout(self) -> np.ndarray:
         """By gateway zone, then by leaf of the zone's k-d tree: a message's deliveries at

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from cnsim.algorithms.registry import canonical_name, parse
+from cnsim.algorithms.registry import FAMILIES_15D, canonical_name, parse
 from cnsim.brokers import NETWORKS
 from cnsim.brokers.forwarding import COVERINGS
 from cnsim.brokers.ranked import PRUNING
@@ -44,6 +44,8 @@ from cnsim.subscriptions.workload import (
     UPDATE_MODELS,
     Y_DISTRIBUTIONS,
 )
+from cnsim.subscriptions.workload_15d import DATASETS as DATASETS_15D
+from cnsim.subscriptions.workload_15d import KINDS as KINDS_15D
 
 SCHEMA: dict[str, dict[str, Key]] = {
     "": {"seed": Key(int, 0, low=0, high=2**63 - 1, doc="seed of every random choice of the run")},
@@ -62,6 +64,10 @@ SCHEMA: dict[str, dict[str, Key]] = {
         # seed 001's command stream (cnsim/simulations/churn.py), content-based only
         "churn": Key(float, 0.0, low=0.0, high=0.95, doc="share of commands unsubscribing"),
         "attributes": Key(int, 1, low=1, high=8, doc="attributes d of a box subscription"),
+        # 1.5-d range subscriptions (seed 003 appendix D; cnsim/subscriptions/workload_15d.py)
+        "kind": Key(str, "range", KINDS_15D, doc="[l, r], or [l1, r1] x (-inf, r2] (1.5-d)"),
+        "dataset": Key(str, "DS#1", DATASETS_15D, doc="range-1.5d: how [l1, r1] is drawn"),
+        "cover": Key(int, None, low=1, doc="range-1.5d DS#2/DS#3: objects a range covers"),
     },
     "events": {
         "count": Key(int, 1_000, low=0, doc="number of events"),
@@ -93,6 +99,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "unicast_bytes": Key(int, 16, low=1, doc="bytes of a unicast message (four values)"),
         "event_bytes": Key(int, 16, low=1, doc="bytes of an event, publisher to server"),
         "object_bytes": Key(int, 8, low=1, doc="bytes a subscriber stores per object"),
+        "box_bytes": Key(int, 36, low=1, doc="bytes of a 1.5-d CN message (nine values)"),
     },
     "run": {
         "progress": Key(bool, True, doc="show a progress bar on long runs"),
@@ -124,6 +131,12 @@ SCHEMA: dict[str, dict[str, Key]] = {
 # Sections left out of Scenario.as_dict() (summary.json, sweep run ids) while every key
 # has its default, so runs that do not use them are recorded exactly as before.
 OMITTED_AT_DEFAULT = ("server", "ranked")
+# Keys left out of Scenario.as_dict() while all of them are at their default, likewise
+# (1.5-d range subscriptions, issue 14).
+OMITTED_KEYS_AT_DEFAULT = {
+    "subscriptions": ("kind", "dataset", "cover"),
+    "messages": ("box_bytes",),
+}
 
 
 def _mix(values: dict[str, dict[str, Any]]) -> float:
@@ -152,6 +165,79 @@ def _ranked_not_carried(values: dict[str, dict[str, Any]]) -> list[str]:
     """The ranked approaches the overlay cannot carry (it declares ``carries``)."""
     return [a for a in _not_carried(values) if parse(a).message == "ranked"]
 
+
+def _range15d(values: dict[str, dict[str, Any]]) -> bool:
+    """Whether the subscriptions are 1.5-d ranges (seed 003 appendix D)."""
+    return values["subscriptions"]["kind"] == "range-1.5d"
+
+
+def _no_15d_version(values: dict[str, dict[str, Any]]) -> list[str]:
+    """The approaches without a 1.5-d version (cnsim/algorithms/range15d/approaches.py)."""
+    specs = [parse(a) for a in values["algorithm"]["approaches"]]
+    return [
+        s.name for s in specs if s.family not in FAMILIES_15D or s.eps is not None or s.batch
+    ]
+
+
+_NOT_15D = "when subscriptions.kind = 'range-1.5d'"
+RULES_15D: tuple[Rule, ...] = (  # what 1.5-d range subscriptions support so far
+    Rule(
+        "algorithm.approaches",
+        lambda v: not _range15d(v) or not _no_15d_version(v),
+        "have no 1.5-d version",
+        f"{', '.join(FAMILIES_15D)} (without ε or batch processing) {_NOT_15D}",
+        value=_no_15d_version,
+    ),
+    Rule(
+        "overlay.kind",
+        lambda v: not _range15d(v) or v["overlay"]["kind"] in ("ideal", "meghdoot"),
+        "cannot carry 1.5-d range subscriptions",
+        f"'ideal' or 'meghdoot' {_NOT_15D}",
+    ),
+    Rule(
+        "overlay.split",
+        lambda v: not _range15d(v) or v["overlay"]["split"] == "random",
+        "is not available for the 3-d zones of 1.5-d subscriptions",
+        f"'random' {_NOT_15D}",
+    ),
+    Rule(
+        "subscriptions.distribution",
+        lambda v: not _range15d(v) or v["subscriptions"]["distribution"] == "uniform",
+        "does not apply to 1.5-d subscriptions (subscriptions.dataset draws them)",
+        f"'uniform' (the default) {_NOT_15D}",
+    ),
+    Rule(
+        "events.inserts + events.moves",
+        lambda v: not _range15d(v) or v["events"]["inserts"] + v["events"]["moves"] == 0,
+        "is not 0 (a new 1.5-d object would need an x2 drawn for it; not supported yet)",
+        f"0 {_NOT_15D} (deletes are allowed)",
+        value=lambda v: v["events"]["inserts"] + v["events"]["moves"],
+    ),
+    Rule(
+        "events.trace",
+        lambda v: not _range15d(v) or not v["events"]["trace"],
+        "cannot feed 1.5-d subscriptions (its rows have no x2)",
+        f"no events.trace {_NOT_15D}",
+    ),
+    Rule(
+        "server.count",
+        lambda v: not _range15d(v) or v["server"]["count"] == 1,
+        "must be 1 for 1.5-d subscriptions (one 2-d object index)",
+        f"1 {_NOT_15D}",
+    ),
+    Rule(
+        "run.mode",
+        lambda v: not _range15d(v) or not _timed(v),
+        "is not available for 1.5-d subscriptions yet",
+        f"'counting' {_NOT_15D}",
+    ),
+    Rule(
+        "subscriptions.attributes",
+        lambda v: not _range15d(v) or not _commands(v),
+        "cannot be combined with 1.5-d subscriptions",
+        f"1 and subscriptions.churn = 0 {_NOT_15D}",
+    ),
+)
 
 RULES: tuple[Rule, ...] = (  # rules across the scenario's keys, checked after SCHEMA
     Rule(
@@ -251,6 +337,7 @@ RULES: tuple[Rule, ...] = (  # rules across the scenario's keys, checked after S
         "cannot feed a command stream (subscriptions.churn > 0 or attributes > 1)",
         "no events.trace when subscriptions.churn > 0 or subscriptions.attributes > 1",
     ),
+    *RULES_15D,
 )
 
 SWEEP_SCHEMA: dict[str, Key] = {  # the [sweep] table of a sweep file (simulations/SWEEPS.md)
@@ -369,6 +456,10 @@ class Scenario:
         """The scenario as nested plain data (for summaries and sweeps)."""
         out: dict[str, Any] = dict(self.values[""])
         out.update({s: dict(v) for s, v in self.values.items() if s and not _omitted(s, v)})
+        group = [(s, k) for s, keys in OMITTED_KEYS_AT_DEFAULT.items() for k in keys]
+        if all(self.values[s][k] == SCHEMA[s][k].default for s, k in group):
+            for section, key in group:
+                del out[section][key]
         return out
 
     @property

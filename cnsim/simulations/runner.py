@@ -35,8 +35,10 @@ from cnsim.simulations.sizes import check_fits
 from cnsim.simulations.timed import Timer
 from cnsim.simulations.world import Workload, build_workload
 from cnsim.subscriptions.index import SubscriptionIndex
+from cnsim.subscriptions.index_3d import SubscriptionIndex3D
 from cnsim.subscriptions.lists import Layout, TopKLists
 from cnsim.subscriptions.workload import Updates
+from cnsim.subscriptions.workload_15d import initial_lists_15d
 
 
 @dataclass
@@ -65,7 +67,7 @@ class Simulation:
         self.workload: Workload = build_workload(scenario, self.seeds, events)
         w = self.workload
         self.batch_size = scenario["events"]["batch_size"]
-        self.subscriptions = SubscriptionIndex(w.l, w.r)
+        self.subscriptions = subscription_index(w)
         self.network: Network = NETWORKS[scenario["overlay"]["kind"]].create(
             scenario, self.subscriptions, len(w.events), self.seeds
         )
@@ -74,9 +76,12 @@ class Simulation:
         order = self.network.layout()
         layout = None if order is None else Layout.of(order)
         max_id = max(len(w.x) - 1, int(w.events.obj.max()) if len(w.events.obj) else -1)
-        initial = TopKLists.initial(w.x, w.y, w.l, w.r, w.k, layout, max_id)
+        if w.v is None:
+            initial = TopKLists.initial(w.x, w.y, w.l, w.r, w.k, layout, max_id)
+        else:  # 1.5-d range subscriptions (seed 003 appendix D)
+            initial = initial_lists_15d(w.x, w.x2, w.y, w.l, w.r, w.v, w.k, layout, max_id)
         servers = scenario["server"]["count"]
-        view = ServerView(w.x, w.y, self.subscriptions, w.k, initial, servers)
+        view = ServerView(w.x, w.y, self.subscriptions, w.k, initial, servers, w.x2)
         self.approaches = [make_approach(parse(name), view) for name in scenario.approaches]
         # [server] count > 1: the objects spread over servers by x (seed 003 appendix C)
         self.server_load: ServerLoad | None = None
@@ -97,9 +102,10 @@ class Simulation:
                 # the approaches hold their copies by now: the last takes the initial
                 self.lists[name] = initial if j == len(fresh) - 1 else initial.copy()
         sizes = scenario["messages"]
+        region_bytes = sizes["cn_bytes"] if w.v is None else sizes["box_bytes"]
         self._sizes = {
             a.name: (
-                sizes["unicast_bytes"] if a.spec.message == "targeted" else sizes["cn_bytes"],
+                sizes["unicast_bytes"] if a.spec.message == "targeted" else region_bytes,
                 sizes["event_bytes"],
             )
             for a in self.approaches
@@ -150,6 +156,14 @@ class Simulation:
             spec, messages, delivery, traffic, publish, calls, t1 - t0, t2 - t1,
             *self._sizes[spec.name],
         )  # fmt: skip
+
+
+def subscription_index(w: Workload) -> SubscriptionIndex | SubscriptionIndex3D:
+    """The index over the workload's subscription points: (l, r), or (l1, r1, r2) for
+    1.5-d range subscriptions (same interface for the networks)."""
+    if w.v is None:
+        return SubscriptionIndex(w.l, w.r)
+    return SubscriptionIndex3D(w.l, w.r, w.v)
 
 
 def _subscriber_lists(approach) -> TopKLists | None:

@@ -23,6 +23,7 @@ STREAMS = (
     "zones",  # the points at which joining brokers split CAN zones
     "arrivals",  # timed mode's Poisson publication times
     "scores",  # ranked delivery's subscription scores ([ranked] scores)
+    "objects_x2",  # 1.5-d range subscriptions: every object's x2 (seed 003 appendix D)
 )
 
 

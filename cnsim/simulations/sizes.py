@@ -20,21 +20,37 @@ from cnsim.brokers import NETWORKS
 from cnsim.errors import InputError
 from cnsim.simulations.config import Scenario
 
-# Bytes, measured (peak RSS over sizes, least squares, rounded up; see the module doc).
-BASE = 350e6  # interpreter, numpy, numba, pandas, pyarrow, compiled kernels
-PER_SUBSCRIPTION = 180.0  # l, r, ids, the ideal index
-PER_SUBSCRIPTION_BROKERS = 400.0  # gateways: zone order, per-zone k-d trees, their build
-PER_LIST_SLOT = 12.0  # one (object id, y) of a list, per approach with lists (issue 15)
-PER_SUBSCRIPTION_APPROACH = 40.0  # list lengths, dirty flags, per-approach scratch
-PER_OBJECT_APPROACH = 96.0  # x, y and the object index of one approach
-PER_EVENT = 64.0  # the event stream: kind, object, x, y, offsets
-PER_EVENT_APPROACH = 400.0  # one metrics row (~40 columns) per approach and batch
-PER_BROKER_PAIR = 24.0  # broker hop and latency matrices
-PER_IP_NODE = 400.0  # the IP graph while the world is built
-ORACLE_PER_SUBSCRIPTION = 64.0  # verify: the oracle's own lists and scratch
-# ranked delivery: per-zone scored R-trees, id maps, columns (RankedZones.nbytes: 351 MB
-# for 2,000,000 subscriptions, benchmarks/RESULTS.md) and the scores, rounded up
-PER_SUBSCRIPTION_RANKED = 220.0
+# Bytes per unit of each size, fitted to measured peaks (``cnsim bench memory``: peak RSS
+# over sizes, non-negative least squares, then padded; benchmarks/RESULTS.md, "Memory
+# estimate"). Each cost multiplies the quantity of the same name (:func:`quantities`).
+COSTS: dict[str, float] = {
+    "base": 350e6,  # interpreter, numpy, numba, pandas, pyarrow, compiled kernels
+    "subscription": 45.0,  # l, r, ids, the ideal index
+    "subscription_brokers": 150.0,  # gateways: zone order, per-zone k-d trees, their build
+    "list_slot": 12.5,  # one (object id, y) of a list, per approach with lists
+    "subscription_approach": 4.0,  # list lengths, dirty flags, per-approach scratch
+    "object_approach": 96.0,  # x, y and the object index of one approach
+    "event": 64.0,  # the event stream: kind, object, x, y, offsets
+    "batch_approach": 400.0,  # one metrics row (~40 columns) per approach and batch
+    "broker_pair": 24.0,  # broker hop and latency matrices
+    "ip_node": 400.0,  # the IP graph while the world is built
+    "oracle_subscription": 64.0,  # verify: the oracle's own lists and scratch
+    "oracle_list_slot": 12.0,  # verify: one slot of the oracle's lists
+    # ranked delivery: per-zone scored R-trees, id maps, columns (RankedZones.nbytes: 351 MB
+    # for 2,000,000 subscriptions, benchmarks/RESULTS.md) and the scores, rounded up
+    "subscription_ranked": 220.0,
+}
+# The estimate's parts as printed, each the sum of some costs × quantities.
+PARTS: dict[str, tuple[str, ...]] = {
+    "base (Python, libraries)": ("base",),
+    "subscriptions": ("subscription", "subscription_brokers", "subscription_approach"),
+    "subscriber lists": ("list_slot",),
+    "objects": ("object_approach",),
+    "events and metrics": ("event", "batch_approach"),
+    "world": ("broker_pair", "ip_node"),
+    "ranked delivery": ("subscription_ranked",),
+    "oracle": ("oracle_subscription", "oracle_list_slot"),
+}
 
 
 @dataclass(frozen=True)
@@ -60,8 +76,8 @@ class Estimate:
         )
 
 
-def estimate(scenario: Scenario, events: int | None = None, oracle: bool = False) -> Estimate:
-    """The estimated peak memory of running ``scenario`` (``oracle``: under verify)."""
+def quantities(scenario: Scenario, events: int | None = None, oracle: bool = False) -> dict:
+    """The sizes the costs multiply, by cost name (``oracle``: run under verify)."""
     m = scenario["subscriptions"]["count"]
     k = scenario["subscriptions"]["k"]
     n = scenario["objects"]["count"]
@@ -72,22 +88,39 @@ def estimate(scenario: Scenario, events: int | None = None, oracle: bool = False
     batches = -(-n_events // scenario["events"]["batch_size"])
     inserts = scenario["events"]["inserts"] * n_events  # objects grow with inserts
     net = scenario["network"]
-    has_brokers = NETWORKS[scenario["overlay"]["kind"]].has_brokers
-    brokers = net["brokers"] if has_brokers else 0
-    per_subscription = PER_SUBSCRIPTION + has_brokers * PER_SUBSCRIPTION_BROKERS
-    parts = {
-        "base (Python, libraries)": BASE,
-        "subscriptions": m * (per_subscription + a * PER_SUBSCRIPTION_APPROACH),
-        "subscriber lists": m * k * with_lists * PER_LIST_SLOT,
-        "objects": (n + inserts) * a * PER_OBJECT_APPROACH,
-        "events and metrics": n_events * PER_EVENT + batches * a * PER_EVENT_APPROACH,
-        "world": brokers * brokers * PER_BROKER_PAIR + net.get("ip_nodes", 0) * PER_IP_NODE,
+    brokers = net["brokers"] if NETWORKS[scenario["overlay"]["kind"]].has_brokers else 0
+    return {
+        "base": 1.0,
+        "subscription": m,
+        "subscription_brokers": m * (brokers > 0),
+        "list_slot": m * k * with_lists,
+        "subscription_approach": m * a,
+        "object_approach": (n + inserts) * a,
+        "event": n_events,
+        "batch_approach": batches * a,
+        "broker_pair": brokers * brokers,
+        "ip_node": net.get("ip_nodes", 0) if brokers else 0,
+        "oracle_subscription": m * oracle,
+        "oracle_list_slot": m * k * oracle,
+        "subscription_ranked": m * any(s.message == "ranked" for s in specs),
     }
-    if any(s.message == "ranked" for s in specs):
-        parts["ranked delivery"] = m * PER_SUBSCRIPTION_RANKED
-    if oracle:
-        parts["oracle"] = m * (ORACLE_PER_SUBSCRIPTION + k * PER_LIST_SLOT)
-    return Estimate(parts, available_memory())
+
+
+def estimate(
+    scenario: Scenario,
+    events: int | None = None,
+    oracle: bool = False,
+    costs: dict[str, float] = COSTS,
+) -> Estimate:
+    """The estimated peak memory of running ``scenario`` (``oracle``: under verify;
+    ``costs``: other per-unit costs, as ``cnsim bench memory`` tries them)."""
+    q = quantities(scenario, events, oracle)
+    parts = {part: sum(costs[c] * q[c] for c in names) for part, names in PARTS.items()}
+    return Estimate({p: b for p, b in parts.items() if b or p in PARTS_ALWAYS}, available_memory())
+
+
+PARTS_ALWAYS = ("base (Python, libraries)", "subscriptions", "subscriber lists", "objects",
+                "events and metrics", "world")  # fmt: skip
 
 
 def check_fits(scenario: Scenario, events: int | None = None, oracle: bool = False) -> Estimate:

@@ -35,6 +35,12 @@ the total delivered against the total minimum, without failing the verification.
 
 Reference approaches (Paint-Dense for every Paint-Sparse, Coalesce and Online for
 every Paint-Batch) run beside the configured ones even when not configured.
+
+1.5-d range subscriptions (``subscriptions.kind = "range-1.5d"``, seed 003 appendix D)
+take the same checks against the full-scan oracle of
+:func:`cnsim.simulations.verify_15d.true_top_k_15d`, CN-Relax's reach over boxes
+``[l1, r1] × (−∞, r2]``, plus verify_15d's ``one-message-per-object`` (no
+subscription hears of one object twice in an event) for the exact region approaches.
 """
 
 from __future__ import annotations
@@ -61,6 +67,7 @@ from cnsim.simulations.oracle import ranks, true_top_k
 from cnsim.simulations.ranked import check_ranked
 from cnsim.simulations.runner import Outcome, Simulation
 from cnsim.simulations.sizes import check_fits
+from cnsim.simulations.verify_15d import true_top_k_15d
 from cnsim.subscriptions.workload import Updates
 
 
@@ -160,6 +167,8 @@ class Truth:
         self.y = np.full(cap, np.inf)
         self.x[: len(w.x)], self.y[: len(w.x)] = w.x, w.y
         self.l, self.r, self.k = w.l, w.r, w.k
+        # 1.5-d range subscriptions: objects' x2 (no object is inserted) and the r2s
+        self.x2, self.v = w.x2, w.v
 
     def apply(self, updates: Updates) -> None:
         """Apply updates in order (an object may be updated twice in a batch)."""
@@ -168,7 +177,11 @@ class Truth:
 
     def top_k(self, y: np.ndarray | None = None):
         """Every subscription's true top-k (ids, ys) for the current y (or ``y``)."""
-        return true_top_k(self.x, self.y if y is None else y, self.l, self.r, self.k)
+        y = self.y if y is None else y
+        if self.v is not None:  # 1.5-d: the independent full scan of verify_15d
+            n = len(self.x2)
+            return true_top_k_15d(self.x[:n], self.x2, y[:n], self.l, self.r, self.v, self.k)
+        return true_top_k(self.x, y, self.l, self.r, self.k)
 
 
 def verify(scenario: Scenario, events: int | None = None) -> Report:
@@ -253,6 +266,8 @@ def _check_approach(report: Report, sim: Simulation, a, o: Outcome, ref_out: dic
     single = sim.batch_size == 1
     if a.exact and (single or spec.batch == "paint-batch"):
         _check_exact(report, a.name, st.batch, o.delivery, st.affected())
+    if sim.workload.v is not None and single and a.exact and spec.message == "region":
+        _check_once(report, a.name, st.batch, o.delivery)
     if a.eps is not None and single:
         _check_eps(report, sim, a, o, st)
     if spec.family == "paint-sparse":
@@ -274,7 +289,7 @@ def _references(sim: Simulation) -> dict[ApproachSpec, object]:
         if a.spec.batch == "paint-batch":
             specs.update(a.spec.with_batch(other) for other in _BATCH_REFERENCES)
     w = sim.workload
-    view = ServerView(w.x, w.y, sim.subscriptions, w.k)
+    view = ServerView(w.x, w.y, sim.subscriptions, w.k, x2=w.x2)
     return {s: make_approach(s, view) for s in sorted(specs, key=lambda s: s.name)}
 
 
@@ -295,8 +310,11 @@ def _check_overlay(report: Report, sim: Simulation, name: str, b: int, o: Outcom
 def _check_ranges(report: Report, sim: Simulation, name: str, st: BatchState, o: Outcome):
     """An approach whose subscribers keep whole ranges (CN-Relax) reaches exactly the
     subscriptions whose range holds each updated x."""
-    l, r = sim.workload.l, sim.workload.r
-    want = np.concatenate([np.flatnonzero((l <= x) & (x <= r)) for x in st.updates.x] or [[]])
+    l, r, v = sim.workload.l, sim.workload.r, sim.workload.v
+    holds = [(l <= x) & (x <= r) for x in st.updates.x]
+    if v is not None:  # 1.5-d: the box [l1, r1] x (-inf, r2] holds the object's (x1, x2)
+        holds = [h & (st.truth.x2[o] <= v) for h, o in zip(holds, st.updates.obj, strict=True)]
+    want = np.concatenate([np.flatnonzero(h) for h in holds] or [[]])
     if not np.array_equal(np.sort(o.delivery.subs), np.sort(want.astype(np.int64))):
         report.fail(name, "cn-relax-reaches-ranges", st.batch, "deliveries differ from ranges")
 
@@ -316,6 +334,14 @@ def _check_exact(report: Report, name: str, b: int, delivery: Delivery, affected
     report.fail_at(name, "exact-notifies-affected-only", b, extra, lambda j: (
         f"{len(extra)} unaffected subscriptions notified, e.g. #{j}"
     ))  # fmt: skip
+
+
+def _check_once(report: Report, name: str, b: int, d: Delivery) -> None:
+    """1.5-d (verify_15d's check): no subscription hears of one object twice in an
+    event (the boxes of one object are disjoint)."""
+    pairs = d.subs.astype(np.int64) * (int(d.obj.max(initial=0)) + 1) + d.obj
+    if len(np.unique(pairs)) != len(pairs):
+        report.fail(name, "one-message-per-object", b, "a subscription heard of an object twice")
 
 
 def _per_subscription(d: Delivery) -> np.ndarray:

@@ -20,6 +20,7 @@ from cnsim.subscriptions.workload import (
     generate_objects,
     generate_subscriptions,
 )
+from cnsim.subscriptions.workload_15d import generate_subscriptions_15d, generate_x2
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,11 @@ class Workload:
     r: np.ndarray
     k: int
     events: Events
+    # 1.5-d range subscriptions (seed 003 appendix D; [subscriptions] kind =
+    # "range-1.5d"): x is every object's x1, x2 its x2; l, r, v are every
+    # subscription's l1, r1, r2. None: 1-d ranges.
+    x2: np.ndarray | None = None
+    v: np.ndarray | None = None
 
 
 def build_workload(scenario: Scenario, seeds: Seeds, events: int | None = None) -> Workload:
@@ -43,6 +49,12 @@ def build_workload(scenario: Scenario, seeds: Seeds, events: int | None = None) 
     l, r = generate_subscriptions(
         seeds.rng("subscriptions"), s["count"], s["distribution"], s["spread"]
     )
+    x2 = v = None
+    if s["kind"] == "range-1.5d":  # x is x1; x2 and (l1, r1, r2) of appendix D-C
+        x2 = generate_x2(seeds.rng("objects_x2"), len(x))
+        l, r, v = generate_subscriptions_15d(
+            seeds.rng("subscriptions"), s["count"], s["dataset"], x, s["cover"]
+        )
     if e["trace"]:  # the objects and events of a user's file (subscriptions still drawn)
         trace = load_event_trace(e["trace"], e["count"] if events is None else events)
         return Workload(trace.x, trace.y, l, r, s["k"], trace.events)
@@ -56,4 +68,4 @@ def build_workload(scenario: Scenario, seeds: Seeds, events: int | None = None) 
         x,
         o["distribution"],
     )
-    return Workload(x, y, l, r, s["k"], stream)
+    return Workload(x, y, l, r, s["k"], stream, x2, v)

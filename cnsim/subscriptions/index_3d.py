@@ -95,13 +95,39 @@ class SubscriptionIndex3D:
     def __len__(self) -> int:
         return len(self.l)
 
+    # The interface of the 1-d SubscriptionIndex that a run's networks read (ideal CN,
+    # Meghdoot), so a 1.5-d run passes this index where a 1-d run passes that one.
+    dims = 3  # dimensions of S: (l1, r1, r2)
+    lower_open = (True, False, False)  # l1 is a lower bound (lO < l1 <= lI), r1, r2 upper
+    ordered = ((0, 1),)  # l1 <= r1: where joining brokers draw their points
+
+    @property
+    def points(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The subscription points' coordinates ``(l1, r1, r2)``."""
+        return self.l, self.r, self.v
+
+    @property
+    def order(self) -> np.ndarray:
+        """The subscription at every position of the index (leaf by leaf)."""
+        return self.perm
+
     def report(self, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Subscriptions inside each box of ``boxes`` (shape (M, 6)), as CSR
         ``(offsets, ids)``: message ``j`` reaches ``ids[offsets[j]:offsets[j + 1]]``."""
-        boxes = np.ascontiguousarray(boxes, np.float64).reshape(-1, 6)
-        offsets, pos = _report(self._start, self._end, self._leaf, self._box,
-                               self._pl, self._pr, self._pv, boxes)  # fmt: skip
+        offsets, pos = self.report_positions(boxes)
         return offsets, self.perm[pos]
+
+    def report_positions(self, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """As :meth:`report`, with index positions (``order[pos]`` are the ids)."""
+        boxes = np.ascontiguousarray(boxes, np.float64).reshape(-1, 6)
+        return _report(self._start, self._end, self._leaf, self._box,
+                       self._pl, self._pr, self._pv, boxes)  # fmt: skip
+
+    def nbytes(self) -> int:
+        """Bytes of the index (points, permutation and nodes)."""
+        arrays = (self.l, self.r, self.v, self._pl, self._pr, self._pv, self.perm,
+                  self._start, self._end, self._leaf, self._box)  # fmt: skip
+        return sum(a.nbytes for a in arrays)
 
     def snap(self, box) -> tuple[int, float, float, float, float, float, float]:
         """``(count, l_min, l_max, r_min, r_max, v_min, v_max)`` of the subscriptions
