@@ -237,10 +237,11 @@ def bench_overlay(quick: bool, log, **sizes) -> dict:
 
     if quick:
         net, commands, events, dims, m = {"ip_nodes": 2000, "brokers": 100}, 3000, 500, (2, 4), 5000
-    else:
-        net, commands, events, dims = {"ip_nodes": 20000, "brokers": 1000}, 20000, 2000, (2, 4)
-        m = 20000
-    coverings = ("none", "g1", "poset", "full")
+        coverings = ("none", "g1", "poset", "full")
+    else:  # the paper's world, 100,000 boxes with churn, 10,000 events (issue 12)
+        net, commands, events, dims = {"ip_nodes": 20000, "brokers": 1000}, 100_000, 10_000, (2, 3)
+        m = 100_000
+        coverings = ("none", "g1")  # the batch replay; G and the poset: message by message
     # explicit sizes (the paper-scale run in RESULTS.md): any of these keys
     net = sizes.get("net", net)
     commands = sizes.get("commands", commands)
@@ -248,7 +249,10 @@ def bench_overlay(quick: bool, log, **sizes) -> dict:
     dims = sizes.get("dims", dims)
     m = sizes.get("m", m)
     coverings = sizes.get("coverings", coverings)
+    relax_covering = sizes.get("relax_covering", "g1")  # event traffic: the same for all
     res: dict = {"network": net, "commands": commands, "events": events, "churn": 0.15}
+    if sizes.get("engines", True):
+        res["engines"] = bench_engines(net, log, **sizes.get("engine_sizes", {}))
     # worlds come from (and go to) the user's cache (CNSIM_CACHE)
     for d in dims:
         for covering in coverings:
@@ -291,7 +295,7 @@ def bench_overlay(quick: bool, log, **sizes) -> dict:
                 "subscriptions": {"count": m, "k": 10},
                 "events": {"count": events},
                 "network": net,
-                "overlay": {"kind": kind, "covering": "poset"},
+                "overlay": {"kind": kind, "covering": relax_covering},
                 "algorithm": {"approaches": ["cn-relax"]},
                 "run": {"progress": False},
             }
@@ -304,6 +308,57 @@ def bench_overlay(quick: bool, log, **sizes) -> dict:
         res[f"cn-relax/{kind}"] = row
         log(f"cn-relax over {kind}: {row}")
     return res
+
+
+def bench_engines(net: dict, log, commands: int = 2000, events: int = 200, d: int = 2) -> dict:
+    """Churn replay by the reference brokers (one message at a time) and by the batch
+    replay, side by side on one scenario (G_1, k-d tree): seconds each, their ratio,
+    and whether every row (``match_*`` aside) is the same."""
+    from cnsim.simulations.churn import ChurnRun
+    from cnsim.simulations.config import from_dict
+
+    sc = from_dict(
+        {
+            "seed": 1,
+            "subscriptions": {"count": commands, "churn": 0.15, "attributes": d},
+            "events": {"count": events},
+            "network": net,
+            "overlay": {"kind": "content-based", "covering": "g1"},
+            "algorithm": {"approaches": ["cn-relax"]},
+            "run": {"progress": False},
+        }
+    )
+    list(ChurnRun(churn_warmup(net), engine="batch").rows())  # load the world, compile
+    out: dict = {"commands": commands, "events": events, "d": d}
+    rows = {}
+    for engine in ("batch", "reference", "batch"):
+        t = time.perf_counter()
+        run = ChurnRun(sc, engine=engine)
+        rows[engine] = [{k: v for k, v in r.items() if not k.startswith("match_")}
+                        for r in run.rows()]  # fmt: skip
+        out[f"{engine}_s"] = time.perf_counter() - t  # the second batch run counts
+    out["speedup"] = out["reference_s"] / out["batch_s"]
+    out["rows_equal"] = rows["batch"] == rows["reference"]
+    log(f"engines: reference {out['reference_s']:.1f}s batch {out['batch_s']:.2f}s "
+        f"({out['speedup']:.0f}x), rows equal: {out['rows_equal']}")  # fmt: skip
+    return out
+
+
+def churn_warmup(net: dict):
+    """A tiny churn scenario on ``net`` (compiles the kernels, loads the world)."""
+    from cnsim.simulations.config import from_dict
+
+    return from_dict(
+        {
+            "seed": 1,
+            "subscriptions": {"count": 50, "churn": 0.2, "attributes": 2},
+            "events": {"count": 5},
+            "network": net,
+            "overlay": {"kind": "content-based", "covering": "g1"},
+            "algorithm": {"approaches": ["cn-relax"]},
+            "run": {"progress": False},
+        }
+    )
 
 
 def run_bench(quick: bool = False, overlay: bool = True) -> dict:

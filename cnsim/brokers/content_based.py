@@ -11,7 +11,11 @@ events back along the reverse paths (``[overlay] kind = "content-based"``).
   relation graph (``[overlay] covering = "none" | "g1" | "gk" | "poset" | "full"``,
   ``covering_k`` for ``gk``) over a covering index (``covering_index = "naive" |
   "kdtree" | "zorder"``), and the routing tables the neighbours forwarded.  A run's
-  subscriptions are subscribed once, in id order, when the network is built.
+  subscriptions are subscribed once, in id order, when the network is built — with
+  covering ``none``, ``g1`` or ``gk`` by the link-by-link replay of the same protocol
+  (:mod:`cnsim.brokers.batch_forwarding`; events then matched against one index of the
+  boxes and routed over the links the brokers' tables would open), else message by
+  message.
 
 It carries what it can route as a point event: approaches whose events enter at the
 publisher and whose message is the event itself — CN-Relax's ``Msg(x, x, -inf, inf)``,
@@ -34,8 +38,10 @@ import numpy as np
 from cnsim.algorithms.base import ApproachSpec
 from cnsim.algorithms.messages import Messages
 from cnsim.brokers.base import Delivery, Network, Paths, Traffic
+from cnsim.brokers.batch_forwarding import BatchForwarding, EventRouter
+from cnsim.brokers.batch_forwarding import supports as batch_supports
 from cnsim.brokers.endpoints import Endpoints, _nearest
-from cnsim.brokers.forwarding import Forwarding
+from cnsim.brokers.forwarding import SUB, Forwarding
 from cnsim.brokers.spanning import Tree, overlay_tree
 from cnsim.network.cache import build_world
 from cnsim.network.world import World
@@ -71,17 +77,23 @@ class ContentBasedCN(Network):
         self.tree, self.world, self.endpoints = tree, world, endpoints
         nodes = endpoints.subscriber_node
         self.home = _nearest(world, nodes).astype(np.int64)
-        self.forwarding = Forwarding(
-            tree,
-            1,
-            overlay["covering"],
-            overlay["covering_k"],
-            overlay["covering_index"],
-            DOMAIN,
-        )
+        args = (tree, 1, overlay["covering"], overlay["covering_k"], overlay["covering_index"])
         lo, hi = subscriptions.l, subscriptions.r
-        for sid in range(len(lo)):
-            self.forwarding.subscribe(sid, self.home[sid], lo[sid], hi[sid])
+        # covering none / g1 / gk: the batch replay of the same protocol, and events
+        # routed from one index of the boxes (cnsim.brokers.batch_forwarding)
+        self.batch = batch_supports(overlay["covering"], overlay["covering_k"])
+        if self.batch:
+            self.forwarding = BatchForwarding(*args, DOMAIN)
+            m = len(lo)
+            self.forwarding.replay(np.full(m, SUB, np.int8), np.arange(m), self.home, lo, hi)
+            self.router = EventRouter(tree, 1, self.home, match_cost=self.forwarding.match_cost)
+            for sid in range(m):
+                self.router.subscribe(sid, lo[sid : sid + 1], hi[sid : sid + 1])
+        else:
+            self.forwarding = Forwarding(*args, DOMAIN)
+            for sid in range(len(lo)):
+                self.forwarding.subscribe(sid, self.home[sid], lo[sid], hi[sid])
+            self.router = self.forwarding
         self.setup = self.forwarding.stats()  # what subscribing the run cost
         self.last_hop = world.last_hops(self.home, nodes).astype(np.int64)
         latency_ms = np.asarray(world.node_latency)[self.home, nodes]
@@ -117,7 +129,7 @@ class ContentBasedCN(Network):
         hop_ptr = np.zeros(len(messages) + 1, np.int64)
         subs, hop_from, hop_to = [], [], []
         for m in range(len(messages)):
-            s, f, t = self.forwarding.publish(source[m], r[m, 1])
+            s, f, t = self.router.publish(source[m], r[m, 1])
             subs.append(s)
             hop_from.append(f)
             hop_to.append(t)

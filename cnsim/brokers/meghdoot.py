@@ -87,7 +87,7 @@ class MeghdootCN(Network):
             from cnsim.brokers.ranked import RankedOverlay
 
             l, r = subscriptions.l, subscriptions.r
-            cn.ranked = RankedOverlay.create(scenario, l, r, zones, world, seeds)
+            cn.ranked = RankedOverlay.create(scenario, l, r, zones, world, seeds, n_events)
         return cn
 
     def deliver(
@@ -102,7 +102,7 @@ class MeghdootCN(Network):
             return self._targeted(messages, handled)
         source = self.zone_of_broker[self.endpoints.entry_brokers(approach, update_events)]
         if approach.message == "ranked":
-            return self.ranked.deliver(messages, source, self.last_hop, handled)
+            return self.ranked.deliver(messages, source, self.last_hop, handled, update_events)
         if approach.entry == "server":
             source = source[:1]  # every message leaves the server's zone
         r = messages.rects

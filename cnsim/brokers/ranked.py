@@ -444,6 +444,13 @@ RUN_COSTS = (  # Traffic.costs of a run's ranked delivery (the catalog's "ranked
     "flood_msgs",
     "flood_ip_bytes",
 )
+CHURN_COSTS = (  # with [ranked] commands > 0: the batch's joins, leaves and bound updates
+    "churn_joins",
+    "churn_leaves",
+    "churn_bound_changes",
+    "churn_bound_msgs",
+    "churn_bound_ip_bytes",
+)
 
 
 class RankedOverlay:
@@ -469,35 +476,98 @@ class RankedOverlay:
     the last answer", which a hop tree cannot express).
     """
 
-    def __init__(self, net: RankedZones, k: int, pruning: str, broker_latency: np.ndarray):
+    def __init__(
+        self,
+        net: RankedZones,
+        k: int,
+        pruning: str,
+        broker_latency: np.ndarray,
+        churn=None,
+        world=None,
+    ):
         self.net = net
         self.k = k
         self.mode = PRUNING[pruning]
         self.latency = np.asarray(broker_latency, np.float64)
+        # joins and leaves while events flow (cnsim.brokers.ranked_churn.RankedChurn)
+        self.churn = churn
+        self.world = world
+        self.applied = 0  # commands of ``churn`` applied so far
+        self._last_hop: np.ndarray | None = None  # the run's, then the joins' last hops
 
     @classmethod
-    def create(cls, scenario, l, r, zones: Zones, world, seeds) -> RankedOverlay:
+    def create(cls, scenario, l, r, zones: Zones, world, seeds, n_events: int = 0):
         """The run's scored subscriptions (``[ranked] scores`` from the ``scores``
-        stream) in per-zone ``[ranked] index`` structures over ``zones``."""
+        stream) in per-zone ``[ranked] index`` structures over ``zones``; with
+        ``[ranked] commands`` > 0, the joins and leaves over ``n_events`` events (stream
+        ``ranked_churn``)."""
         from cnsim.subscriptions.ranked.scores import generate_scores
 
         ranked = scenario["ranked"]
         score = generate_scores(seeds.rng("scores"), l, r, ranked["scores"])
         net = RankedZones(zones, np.asarray(world.broker_hops), l, r, score, ranked["index"])
-        return cls(net, ranked["k"], ranked["pruning"], world.broker_latency)
+        churn = None
+        if ranked.get("commands", 0):
+            from cnsim.brokers.ranked_churn import RankedChurn
+
+            subs = scenario["subscriptions"]
+            churn = RankedChurn.draw(
+                seeds.rng("ranked_churn"), len(l), n_events, ranked["commands"],
+                ranked["churn"], subs["distribution"], subs["spread"], ranked["scores"],
+                world.topology.n_nodes,
+            )  # fmt: skip
+        return cls(net, ranked["k"], ranked["pruning"], world.broker_latency, churn, world)
+
+    def _apply_churn(self, upto: int, last_hop: np.ndarray) -> dict[str, int]:
+        """Apply the commands ``applied .. upto - 1``: joins insert at their zones, leaves
+        delete; every bound change is broadcast (counted by :class:`RankedZones`)."""
+        net, ch = self.net, self.churn
+        if self._last_hop is None:
+            self._last_hop = np.concatenate(
+                [np.asarray(last_hop, np.int64), np.zeros(ch.n_joins, np.int64)]
+            )
+        before = (net.bound_changes, net.bound_msgs, net.bound_ip_bytes)
+        joins = leaves = 0
+        for c in range(self.applied, upto):
+            i = int(ch.target[c])
+            if ch.leave[c]:
+                net.delete(i)
+                leaves += 1
+                continue
+            j = i - ch.m
+            got = net.insert(float(ch.l[j]), float(ch.r[j]), float(ch.score[j]))
+            assert got == i  # ids are given in join order
+            gateway = net.zones.owner[net._zone[i]]
+            hop = self.world.last_hops(np.array([gateway]), np.array([ch.node[j]]))
+            self._last_hop[i] = int(hop[0])
+            joins += 1
+        self.applied = max(self.applied, upto)
+        after = (net.bound_changes, net.bound_msgs, net.bound_ip_bytes)
+        counts = (joins, leaves, *(a - b for a, b in zip(after, before, strict=True)))
+        return dict(zip(CHURN_COSTS, counts, strict=True))
 
     @property
     def scores(self) -> np.ndarray:
         """Every subscription's score."""
         return self.net.columns()[2]
 
-    def deliver(self, messages, entry_zone: np.ndarray, last_hop: np.ndarray, handled):
+    def deliver(
+        self, messages, entry_zone: np.ndarray, last_hop: np.ndarray, handled, update_events=None
+    ):
         """``(Delivery, Traffic)`` of the events ``messages`` (one per update) entering at
         ``entry_zone``; ``last_hop`` gives each subscription's gateway-to-subscriber IP
-        hops, ``handled`` is the approach's per-broker message count (updated)."""
+        hops, ``handled`` is the approach's per-broker message count (updated).  With
+        joins and leaves, those scheduled before the batch's event (``update_events``,
+        one event per batch) are applied first."""
         from cnsim.brokers.base import Delivery, Traffic
 
         net, k = self.net, self.k
+        churned = {}
+        if self.churn is not None:
+            events = np.asarray(update_events)
+            assert len(events) and events.min() == events.max(), "one event per batch"
+            churned = self._apply_churn(self.churn.upto(int(events[0])), last_hop)
+            last_hop = self._last_hop
         xs, entry = messages.x, np.asarray(entry_zone, np.int64)
         d = net.deliver(xs, k, entry, self.mode)
         n = len(xs)
@@ -514,6 +584,7 @@ class RankedOverlay:
         costs["flood_zones_visited"] = int(flood.cost["visited"].sum())
         costs["flood_msgs"] = int(flood.cost["messages"].sum()) + notify["msgs"]
         costs["flood_ip_bytes"] = int(flood.cost["ip_bytes"].sum()) + notify["ip_bytes"]
+        costs.update(churned)
         paths = self._paths(d, entry, notify["zones"])
         hop_from, hop_to = owner[paths.hop_from], owner[paths.hop_to]
         np.add.at(handled, hop_to, 1)

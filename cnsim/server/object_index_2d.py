@@ -26,7 +26,10 @@ formally, so they are fixed here):
 
 The index is a k-d tree split on (x1, x2) (:func:`cnsim.kdtree.build`) whose
 nodes keep 3-d boxes (x1, x2, y) of their live points; a y-update moves the point
-in place and refits its leaf-to-root path; an insert at a new position rebuilds.
+in place and refits its leaf-to-root path. An insert takes the spare slot (a dead point
+the last rebuild added, a quarter as many as the ids) nearest its position and refits
+it, and the index rebuilds only when the spares run out: O(n log n) per n/4 inserts.
+Queries prune by the fitted boxes only, so where a point sits never changes an answer.
 """
 
 from __future__ import annotations
@@ -86,23 +89,48 @@ class ObjectIndex2D:
         if np.isinf(x1).any() or np.isinf(x2).any():
             raise InputError("objects: x1 and x2 must be finite")
         self.counter = counter if counter is not None else CallCounter2D()
-        self.x1 = x1.copy()
-        self.x2 = x2.copy()
-        self.y = y.copy()
+        # by id, with room to grow (inserts); x1, x2, y are the views of the ids in use
+        self._x1, self._x2, self._y = x1.copy(), x2.copy(), y.copy()
+        self.n_ids = len(y)
         self._rebuild()
 
     def __len__(self) -> int:
-        return len(self.y)
+        return self.n_ids
+
+    @property
+    def x1(self) -> np.ndarray:
+        """x1 of every object id (a view; do not modify)."""
+        return self._x1[: self.n_ids]
+
+    @property
+    def x2(self) -> np.ndarray:
+        """x2 of every object id (a view; do not modify)."""
+        return self._x2[: self.n_ids]
+
+    @property
+    def y(self) -> np.ndarray:
+        """y of every object id, ``inf`` for absent ones (a view)."""
+        return self._y[: self.n_ids]
 
     def _rebuild(self) -> None:
-        t = kdtree.build(self.x1, self.x2)
+        # Every id (absent ones too) plus spare dead points at the positions of objects
+        # spread over the ids, so an insert lands near points like it without a rebuild.
+        n = self.n_ids
+        n_spare = max(16, n // 4)
+        src = np.linspace(0, n - 1, n_spare).astype(np.int64) if n else np.zeros(0, np.int64)
+        sa = self.x1[src] if n else np.zeros(n_spare)
+        sb = self.x2[src] if n else np.zeros(n_spare)
+        a, b = np.concatenate([self.x1, sa]), np.concatenate([self.x2, sb])
+        t = kdtree.build(a, b)
         self._t = t
-        self._pa = self.x1[t.perm]
-        self._pb = self.x2[t.perm]
-        self._py = self.y[t.perm]
-        self._pid = t.perm.copy()
-        self._pos_of = np.empty(len(self.y), np.int64)
-        self._pos_of[t.perm] = np.arange(len(self.y))
+        self._pa = a[t.perm]
+        self._pb = b[t.perm]
+        self._py = np.concatenate([self.y, np.full(n_spare, np.inf)])[t.perm]
+        self._pid = np.concatenate([np.arange(n), np.full(n_spare, -1, np.int64)])[t.perm]
+        self._pos_of = np.full(len(self._y), -1, np.int64)
+        used = self._pid >= 0
+        self._pos_of[self._pid[used]] = np.flatnonzero(used)
+        self._free = np.flatnonzero(~used)
         self._box = np.empty((t.n_nodes, 6), np.float64)
         _fit_all3(t.start, t.end, t.leaf, self._pa, self._pb, self._py, self._box)
 
@@ -120,14 +148,31 @@ class ObjectIndex2D:
         _refit3(t.start, t.end, self._pa, self._pb, self._py, self._box, t.leaf_of[pos])
 
     def insert(self, x1: float, x2: float, y: float) -> int:
-        """Add an object at ``(x1, x2)`` and return its id (the next one); rebuilds."""
+        """Add an object at ``(x1, x2)`` and return its id (the next one)."""
         if not (np.isfinite(x1) and np.isfinite(x2)) or np.isnan(y):
             raise InputError(f"insert: x1, x2 must be finite and y not NaN, got {x1}, {x2}, {y}")
-        self.x1 = np.append(self.x1, x1)
-        self.x2 = np.append(self.x2, x2)
-        self.y = np.append(self.y, y)
-        self._rebuild()
-        return len(self.y) - 1
+        i = self.n_ids
+        if i == len(self._y):  # room for more ids: double
+            grow = max(16, i)
+            self._x1 = np.concatenate([self._x1, np.zeros(grow)])
+            self._x2 = np.concatenate([self._x2, np.zeros(grow)])
+            self._y = np.concatenate([self._y, np.full(grow, np.inf)])
+            self._pos_of = np.concatenate([self._pos_of, np.full(grow, -1, np.int64)])
+        self._x1[i], self._x2[i], self._y[i] = x1, x2, np.inf
+        self.n_ids = i + 1
+        if len(self._free):
+            # the spare nearest (x1, x2): its leaf holds points like it, so the boxes the
+            # new point widens stay tight
+            free = self._free
+            j = int(np.argmin((self._pa[free] - x1) ** 2 + (self._pb[free] - x2) ** 2))
+            pos = int(free[j])
+            self._free = np.delete(free, j)
+            self._pa[pos], self._pb[pos], self._py[pos], self._pid[pos] = x1, x2, np.inf, i
+            self._pos_of[i] = pos
+        else:
+            self._rebuild()
+        self.update(i, y)
+        return i
 
     # -- queries ----------------------------------------------------------------------------
     def first_k(

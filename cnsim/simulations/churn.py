@@ -35,9 +35,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from cnsim.brokers.batch_forwarding import BatchForwarding, EventRouter
+from cnsim.brokers.batch_forwarding import supports as batch_supports
 from cnsim.brokers.endpoints import Endpoints, _nearest
 from cnsim.brokers.forwarding import Forwarding
 from cnsim.brokers.spanning import overlay_tree
+from cnsim.errors import InputError
 from cnsim.network.cache import build_world
 from cnsim.simulations.config import Scenario
 from cnsim.simulations.metrics import CATALOG, aggregate
@@ -95,10 +98,20 @@ def build_churn(
     return ChurnWorkload(stream, home, after.astype(np.int64), x, endpoints)
 
 
-class ChurnRun:
-    """One churn scenario: the overlay, its workload, and the replay."""
+ENGINES = ("auto", "batch", "reference")
 
-    def __init__(self, scenario: Scenario, events: int | None = None):
+
+class ChurnRun:
+    """One churn scenario: the overlay, its workload, and the replay.
+
+    ``engine``: ``"reference"`` runs the brokers message by message
+    (:class:`~cnsim.brokers.forwarding.Forwarding`: per-link tables, events matched by
+    every broker; what ``cnsim verify`` checks); ``"batch"`` replays the same protocol
+    link by link (:mod:`cnsim.brokers.batch_forwarding`: the same counts, hops and
+    deliveries; ``match_*`` count one global index of the live boxes instead of the
+    brokers' tables); ``"auto"``: batch where it applies (covering none, g1, gk)."""
+
+    def __init__(self, scenario: Scenario, events: int | None = None, engine: str = "auto"):
         self.scenario = scenario
         self.seeds = Seeds(scenario.seed)
         self.world = build_world(scenario.network)
@@ -106,25 +119,39 @@ class ChurnRun:
         self.tree = overlay_tree(self.world, o["degree"])
         self.workload = build_churn(scenario, self.world, self.seeds, events)
         w = self.workload
-        self.forwarding = Forwarding(
-            self.tree,
-            w.stream.d,
-            o["covering"],
-            o["covering_k"],
-            o["covering_index"],
-            (0.0, float(2**BITS - 1)),
+        if engine not in ENGINES:
+            raise InputError(f"engine {engine!r} is not one of {', '.join(ENGINES)}")
+        if engine == "batch" and not batch_supports(o["covering"], o["covering_k"]):
+            raise InputError(
+                f"engine 'batch' replays covering none, g1 and gk, not {o['covering']!r}"
+            )
+        args = (self.tree, w.stream.d, o["covering"], o["covering_k"], o["covering_index"])
+        self.batch = engine == "batch" or (
+            engine == "auto" and batch_supports(o["covering"], o["covering_k"])
         )
+        if self.batch:
+            self.forwarding = BatchForwarding(*args, (0.0, float(2**BITS - 1)))
+        else:
+            self.forwarding = Forwarding(
+                *args, (0.0, float(2**BITS - 1))
+            )
         ep = w.endpoints
         self.last_hop = self.world.last_hops(w.home, ep.subscriber_node).astype(np.int64)
         self.publish_hops = self.world.last_hops(ep.nearest_broker, ep.publisher_node)
         self.live = np.zeros(len(w.stream), bool)
         self.handled = np.zeros(self.world.n_brokers, np.int64)
         self.mismatches: list[tuple[int, str]] = []
+        self.broker_hops = np.asarray(self.world.broker_hops)  # in memory: read per event
+        self.keep_paths = False  # timed mode: keep every event's route in ``paths``
+        self.paths: list[tuple[int, np.ndarray, np.ndarray, np.ndarray]] = []
 
     def rows(self, check: bool = False):
         """Replay commands and events; yield one dict per event (see the module doc).
         With ``check``, every event whose deliveries differ from brute force is added
         to :attr:`mismatches` as ``(event, description)``."""
+        if self.batch:
+            yield from self._batch_rows(check)
+            return
         w, f, live = self.workload, self.forwarding, self.live
         st, sizes = w.stream, self.scenario["messages"]
         event_bytes = sizes["event_bytes"]
@@ -134,38 +161,83 @@ class ChurnRun:
             while cmd <= w.event_after[e]:
                 self._command(cmd)
                 cmd += 1
-            x = w.event_x[e]
             broker = int(w.endpoints.nearest_broker[e])
-            subs, hop_from, hop_to = f.publish(broker, x)
-            if check:
-                want = np.flatnonzero(live & (st.lo <= x).all(axis=1) & (x <= st.hi).all(axis=1))
-                got = np.sort(subs)
-                if not np.array_equal(got, want):
-                    self.mismatches.append((e, (
-                        f"event {e} at {x.tolist()} after command {cmd - 1}: the overlay "
-                        f"reached {len(got)} subscriptions ({len(np.unique(got))} distinct), "
-                        f"brute force {len(want)}"
-                    )))  # fmt: skip
-            np.add.at(self.handled, hop_to, 1)
-            self.handled[broker] += 1
+            subs, hop_from, hop_to = f.publish(broker, w.event_x[e])
             now = f.stats()
             held = f.entries
             row = {"event": e, "command": cmd - 1, "live": int(live.sum())}
             row.update({c: now[c] - before[c] for c in COUNTERS})
-            ip_hops = int(self.world.broker_hops[hop_from, hop_to].sum(dtype=np.int64))
-            row.update(
-                routing_entries_mean=float(held.mean()),
-                routing_entries_max=int(held.max(initial=0)),
-                delivered_msgs=len(subs),
-                overlay_bytes=len(hop_from) * event_bytes,
-                ip_bytes=ip_hops * event_bytes,
-                last_hop_ip_bytes=int(self.last_hop[subs].sum()) * event_bytes,
-                publish_ip_bytes=int(self.publish_hops[e]) * event_bytes,
-            )
+            row.update(routing_entries_mean=float(held.mean()),
+                       routing_entries_max=int(held.max(initial=0)))  # fmt: skip
+            self._event(row, e, broker, subs, hop_from, hop_to, check, event_bytes)
             before = now
             yield row
         while cmd < len(st):  # commands after the last event (or with no events)
             self._command(cmd)
+            cmd += 1
+
+    def _event(self, row, e, broker, subs, hop_from, hop_to, check, event_bytes) -> None:
+        """The event columns of ``row``; with ``check``, brute force over the live boxes."""
+        st, live, x = self.workload.stream, self.live, self.workload.event_x[e]
+        if check:
+            want = np.flatnonzero(live & (st.lo <= x).all(axis=1) & (x <= st.hi).all(axis=1))
+            got = np.sort(subs)
+            if not np.array_equal(got, want):
+                self.mismatches.append((e, (
+                    f"event {e} at {x.tolist()} after command {row['command']}: the overlay "
+                    f"reached {len(got)} subscriptions ({len(np.unique(got))} distinct), "
+                    f"brute force {len(want)}"
+                )))  # fmt: skip
+        np.add.at(self.handled, hop_to, 1)
+        self.handled[broker] += 1
+        if self.keep_paths:
+            self.paths.append((broker, subs, hop_from, hop_to))
+        ip_hops = int(self.broker_hops[hop_from, hop_to].sum(dtype=np.int64))
+        row.update(
+            delivered_msgs=len(subs),
+            overlay_bytes=len(hop_from) * event_bytes,
+            ip_bytes=ip_hops * event_bytes,
+            last_hop_ip_bytes=int(self.last_hop[subs].sum()) * event_bytes,
+            publish_ip_bytes=int(self.publish_hops[e]) * event_bytes,
+        )
+
+    def _batch_rows(self, check: bool):
+        """:meth:`rows` with the batch engine: the whole command stream through the
+        links first, then the events in order against the live boxes."""
+        w, f, live, st = self.workload, self.forwarding, self.live, self.workload.stream
+        event_bytes = self.scenario["messages"]["event_bytes"]
+        f.replay(st.op, st.sid, w.home, st.lo, st.hi)
+        after = w.event_after
+        mean, mx = f.entries_after(after)
+        # per-command counters, cumulated; column order as COUNTERS
+        per_cmd = np.column_stack([f.sub_msgs, f.unsub_msgs, np.zeros_like(f.sub_msgs), f.cover])
+        cum = np.vstack([np.zeros((1, per_cmd.shape[1]), np.int64), np.cumsum(per_cmd, axis=0)])
+        router = EventRouter(self.tree, st.d, w.home, "kdtree", match_cost=f.match_cost)
+        cmd, prev, before, n_live = 0, 0, f.match_cost.copy(), int(live.sum())
+        for e in range(len(after)):
+            while cmd <= after[e]:
+                s = int(st.sid[cmd])
+                if st.op[cmd] == SUBSCRIBE:
+                    router.subscribe(s, st.lo[s], st.hi[s])
+                    n_live += 1
+                else:
+                    router.unsubscribe(s)
+                    n_live -= 1
+                live[s] = st.op[cmd] == SUBSCRIBE
+                cmd += 1
+            broker = int(w.endpoints.nearest_broker[e])
+            subs, hop_from, hop_to = router.publish(broker, w.event_x[e])
+            row = {"event": e, "command": cmd - 1, "live": n_live}
+            diff = cum[cmd] - cum[prev]
+            now = f.match_cost.copy()
+            counts = diff.tolist() + (now - before).tolist()
+            row.update({c: int(v) for c, v in zip(COUNTERS, counts, strict=True)})
+            row.update(routing_entries_mean=float(mean[e]), routing_entries_max=int(mx[e]))
+            self._event(row, e, broker, subs, hop_from, hop_to, check, event_bytes)
+            prev, before = cmd, now
+            yield row
+        while cmd < len(st):
+            live[int(st.sid[cmd])] = st.op[cmd] == SUBSCRIBE
             cmd += 1
 
     def _command(self, i: int) -> None:
@@ -197,6 +269,10 @@ def simulate_churn(scenario: Scenario, events: int | None = None, check: bool = 
     on the first difference)."""
     from cnsim.simulations.runner import Result  # the runner hands scenarios over to here
 
+    if scenario["run"]["mode"] == "timed":
+        from cnsim.simulations.timed_churn import simulate_churn_timed
+
+        return simulate_churn_timed(scenario, events)
     started, cpu_started = time.perf_counter(), time.process_time()
     run = ChurnRun(scenario, events)
     setup_s = time.perf_counter() - started

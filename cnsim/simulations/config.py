@@ -125,6 +125,9 @@ SCHEMA: dict[str, dict[str, Key]] = {
             str, "threshold", tuple(PRUNING), doc="zone score bounds, or the flood baseline"
         ),
         "index": Key(str, "scored_rtree", tuple(RANKED_INDEXES), doc="each zone's top-k index"),
+        # joins and leaves while events flow (cnsim/brokers/ranked_churn.py)
+        "commands": Key(int, 0, low=0, doc="join/leave commands spread over the events"),
+        "churn": Key(float, 0.5, low=0.0, high=1.0, doc="share of those commands that leave"),
     },
 }
 
@@ -145,6 +148,9 @@ def _mix(values: dict[str, dict[str, Any]]) -> float:
 
 def _timed(values: dict[str, dict[str, Any]]) -> bool:
     return values["run"]["mode"] == "timed"
+
+
+_TIMED_COVERING = ("none", "g1", "gk")  # what timed churn replays (batch_forwarding)
 
 
 def _commands(values: dict[str, dict[str, Any]]) -> bool:
@@ -207,13 +213,6 @@ RULES_15D: tuple[Rule, ...] = (  # what 1.5-d range subscriptions support so far
         f"'uniform' (the default) {_NOT_15D}",
     ),
     Rule(
-        "events.inserts + events.moves",
-        lambda v: not _range15d(v) or v["events"]["inserts"] + v["events"]["moves"] == 0,
-        "is not 0 (a new 1.5-d object would need an x2 drawn for it; not supported yet)",
-        f"0 {_NOT_15D} (deletes are allowed)",
-        value=lambda v: v["events"]["inserts"] + v["events"]["moves"],
-    ),
-    Rule(
         "events.trace",
         lambda v: not _range15d(v) or not v["events"]["trace"],
         "cannot feed 1.5-d subscriptions (its rows have no x2)",
@@ -224,12 +223,6 @@ RULES_15D: tuple[Rule, ...] = (  # what 1.5-d range subscriptions support so far
         lambda v: not _range15d(v) or v["server"]["count"] == 1,
         "must be 1 for 1.5-d subscriptions (one 2-d object index)",
         f"1 {_NOT_15D}",
-    ),
-    Rule(
-        "run.mode",
-        lambda v: not _range15d(v) or not _timed(v),
-        "is not available for 1.5-d subscriptions yet",
-        f"'counting' {_NOT_15D}",
     ),
     Rule(
         "subscriptions.attributes",
@@ -304,9 +297,10 @@ RULES: tuple[Rule, ...] = (  # rules across the scenario's keys, checked after S
     ),
     Rule(
         "run.mode",
-        lambda v: not _timed(v) or not _commands(v),
-        "is not available for a command stream (subscriptions.churn > 0 or attributes > 1)",
-        "'counting' when subscriptions.churn > 0 or subscriptions.attributes > 1",
+        lambda v: not _timed(v) or not _commands(v) or v["overlay"]["covering"] in _TIMED_COVERING,
+        "is not available for a command stream covered by G or the poset",
+        "'counting', or 'timed' with overlay.covering 'none', 'g1' or 'gk' (not "
+        "{overlay[covering]!r}) when subscriptions.churn > 0 or subscriptions.attributes > 1",
     ),
     Rule(
         "events.batch_size",
@@ -336,6 +330,20 @@ RULES: tuple[Rule, ...] = (  # rules across the scenario's keys, checked after S
         lambda v: not v["events"]["trace"] or not _commands(v),
         "cannot feed a command stream (subscriptions.churn > 0 or attributes > 1)",
         "no events.trace when subscriptions.churn > 0 or subscriptions.attributes > 1",
+    ),
+    Rule(
+        "ranked.commands",
+        lambda v: not v["ranked"]["commands"]
+        or (v["events"]["batch_size"] == 1 and not _timed(v)),
+        "needs one event per batch in counting mode (joins and leaves fall between events)",
+        "0 unless events.batch_size = 1 and run.mode = 'counting'",
+    ),
+    Rule(
+        "ranked.commands",
+        lambda v: not v["ranked"]["commands"]
+        or any(parse(a).message == "ranked" for a in v["algorithm"]["approaches"]),
+        "applies to ranked delivery only (no 'ranked' approach runs)",
+        "0 unless algorithm.approaches has 'ranked'",
     ),
     *RULES_15D,
 )
@@ -460,6 +468,8 @@ class Scenario:
         if all(self.values[s][k] == SCHEMA[s][k].default for s, k in group):
             for section, key in group:
                 del out[section][key]
+        if "ranked" in out and not out["ranked"]["commands"]:  # no joins/leaves: as before
+            del out["ranked"]["commands"], out["ranked"]["churn"]
         return out
 
     @property

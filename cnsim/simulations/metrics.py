@@ -245,6 +245,18 @@ def _ranked_metrics() -> list[Metric]:
                mode="ranked", collect=cost("flood_msgs")),
         Metric("flood_ip_bytes", "bytes", "IP bytes of the flood baseline", aggregates=sums,
                mode="ranked", collect=cost("flood_ip_bytes")),
+        # [ranked] commands > 0: joins and leaves applied before the batch's event, and
+        # the bound updates they caused (cnsim/brokers/ranked_churn.py)
+        Metric("churn_joins", "subscriptions", "subscriptions joining", aggregates=sums,
+               mode="ranked", collect=cost("churn_joins")),
+        Metric("churn_leaves", "subscriptions", "subscriptions leaving", aggregates=sums,
+               mode="ranked", collect=cost("churn_leaves")),
+        Metric("churn_bound_changes", "changes", "zone bounds changed by joins and leaves",
+               aggregates=sums, mode="ranked", collect=cost("churn_bound_changes")),
+        Metric("churn_bound_msgs", "messages", "bound propagation messages of joins/leaves",
+               aggregates=sums, mode="ranked", collect=cost("churn_bound_msgs")),
+        Metric("churn_bound_ip_bytes", "bytes", "bound propagation IP bytes of joins/leaves",
+               aggregates=sums, mode="ranked", collect=cost("churn_bound_ip_bytes")),
     ]  # fmt: skip
     for what, label in (("zones", "zones visited"), ("msgs", "messages"), ("ip_bytes", "IP bytes")):
         out.append(Metric(
@@ -357,6 +369,15 @@ CATALOG = Catalog(
             "snap calls (paper's count)",
             paper="Table III, IV",
             collect=lambda o: o.calls["calls_snap_paper"],
+        ),
+        Metric(
+            # 1.5-d polygon sweeps (Algorithm 7); Table VII counts min_y + min_x2. 1-d
+            # approaches make none (their counters have no min_x2).
+            "calls_min_x2",
+            "calls",
+            "min_x2 calls",
+            paper="Table VII",
+            collect=lambda o: o.calls.get("calls_min_x2", 0),
         ),
         Metric(
             "server_time_s",

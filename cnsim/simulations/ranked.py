@@ -20,9 +20,13 @@ def runs_ranked(approaches) -> bool:
     return any(a.spec.message == "ranked" for a in approaches)
 
 
-def global_top_k(l: np.ndarray, r: np.ndarray, score: np.ndarray, x: float, k: int) -> np.ndarray:
-    """The oracle: ``top_k(x)`` by brute force over every subscription."""
-    hit = np.flatnonzero((l <= x) & (x <= r))
+def global_top_k(
+    l: np.ndarray, r: np.ndarray, score: np.ndarray, x: float, k: int, alive=None
+) -> np.ndarray:
+    """The oracle: ``top_k(x)`` by brute force over every subscription (``alive``: only
+    those live)."""
+    hit = (l <= x) & (x <= r)
+    hit = np.flatnonzero(hit if alive is None else hit & alive)
     return hit[np.lexsort((hit, -score[hit]))[:k]]
 
 
@@ -49,9 +53,16 @@ def check_ranked(report, sim, name: str, batch: int, outcome) -> None:
     ranked = sim.network.ranked
     w, k, scores = sim.workload, ranked.k, ranked.scores
     d, xs = outcome.delivery, outcome.messages.x
+    l, r, alive = w.l, w.r, None
+    if ranked.churn is not None:  # joins and leaves: the subscriptions live at the event
+        ch = ranked.churn  # one event per batch (the config's rule): event = batch
+        m = ch.m
+        l, r = np.concatenate([w.l, ch.l]), np.concatenate([w.r, ch.r])
+        scores = np.concatenate([scores[:m], ch.score])
+        alive = ch.live_before(batch)
     for i, x in enumerate(xs):
         got = d.subs[d.offsets[i] : d.offsets[i + 1]]
-        want = global_top_k(w.l, w.r, scores, x, k)
+        want = global_top_k(l, r, scores, x, k, alive)
         if not np.array_equal(got, want):
             report.fail(
                 name,

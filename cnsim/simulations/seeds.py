@@ -24,6 +24,7 @@ STREAMS = (
     "arrivals",  # timed mode's Poisson publication times
     "scores",  # ranked delivery's subscription scores ([ranked] scores)
     "objects_x2",  # 1.5-d range subscriptions: every object's x2 (seed 003 appendix D)
+    "ranked_churn",  # ranked delivery's joins and leaves ([ranked] commands, churn)
 )
 
 

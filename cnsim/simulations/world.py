@@ -20,7 +20,7 @@ from cnsim.subscriptions.workload import (
     generate_objects,
     generate_subscriptions,
 )
-from cnsim.subscriptions.workload_15d import generate_subscriptions_15d, generate_x2
+from cnsim.subscriptions.workload_15d import extend_x2, generate_subscriptions_15d, generate_x2
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,8 @@ class Workload:
     k: int
     events: Events
     # 1.5-d range subscriptions (seed 003 appendix D; [subscriptions] kind =
-    # "range-1.5d"): x is every object's x1, x2 its x2; l, r, v are every
+    # "range-1.5d"): x is every object's x1, x2 the x2 of every id the run uses (the
+    # initial objects', then those inserts and moves create); l, r, v are every
     # subscription's l1, r1, r2. None: 1-d ranges.
     x2: np.ndarray | None = None
     v: np.ndarray | None = None
@@ -51,7 +52,8 @@ def build_workload(scenario: Scenario, seeds: Seeds, events: int | None = None) 
     )
     x2 = v = None
     if s["kind"] == "range-1.5d":  # x is x1; x2 and (l1, r1, r2) of appendix D-C
-        x2 = generate_x2(seeds.rng("objects_x2"), len(x))
+        x2_rng = seeds.rng("objects_x2")
+        x2 = generate_x2(x2_rng, len(x))
         l, r, v = generate_subscriptions_15d(
             seeds.rng("subscriptions"), s["count"], s["dataset"], x, s["cover"]
         )
@@ -68,4 +70,6 @@ def build_workload(scenario: Scenario, seeds: Seeds, events: int | None = None) 
         x,
         o["distribution"],
     )
+    if x2 is not None:  # the ids inserts and moves create: x2 from the stream's next draws
+        x2 = extend_x2(x2_rng, x2, stream.obj)
     return Workload(x, y, l, r, s["k"], stream, x2, v)

@@ -4,7 +4,9 @@
 Notation (appendix D): object i is ``(x_i^(1), x_i^(2), y_i)``; its x1 is the 1-d
 scenario's x (``[objects] distribution``), its x2 is uniform in [0, 1) (drawn from a
 stream of its own, so the x1 and y of a 1.5-d run equal those of the 1-d run of the
-same seed). A subscription is ``[l1, r1] × (−∞, r2]`` — the point ``(l1, r1, r2)`` of
+same seed). An insert, or a move (the delete of the id and a new id at a new position),
+creates an id whose x1 the event draws and whose x2 is the stream's next draw, in id
+order (:func:`extend_x2`). A subscription is ``[l1, r1] × (−∞, r2]`` — the point ``(l1, r1, r2)`` of
 the 3-d subscription space S — with r2 uniform and, by ``[subscriptions] dataset``:
 
 * ``DS#1``: l1, r1 the smaller and larger of two uniform draws;
@@ -33,6 +35,14 @@ COVER = {"DS#2": 1_000, "DS#3": 100}  # objects a DS#2 / DS#3 range covers by de
 def generate_x2(rng: np.random.Generator, n: int) -> np.ndarray:
     """x2 of ``n`` objects, uniform in [0, 1)."""
     return rng.random(n)
+
+
+def extend_x2(rng: np.random.Generator, x2: np.ndarray, event_ids: np.ndarray) -> np.ndarray:
+    """``x2`` grown to every id ``event_ids`` name: an id an insert or move creates gets
+    the next draw of ``rng`` (the stream ``x2`` came from), in id order, so its x2
+    depends on the seed and the id only; nothing is drawn when no id is new."""
+    n_ids = max(len(x2), int(event_ids.max()) + 1 if len(event_ids) else 0)
+    return np.concatenate([x2, generate_x2(rng, n_ids - len(x2))]) if n_ids > len(x2) else x2
 
 
 def generate_subscriptions_15d(

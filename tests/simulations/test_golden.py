@@ -8,7 +8,9 @@ timed copies, Unicast's ``calls_min_y`` (and ``mean_calls_min_y``) were updated 
 ``unicast`` became the paper's procedure, one min_y per candidate (issue 15; a script first
 checked every other column and every delivery identical). Columns added since are left
 out of the comparison: Paint-Sparse's calls as the paper counts them (issue 15; equal to
-cnsim's own count for every other approach, which the test checks)."""
+cnsim's own count for every other approach, which the test checks); index calls only
+1.5-d approaches make (``calls_min_x2``, issue 14; 0 for every approach of a 1-d run,
+which the test checks)."""
 
 import json
 from pathlib import Path
@@ -35,6 +37,9 @@ ADDED = ("forced_inserts",)
 # Metric columns added since (and their summary entries), with the column they equal for
 # every approach but Paint-Sparse.
 ADDED_COLUMNS = {"calls_min_y_paper": "calls_min_y", "calls_snap_paper": "calls_snap"}
+# Metric columns added since (and their summary entries) that are 0 for every approach of
+# a 1-d run: calls of index queries only the 1.5-d approaches make.
+ADDED_ZERO_COLUMNS = ("calls_min_x2",)
 # Scenario keys added since, compared only when they differ from their default (the
 # content-based overlay and seed 001's command stream: no seed-003 run uses them).
 NEW_KEYS = {
@@ -69,7 +74,7 @@ def test_outputs_equal_the_golden_copy(name, tmp_path):
         keep = [c for c in want.columns if not c.endswith(WALL)]
         if "calls_min_y" in got.columns:  # the events, not the broker load
             _check_added(got)
-            got = got.drop(columns=list(ADDED_COLUMNS))
+            got = got.drop(columns=[*ADDED_COLUMNS, *ADDED_ZERO_COLUMNS])
         assert list(got.columns) == list(want.columns)
         pd.testing.assert_frame_equal(got[keep], want[keep])
     want = json.loads((gold / "summary.json").read_text())
@@ -81,6 +86,8 @@ def test_outputs_equal_the_golden_copy(name, tmp_path):
     for entries in got["approaches"].values():
         for column in ADDED_COLUMNS:
             del entries[f"mean_{column}"]
+        for column in ADDED_ZERO_COLUMNS:
+            assert entries.pop(f"mean_{column}") == 0
     for section, defaults in NEW_KEYS.items():
         for key, default in defaults.items():
             if got["scenario"][section].get(key) == default:
@@ -89,7 +96,9 @@ def test_outputs_equal_the_golden_copy(name, tmp_path):
 
 
 def _check_added(events: pd.DataFrame) -> None:
-    """The added columns equal cnsim's own counts except for Paint-Sparse."""
+    """The added columns equal cnsim's own counts except for Paint-Sparse; the zero ones are 0."""
     other = ~events["approach"].str.contains("paint-sparse")
     for added, own in ADDED_COLUMNS.items():
         assert (events.loc[other, added] == events.loc[other, own]).all()
+    for added in ADDED_ZERO_COLUMNS:
+        assert (events[added] == 0).all()

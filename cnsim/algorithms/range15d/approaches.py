@@ -14,7 +14,9 @@ Messages are :class:`~cnsim.algorithms.messages.Messages` whose ``rects`` are 3-
 object's x1. The networks route them by their shape (6 columns: a 3-d box).
 
 * Paint-Dense / Paint-Sparse: :mod:`cnsim.algorithms.range15d.paint` (Algorithms 6–11),
-  each update in turn.
+  each update in turn. A new id (an insert, or a move's new position) enters the index
+  absent at its (x1, x2) — x2 from the view's ``x2``, which covers every id the run
+  uses — and its update ``inf -> y`` revives it (§II-A footnote 4); Unicast likewise.
 * CN-Relax (§V's serverless baseline in 1.5-d): every event enters at its publisher's
   broker as the box ``(−inf, x1, x1, inf, x2, inf)``, which reaches every subscription
   whose box ``[l1, r1] × (−∞, r2]`` holds the object's ``(x1, x2)``; subscribers keep
@@ -50,7 +52,21 @@ def as_messages(m: Messages15) -> Messages:
 
 def _objects(view: ServerView) -> ObjectIndex2D:
     assert view.x2 is not None and view.servers == 1  # the scenario's rules see to it
-    return ObjectIndex2D(view.x, view.x2, view.y, CallCounter2D())
+    n = len(view.x)  # view.x2 goes on with the ids inserts and moves create
+    return ObjectIndex2D(view.x, view.x2[:n], view.y, CallCounter2D())
+
+
+def add_new_objects(objects: ObjectIndex2D, updates: Updates, x2: np.ndarray) -> None:
+    """Put the objects ``updates`` create (ids beyond the index's: inserts, and the new
+    ids of moves) into the index as absent ones, at the update's x1 and their x2; their
+    updates then revive them (``inf -> y``, an insert as §II-A footnote 4 has it)."""
+    new = np.flatnonzero(updates.obj >= len(objects))
+    for t in new.tolist():
+        i = int(updates.obj[t])
+        if i < len(objects):
+            continue  # updated twice in the batch
+        got = objects.insert(float(updates.x[t]), float(x2[i]), np.inf)
+        assert got == i, (got, i)  # events create ids in order
 
 
 class PaintDense15Approach(Approach):
@@ -58,19 +74,22 @@ class PaintDense15Approach(Approach):
 
     family = "paint-dense"
 
-    def __init__(self, impl: PaintDense15):
+    def __init__(self, impl: PaintDense15, x2: np.ndarray | None = None):
         self.spec = ApproachSpec(self.family)
         self.impl = impl
         self.counter = impl.counter
+        # x2 of every id the run uses (new objects'); None: the index's objects only
+        self.x2 = impl.objects.x2.copy() if x2 is None else np.asarray(x2, np.float64)
 
     @classmethod
     def create(cls, spec: ApproachSpec, view: ServerView) -> PaintDense15Approach:
         """Paint-Dense over its own 2-d object index."""
-        return cls(PaintDense15(_objects(view), view.k))
+        return cls(PaintDense15(_objects(view), view.k), view.x2)
 
     def process(self, updates: Updates) -> Messages:
         """Apply ``updates`` one at a time, each followed by its messages (a delete is
-        ``y -> inf``)."""
+        ``y -> inf``, an insert ``inf -> y`` of a new id)."""
+        add_new_objects(self.impl.objects, updates, self.x2)
         return as_messages(self.impl.process(updates.obj, updates.y_new))
 
 
@@ -83,7 +102,7 @@ class PaintSparse15Approach(PaintDense15Approach):
     def create(cls, spec: ApproachSpec, view: ServerView) -> PaintSparse15Approach:
         """Paint-Sparse over its own object index and the run's subscription index."""
         assert isinstance(view.subscriptions, SubscriptionIndex3D)
-        return cls(PaintSparse15(_objects(view), view.subscriptions, view.k))
+        return cls(PaintSparse15(_objects(view), view.subscriptions, view.k), view.x2)
 
 
 def reach_box(x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
@@ -104,7 +123,7 @@ class CNRelax15(Approach):
 
     def __init__(self, x2: np.ndarray, subscriptions: SubscriptionIndex3D):
         self.spec = ApproachSpec(self.family)
-        self.x2 = np.asarray(x2, np.float64)  # the objects' x2 (no object moves in 1.5-d)
+        self.x2 = np.asarray(x2, np.float64)  # x2 of every id the run uses
         self.subscriptions = subscriptions
         self.counter = CallCounter2D()  # no server, no index calls
 
@@ -133,9 +152,10 @@ class Unicast15(Approach):
     message = "targeted"
 
     def __init__(self, objects: ObjectIndex2D, subscriptions: SubscriptionIndex3D, k: int,
-                 lists: TopKLists | None = None):  # fmt: skip
+                 lists: TopKLists | None = None, x2: np.ndarray | None = None):  # fmt: skip
         self.spec = ApproachSpec(self.family)
         self.objects = objects
+        self.x2 = objects.x2.copy() if x2 is None else np.asarray(x2, np.float64)
         self.counter = objects.counter
         self.subscriptions = subscriptions
         self.k = k
@@ -153,10 +173,11 @@ class Unicast15(Approach):
     def create(cls, spec: ApproachSpec, view: ServerView) -> Unicast15:
         """Unicast over its own object index, sharing the initial lists when given."""
         lists = view.lists.copy() if view.lists is not None else None
-        return cls(_objects(view), view.subscriptions, view.k, lists)
+        return cls(_objects(view), view.subscriptions, view.k, lists, view.x2)
 
     def process(self, updates: Updates) -> Messages:
         """Messages of every update in turn, applied to the server's copy as sent."""
+        add_new_objects(self.objects, updates, self.x2)
         parts = [self._one(i, y_new) for i, _, _, y_new in updates]
         if not parts:
             e = np.empty(0, np.int64)

@@ -13,7 +13,7 @@ numbers the paper prints and the statements it makes about its figures. Running 
 3. ``OUT/report/`` is written aside and swapped in whole: ``index.html`` (every item of
    the paper beside ours), ``comparison.csv`` (every printed value: paper, ours, ratio,
    status), ``claims.csv`` (every claim: holds or not, and the evidence),
-   ``timings.csv`` (wall time by sweep) and each sweep's own full report under
+   ``timings.csv`` (wall, run and CPU time by sweep) and each sweep's own full report under
    ``sweeps/NAME/``.
 
 ``quick`` applies every sweep file's ``[quick]`` table: the same pipeline in a few

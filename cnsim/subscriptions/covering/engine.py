@@ -54,7 +54,7 @@ GM_SIZE = 13
 DONE, NEED_SLOTS, NEED_RF, BAD_UNSUB = 0, 10, 11, 12
 
 # kernel_state() tuple lengths: the k-d tree, the naive scan, the Z-order index
-KD_STATE, NAIVE_STATE, ZO_STATE = 11, 3, 8
+KD_STATE, NAIVE_STATE, ZO_STATE = 12, 3, 8
 
 
 def ix_room(st, P, s):  # pragma: no cover - numba overload below
@@ -206,6 +206,7 @@ def gk_run(
     rf_buf,
     kids,
     out,
+    cost,
 ):
     """Run commands ``i0..`` of ``op``; returns ``(i, code)``: ``code == DONE`` when all
     ran, else command ``i`` did not start and needs what ``code`` names (Python grows
@@ -213,8 +214,11 @@ def gk_run(
     for an unsubscribe, the slot, or ``-(j + 1)`` for the subscribe command ``j`` of
     this batch.  Writes ``cmd_slot[i]`` (the slot a subscribe took), ``fwd_out[i]``
     and the re-forwarded ``(slot, sid)`` pairs of unsubscribe ``i`` at
-    ``rf_buf[rf_ptr[i]:rf_ptr[i + 1]]``."""
+    ``rf_buf[rf_ptr[i]:rf_ptr[i + 1]]``; with ``cost`` of one row per command (else
+    zero rows), its covering queries, nodes visited and point comparisons at
+    ``cost[i]`` (the overlay's batch replay attributes them to commands)."""
     D = P.shape[1]
+    per_cmd = cost.shape[0] > 0
     for i in range(i0, op.shape[0]):
         rf_ptr[i] = gm[NRF]
         if op[i] == SUB:
@@ -242,6 +246,10 @@ def gk_run(
             gm[PCS] += pc
             gm[LAST_NV] = nv
             gm[LAST_PC] = pc
+            if per_cmd:
+                cost[i, 0] = 1
+                cost[i, 1] = nv
+                cost[i, 2] = pc
             seq[slot] = sq
             alive[slot] = True
             ix_insert(ist, P, slot)
@@ -296,6 +304,10 @@ def gk_run(
             gm[PCU] += pc
             gm[LAST_NV] = nv
             gm[LAST_PC] = pc
+            if per_cmd:
+                cost[i, 0] += 1
+                cost[i, 1] += nv
+                cost[i, 2] += pc
             gs[t, EXAMINED] = gm[SEQ]
             for j in range(found):
                 _link(gs, inn, ed, k, out[j], t)

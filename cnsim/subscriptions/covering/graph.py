@@ -329,6 +329,7 @@ class PosetGraph(FullGraph):
         return self._release(children)
 
 
+_NO_COST = np.zeros((0, 3), np.int64)  # gk_run's per-command costs, not asked for
 MAX_FAST_K = 64  # G_k with a larger k keeps k in-edge columns per slot: use the reference
 
 
@@ -408,8 +409,10 @@ class GkGraph(RelationGraph):
             self._alloc_arrays(self.index.capacity)
 
     # ---- the command loop
-    def _run(self, op, ref, sids, pts, cmd_slot, fwd_out, rf_ptr) -> None:
+    def _run(self, op, ref, sids, pts, cmd_slot, fwd_out, rf_ptr, cost=None) -> None:
         e, ix, gm = self._e, self.index, self.gm
+        if cost is None:
+            cost = _NO_COST
         if self._check_points:
             ix.check_points(pts[op == e.SUB])
         gm[e.NLIVE] = ix.n
@@ -420,7 +423,7 @@ class GkGraph(RelationGraph):
                 i, code = e.gk_run(
                     ix.st, ix.P, ix.seq, ix.alive, self.gs, self.inn, self.ed, self.free, gm,
                     self.k, op, ref, sids, pts, i, cmd_slot, fwd_out, rf_ptr, self.rf_buf,
-                    self.kids, self.out_buf,
+                    self.kids, self.out_buf, cost,
                 )  # fmt: skip
                 if code == e.DONE:
                     break
@@ -488,14 +491,18 @@ class GkGraph(RelationGraph):
         self._sid[slot] = None
         return [self._sid[t] for t in self.rf_buf[: self.gm[self._e.NRF], 0]]
 
-    def run_commands(self, op, sid, lo, hi) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def run_commands(
+        self, op, sid, lo, hi, cost: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Run a command stream in one numba call: ``op[i]`` subscribe (0) or
         unsubscribe (1) of the integer id ``sid[i]`` (for a subscribe, with box
         ``lo[i], hi[i]``; the ids of a batch's subscribes are distinct and not live).
         Returns ``(forwarded, rf_ptr, rf_sid)``: ``forwarded[i]`` for subscribe ``i``,
         and the ids unsubscribe ``i`` made forwarded again at
         ``rf_sid[rf_ptr[i]:rf_ptr[i + 1]]``.  The same results, graph and counts as
-        the commands one by one."""
+        the commands one by one.  ``cost``, if given, a zeroed ``(len(op), 3)`` int64
+        array, receives each command's covering queries, nodes visited and point
+        comparisons."""
         e = self._e
         op = np.ascontiguousarray(op, np.int8)
         sid = np.ascontiguousarray(sid, np.int64)
@@ -536,7 +543,9 @@ class GkGraph(RelationGraph):
         fwd = np.zeros(n, np.bool_)
         rf_ptr = np.zeros(n + 1, np.int64)
         try:
-            self._run(op, ref, sid, pts, cmd_slot, fwd, rf_ptr)
+            if cost is not None:
+                assert cost.shape == (n, 3) and cost.dtype == np.int64
+            self._run(op, ref, sid, pts, cmd_slot, fwd, rf_ptr, cost)
         finally:  # the slot map, for what ran
             for i in uns[~hit]:  # live before the batch: gone if its slot is dead or reused
                 s, sl = int(sid[i]), int(ref[i])

@@ -36,7 +36,7 @@ import numba
 import numpy as np
 
 from cnsim.errors import InputError
-from cnsim.subscriptions.covering.base import CoveringIndex, qualifies
+from cnsim.subscriptions.covering.base import CoveringIndex
 
 LEFT, RIGHT, PARENT, DIM, BUCKET, DEPTH = range(6)
 OVERFLOW = 32
@@ -45,6 +45,28 @@ UNDERFLOW = 8
 NFREE_NODES, NFREE_BUCKETS, SPLITS, MERGES, OVER, UNDER = range(6)
 # kd_room's answers
 ROOM, WIDEN, MORE_IDS = 0, 1, 2
+
+
+@numba.njit(cache=True, inline="always")
+def _qualifies_row(p, s, q, seq, qseq, up) -> bool:
+    """:func:`qualifies` on the bucket's copy ``p`` of slot ``s``'s point (a leaf scan
+    then reads one contiguous block instead of a row of ``P`` per point)."""
+    eq = True
+    if up:
+        for j in range(q.shape[0]):
+            v = p[j]
+            if v < q[j]:
+                return False
+            if v != q[j]:
+                eq = False
+        return (not eq) or seq[s] < qseq
+    for j in range(q.shape[0]):
+        v = p[j]
+        if v > q[j]:
+            return False
+        if v != q[j]:
+            eq = False
+    return (not eq) or seq[s] > qseq
 
 
 @numba.njit(cache=True)
@@ -72,6 +94,7 @@ def kd_room(st, P, s):
 @numba.njit(cache=True)
 def _split(st, P, v):
     nodes, sval, bkt, bsize, bnode, where, freen, freeb, meta = st[:9]
+    bpt = st[11]
     b = nodes[v, BUCKET]
     n = bsize[b]
     pts = bkt[b, :n].copy()
@@ -120,6 +143,7 @@ def _split(st, P, v):
             if (vals[i] <= x) == side:
                 s = pts[i]
                 bkt[bb, m] = s
+                bpt[bb, m, :] = P[s, :]
                 where[s, 0] = bb
                 where[s, 1] = m
                 m += 1
@@ -136,6 +160,7 @@ def kd_insert(st, P, s):
     b = nodes[v, BUCKET]
     n = bsize[b]
     bkt[b, n] = s
+    st[11][b, n, :] = P[s, :]
     where[s, 0] = b
     where[s, 1] = n
     bsize[b] = n + 1
@@ -147,11 +172,13 @@ def kd_insert(st, P, s):
 def kd_delete(st, P, s):
     """Unindex slot ``s``, merging underfull buckets upwards."""
     nodes, sval, bkt, bsize, bnode, where, freen, freeb, meta = st[:9]
+    bpt = st[11]
     b = where[s, 0]
     i = where[s, 1]
     n = bsize[b] - 1
     last = bkt[b, n]
     bkt[b, i] = last
+    bpt[b, i, :] = bpt[b, n, :]
     where[last, 1] = i
     bsize[b] = n
     where[s, 0] = -1
@@ -173,6 +200,7 @@ def kd_delete(st, P, s):
         for t in range(nr):
             u = bkt[br, t]
             bkt[bl, nl + t] = u
+            bpt[bl, nl + t, :] = bpt[br, t, :]
             where[u, 0] = bl
             where[u, 1] = nl + t
         bsize[bl] = nl + nr
@@ -198,7 +226,7 @@ def kd_delete(st, P, s):
 def kd_query(st, P, seq, q, qseq, k, up, out):
     """Up to ``k`` slots covering (``up``) or covered by ``q`` into ``out``;
     ``(found, nodes visited, point comparisons)``."""
-    nodes, sval, bkt, bsize, stack, masks = st[0], st[1], st[2], st[3], st[9], st[10]
+    nodes, sval, bkt, bsize, stack, masks, bpt = st[0], st[1], st[2], st[3], st[9], st[10], st[11]
     D = q.shape[0]
     full = (1 << D) - 1
     top = 1
@@ -225,7 +253,7 @@ def kd_query(st, P, seq, q, qseq, k, up, out):
                 for i in range(n):
                     s = bkt[b, i]
                     pc += 1
-                    if qualifies(P, s, q, seq, qseq, up):
+                    if _qualifies_row(bpt[b, i], s, q, seq, qseq, up):
                         out[found] = s
                         found += 1
                         if found == k:
@@ -271,6 +299,7 @@ class KDTreeIndex(CoveringIndex):
         self.nodes = np.full((64, 6), -1, np.int64)
         self.sval = np.zeros(64)
         self.bkt = np.full((32, self.overflow + 1), -1, np.int64)
+        self.bpt = np.zeros((32, self.overflow + 1, self.D))  # the bucket's points, copied
         self.bsize = np.zeros(32, np.int64)
         self.bnode = np.full(32, -1, np.int64)
         self.where = np.full((self.capacity, 2), -1, np.int64)
@@ -300,6 +329,7 @@ class KDTreeIndex(CoveringIndex):
             self.meta,
             self._stack,
             self._masks,
+            self.bpt,
         )
 
     def kernel_state(self) -> tuple:
@@ -321,6 +351,9 @@ class KDTreeIndex(CoveringIndex):
             bkt = np.full((len(self.bkt), 2 * w), -1, np.int64)
             bkt[:, :w] = self.bkt
             self.bkt = bkt
+            bpt = np.zeros((len(self.bkt), 2 * w, self.D))
+            bpt[:, :w] = self.bpt
+            self.bpt = bpt
         elif code == MORE_IDS:
             if self.meta[NFREE_NODES] < 2:
                 old = len(self.nodes)
@@ -340,6 +373,9 @@ class KDTreeIndex(CoveringIndex):
                 old = len(self.bsize)
                 bkt = np.full((2 * old, self.bkt.shape[1]), -1, np.int64)
                 bkt[:old] = self.bkt
+                bpt = np.zeros((2 * old, self.bkt.shape[1], self.D))
+                bpt[:old] = self.bpt
+                self.bpt = bpt
                 bsize = np.zeros(2 * old, np.int64)
                 bsize[:old] = self.bsize
                 bnode = np.full(2 * old, -1, np.int64)

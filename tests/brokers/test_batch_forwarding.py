@@ -1,0 +1,215 @@
+"""The batch replay of the content-based overlay (cnsim.brokers.batch_forwarding)
+against the reference brokers (cnsim.brokers.forwarding, message by message) and
+brute force: the same messages, covering work, routing entries, hops and deliveries."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from cnsim.brokers.batch_forwarding import (
+    BatchForwarding,
+    EventRouter,
+    link_order,
+    rooted,
+    supports,
+)
+from cnsim.brokers.forwarding import Forwarding
+from cnsim.brokers.spanning import degree_bounded_tree, tree_of
+from cnsim.errors import InputError
+from cnsim.simulations.churn import ChurnRun, simulate_churn
+from cnsim.simulations.config import from_dict
+from cnsim.simulations.verify import verify
+from cnsim.subscriptions.covering.workload import SUBSCRIBE, command_stream
+
+BITS = 4  # a coarse domain: many covering pairs, identical boxes, shared edges
+
+
+@pytest.fixture(autouse=True)
+def cache(tmp_path_factory, monkeypatch):
+    monkeypatch.setenv("CNSIM_CACHE", str(tmp_path_factory.getbasetemp() / "worlds"))
+
+
+def random_tree(n, degree=3, seed=0):
+    pts = np.random.default_rng(seed).random((n, 2))
+    lat = np.linalg.norm(pts[:, None] - pts[None], axis=2)
+    return tree_of(degree_bounded_tree(lat, degree), n)
+
+
+@pytest.mark.parametrize("n, degree", [(1, 2), (2, 2), (9, 2), (30, 3), (30, 29)])
+def test_every_link_comes_after_the_links_it_hears_from(n, degree):
+    tree = random_tree(n, degree, seed=n)
+    order = link_order(tree)
+    assert sorted(order.tolist()) == list(range(tree.n_links))
+    pos = np.empty(tree.n_links, np.int64)
+    pos[order] = np.arange(len(order))
+    for j in range(tree.n_links):  # u -> v hears from every w -> u, w != v
+        u, v = tree.src[j], tree.nbr[j]
+        for i in tree.links(u):
+            if tree.nbr[i] != v:
+                assert pos[tree.rev[i]] < pos[j]
+    parent, depth, bfs = rooted(tree)
+    assert bfs[0] == 0 and sorted(bfs.tolist()) == list(range(n))
+    assert (depth[1:] == depth[parent[1:]] + 1).all() if n > 1 else True
+
+
+def reference_counts(tree, d, covering, k, index, stream, homes):
+    """Per-command counters of the reference brokers, and their final entries."""
+    f = Forwarding(tree, d, covering, k, index, (0, 2**BITS - 1))
+    rows = []
+    for i in range(len(stream)):
+        before = f.stats()
+        s = int(stream.sid[i])
+        if stream.op[i] == SUBSCRIBE:
+            f.subscribe(s, homes[s], stream.lo[s], stream.hi[s])
+        else:
+            f.unsubscribe(s)
+        now = f.stats()
+        rows.append([now[c] - before[c] for c in COUNTS] + [f.entries.max(initial=0)])
+    return np.array(rows), f
+
+
+COUNTS = [
+    "sub_msgs",
+    "unsub_msgs",
+    "covering_sub_queries",
+    "covering_sub_nodes_visited",
+    "covering_sub_point_comparisons",
+    "covering_unsub_queries",
+    "covering_unsub_nodes_visited",
+    "covering_unsub_point_comparisons",
+]
+
+
+@pytest.mark.parametrize("covering, k", [("none", 1), ("g1", 1), ("gk", 3)])
+@pytest.mark.parametrize("index, d", [("kdtree", 1), ("naive", 2), ("zorder", 3), ("kdtree", 8)])
+def test_batch_replay_sends_what_the_reference_brokers_send(covering, k, index, d):
+    tree = random_tree(13, 3, seed=d)
+    stream = command_stream(250, d, 0.35, seed=10 + d, bits=BITS)
+    homes = np.random.default_rng(d).integers(tree.n, size=len(stream))
+    want, ref = reference_counts(tree, d, covering, k, index, stream, homes)
+    b = BatchForwarding(tree, d, covering, k, index, (0, 2**BITS - 1))
+    b.replay(stream.op, stream.sid, homes, stream.lo, stream.hi)
+    _, mx = b.entries_after(np.arange(len(stream)))  # after every command
+    got = np.column_stack([b.sub_msgs, b.unsub_msgs, b.cover, mx])
+    assert np.array_equal(got, want)
+    assert np.array_equal(b.routing_entries(), ref.routing_entries())
+    assert np.array_equal(b.local_subscriptions(), ref.local_subscriptions())
+    totals = {k: v for k, v in ref.stats().items() if not k.startswith("match_")}
+    assert {k: v for k, v in b.stats().items() if not k.startswith("match_")} == totals
+
+
+@pytest.mark.parametrize("d", [1, 2, 4])
+def test_events_take_the_reference_brokers_hops_in_their_order(d):
+    tree = random_tree(17, 3, seed=d)
+    stream = command_stream(200, d, 0.3, seed=d, bits=BITS)
+    homes = np.random.default_rng(d).integers(tree.n, size=len(stream))
+    f = Forwarding(tree, d, "g1", 1, "kdtree", (0, 2**BITS - 1))
+    router = EventRouter(tree, d, homes)
+    live = np.zeros(len(stream), bool)
+    rng = np.random.default_rng(7)
+    for i in range(len(stream)):
+        s = int(stream.sid[i])
+        if stream.op[i] == SUBSCRIBE:
+            f.subscribe(s, homes[s], stream.lo[s], stream.hi[s])
+            router.subscribe(s, stream.lo[s], stream.hi[s])
+        else:
+            f.unsubscribe(s)
+            router.unsubscribe(s)
+        live[s] = stream.op[i] == SUBSCRIBE
+        for _ in range(2):
+            x = rng.integers(0, 2**BITS, d).astype(float)
+            b = int(rng.integers(tree.n))
+            subs, frm, to = router.publish(b, x)
+            r_subs, r_frm, r_to = f.publish(b, x)
+            assert np.array_equal(frm, r_frm) and np.array_equal(to, r_to)
+            want = np.flatnonzero(
+                live & (stream.lo <= x).all(axis=1) & (x <= stream.hi).all(axis=1)
+            )
+            assert np.array_equal(np.sort(subs), want) and len(np.unique(subs)) == len(subs)
+            assert np.array_equal(np.sort(r_subs), want)
+            # grouped by broker in visiting order: the brokers reached are the hops' ends
+            assert set(homes[subs].tolist()) <= {b, *to.tolist()}
+    assert router.match_cost[0] == 2 * len(stream)
+
+
+def churn(covering, index="kdtree", d=2, commands=300, events=120, k=2):
+    return from_dict(
+        {
+            "seed": 3,
+            "subscriptions": {"count": commands, "churn": 0.3, "attributes": d},
+            "events": {"count": events},
+            "network": {"ip_nodes": 300, "brokers": 20},
+            "overlay": {
+                "kind": "content-based",
+                "covering": covering,
+                "covering_index": index,
+                "covering_k": k,
+            },
+            "algorithm": {"approaches": ["cn-relax"]},
+            "run": {"progress": False},
+        }
+    )
+
+
+@pytest.mark.parametrize("covering", ["none", "g1", "gk"])
+@pytest.mark.parametrize("index, d", [("kdtree", 2), ("zorder", 5)])
+def test_churn_rows_equal_between_engines(covering, index, d):
+    sc = churn(covering, index, d)
+    ref = ChurnRun(sc, engine="reference")
+    a = pd.DataFrame(list(ref.rows(check=True)))
+    bat = ChurnRun(sc, engine="batch")
+    b = pd.DataFrame(list(bat.rows(check=True)))
+    assert not ref.mismatches and not bat.mismatches
+    assert list(a.columns) == list(b.columns)
+    same = [c for c in a.columns if not c.startswith("match_")]
+    pd.testing.assert_frame_equal(a[same], b[same])
+    assert np.array_equal(ref.handled, bat.handled)
+    assert (b["match_queries"] == 1).all()  # one query of the global index per event
+
+
+def test_runs_use_the_batch_replay_where_it_applies_and_verify_compares_it():
+    assert supports("g1") and supports("gk", 5) and supports("none")
+    assert not supports("poset") and not supports("full") and not supports("gk", 65)
+    assert ChurnRun(churn("g1")).batch and not ChurnRun(churn("poset")).batch
+    with pytest.raises(InputError, match="engine 'batch' replays covering none, g1 and gk"):
+        ChurnRun(churn("poset"), engine="batch")
+    with pytest.raises(InputError, match="engine 'fast' is not one of auto, batch, reference"):
+        ChurnRun(churn("g1"), engine="fast")
+    r = simulate_churn(churn("gk", commands=200, events=50))
+    assert r.summary["totals"]["match_queries"] == 50
+    report = verify(churn("g1", commands=150, events=40))
+    assert report.ok, report.text()
+
+
+def test_verify_reports_a_batch_replay_that_disagrees(monkeypatch):
+    import cnsim.brokers.batch_forwarding as bf
+
+    real = bf.BatchForwarding.replay
+
+    def lossy(self, *args):  # one subscription message too few
+        real(self, *args)
+        self.sub_msgs[np.flatnonzero(self.sub_msgs)[0]] -= 1
+
+    monkeypatch.setattr(bf.BatchForwarding, "replay", lossy)
+    report = verify(churn("g1", commands=100, events=30))
+    assert not report.ok and "churn-batch-agrees" in report.text()
+
+
+def test_content_based_network_builds_with_the_batch_replay():
+    sc = {
+        "seed": 2,
+        "objects": {"count": 200},
+        "subscriptions": {"count": 400, "k": 3},
+        "events": {"count": 30},
+        "network": {"ip_nodes": 300, "brokers": 20},
+        "algorithm": {"approaches": ["cn-relax"]},
+        "run": {"progress": False},
+    }
+    from cnsim.simulations.runner import simulate
+
+    frames = {}
+    for covering in ("g1", "poset"):  # batch replay and reference brokers
+        s = from_dict({**sc, "overlay": {"kind": "content-based", "covering": covering}})
+        frames[covering] = simulate(s).events
+    cols = ["delivered_msgs", "overlay_bytes", "ip_bytes", "last_hop_ip_bytes"]
+    pd.testing.assert_frame_equal(frames["g1"][cols], frames["poset"][cols])

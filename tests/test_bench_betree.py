@@ -1,0 +1,78 @@
+"""The full run of ``cnsim bench betree`` (seed 002's Figures 6-9) at a toy size: every
+structure answers the same events with the same match counts as the scan, points shared
+by figures are measured once, a partial result is resumed without re-measuring, and
+the headline and tables read the result."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from cnsim.bench import betree as B
+
+AXES = {"fig7_clusters": ("clusters", [0, 4]), "fig8_size": ("n", [300, 600])}
+STRUCT = {
+    "BE*-B": ("betree_star", True, None, None),
+    "BE*": ("betree_star", False, 300, ("fig8_size",)),
+    "k-ind": ("kindex", False, None, None),
+    "SCAN": ("scan", False, None, None),
+}
+
+
+def _run(**kw):
+    return B.run_full(dists=("uniform",), axes=AXES, n=300, n_events=12, structures=STRUCT, **kw)
+
+
+def test_head_keeps_the_first_events():
+    _, events, _ = B.workload(0, 7, n=50)
+    h = B.head(events, 3)
+    assert len(h) == 3
+    for i in range(3):
+        assert h.predicates(i) == events.predicates(i)
+    assert len(B.head(events, 99)) == 7
+
+
+def test_full_plan_runs_every_point_once_headline_first_largest_last():
+    plan = B.full_plan(B.FULL_AXES)
+    assert sorted(plan, key=str) == sorted(
+        [(f, v) for f, (_, vals) in B.FULL_AXES.items() for v in vals], key=str
+    )
+    assert plan[0][0] == "fig7_clusters" and plan[-1] == ("fig8_size", 1_000_000)
+
+
+def test_run_full_counts_agree_shares_points_and_resumes(monkeypatch):
+    calls = []
+    real = B.measure
+
+    def counting(name, subs, events, w, **kw):
+        calls.append((name, len(subs), w["clusters"]))
+        return real(name, subs, events, w, **kw)
+
+    monkeypatch.setattr(B, "measure", counting)
+    res = _run()
+    figs = res["figures"]
+    # the Table III point (n = 300, 4 clusters) is measured once for both figures
+    assert calls.count(("kindex", 300, 4)) == 1
+    assert ("betree_star", 600, 4) in calls
+    cell = figs["fig8_size"]["uniform"]["300"]
+    assert set(cell) == {"BE*-B", "BE*", "k-ind", "SCAN"}
+    assert "BE*" not in figs["fig8_size"]["uniform"]["600"]  # above its largest n
+    for fig in figs.values():
+        for c in fig["uniform"].values():
+            m = {lab: r["mean_matches"] for lab, r in c.items()}
+            assert len(set(m.values())) == 1, m  # all agree with the scan
+    # resuming from a partial result measures nothing again
+    part = json.loads(json.dumps(res, default=B.json_default))
+    calls.clear()
+    again = _run(prior=part)
+    assert calls == []
+    assert again["figures"]["fig8_size"]["uniform"]["600"]["k-ind"]["match_us"] == pytest.approx(
+        res["figures"]["fig8_size"]["uniform"]["600"]["k-ind"]["match_us"]
+    )
+    merged = B.merge_full([part])
+    assert any("faster than k-ind" in k for k in merged["headline"])
+    text = B.tables(merged)
+    assert "| uniform | 600 |" in text and "**fig7_clusters**" in text
+    assert np.isfinite(cell["BE*-B"]["top_us"][1])
