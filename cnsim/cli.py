@@ -224,6 +224,10 @@ BENCHES = {  # name -> (module with run_bench(quick) -> dict, what it measures)
         "cnsim.bench.multidim",
         "1.5-d range subscriptions: Paint calls and traffic (seed 003 App. D, Tables VII-VIII).",
     ),
+    "boxes": (
+        "cnsim.bench.boxes",
+        "d-dim box subscriptions: Paint messages vs k and d beside Theorem 8 (seed 003 §IV-C).",
+    ),
 }
 
 

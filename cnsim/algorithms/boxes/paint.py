@@ -1,0 +1,232 @@
+"""Paint-Dense and Paint-Sparse for d-dimensional box subscriptions (seed 003 §IV-C;
+the design and its proof of exactness are in :mod:`cnsim.algorithms.boxes`).
+
+Per update ``Upd(i, y_old -> y_new)`` (the index already holds ``y_new``):
+
+* rank-raising (``y_new < y_old``; an insert is ``inf -> y``): P = the k-skyband of
+  the objects below ``(y_new, i)`` w.r.t. x_i; send ``(i, y_new)`` to IR_new(i), the
+  grid cells with ``N(c) <= k - 1``.
+* rank-lowering (``y_new > y_old``; a delete is ``y -> inf``): P = the k-skyband
+  below ``(y_old, i)``; send ``(i, y_new)`` to IR_old(i); then sweep i's height up
+  through the objects strictly between ``(y_old, i)`` and ``(y_new, i)`` in (y, id)
+  order. An object h whose MEB with x_i holds fewer than k objects of P is
+  *exposed*: send ``(h, y_h)`` to its gain, the cells ``c >= ρ_h`` with
+  ``N(c) = k - 1`` on the grid of P ∪ {h}; then P becomes the skyband of P ∪ {h}.
+  Objects not exposed are dominated by k objects below them and change nothing.
+
+Paint-Sparse (§III-B generalised) computes the same regions but does not partition
+a sub-box that snaps empty (one ``snap`` per slab visited), shrinks every box to
+the closed box of its subscriptions and greedily merges a box into the previous
+one when their enclosing box holds exactly the subscriptions of the two: every
+message it sends reaches a subscription, and each subscription it reaches hears
+what Paint-Dense would send it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from cnsim.algorithms.boxes import regions
+from cnsim.errors import InputError
+from cnsim.server.object_index_d import CallCounterD, ObjectIndexD
+from cnsim.subscriptions.index_box import SubscriptionIndexBox, closed_box
+
+
+def message_bytes(d: int) -> int:
+    """Bytes of one CN message: a 2d-dimensional box (4d values) and the object's
+    ``(x_1..x_d, y)``, 4 bytes each (24 bytes for d = 1, as in 1-d)."""
+    return 4 * (4 * d + d + 1)
+
+
+@dataclass(frozen=True)
+class MessagesD:
+    """The messages one approach sends for one event, in send order."""
+
+    boxes: np.ndarray  # (M, 4d): per dimension lO, lI, rI, rO
+    obj: np.ndarray  # (M,) int64
+    x: np.ndarray  # (M, d)
+    y: np.ndarray  # (M,) the y carried (inf: the object is gone)
+
+    def __len__(self) -> int:
+        return len(self.obj)
+
+
+class _Writer:
+    def __init__(self, d: int):
+        self.d = d
+        self.parts: list[tuple] = []
+
+    def send(self, boxes: np.ndarray, obj: int, x: np.ndarray, y: float) -> None:
+        if len(boxes):
+            self.parts.append((boxes, obj, x, y))
+
+    def freeze(self) -> MessagesD:
+        d = self.d
+        if not self.parts:
+            return MessagesD(np.empty((0, 4 * d)), np.empty(0, np.int64), np.empty((0, d)),
+                             np.empty(0))  # fmt: skip
+        sizes = [len(b) for b, *_ in self.parts]
+        return MessagesD(
+            np.concatenate([b for b, *_ in self.parts]),
+            np.repeat(np.array([o for _, o, _, _ in self.parts], np.int64), sizes),
+            np.repeat(np.array([x for *_, x, _ in self.parts]).reshape(-1, d), sizes, axis=0),
+            np.repeat(np.array([y for *_, y in self.parts], np.float64), sizes),
+        )
+
+
+class PaintDenseBoxes:
+    """Paint-Dense for d-dimensional box subscriptions over its own object index.
+
+    ``budget`` bounds the slabs the partitions of one event may visit together (None:
+    no bound); past it :class:`cnsim.algorithms.boxes.regions.RegionTooLarge` is
+    raised — the bench's way of censoring events whose regions are too large to
+    enumerate.
+    ``engine`` picks the partition: ``"numba"`` (default) or the ``"python"``
+    reference (same boxes, same order; kept to measure the port against)."""
+
+    family = "paint-dense"
+
+    def __init__(self, objects: ObjectIndexD, k: int, budget: int | None = None,
+                 engine: str = "numba"):  # fmt: skip
+        if not isinstance(k, int | np.integer) or k < 1:
+            raise InputError(f"k must be an integer >= 1, got {k!r}")
+        if engine not in regions.ENGINES:
+            raise InputError(f"engine must be one of {regions.ENGINES}, got {engine!r}")
+        self.engine = engine
+        self.objects = objects
+        self.counter: CallCounterD = objects.counter
+        self.k = int(k)
+        self.d = objects.d
+        self.budget = budget
+        self._slabs = 0
+
+    def process(self, obj: np.ndarray, y_new: np.ndarray) -> MessagesD:
+        """Apply the updates ``obj[t] -> y_new[t]`` one at a time with their messages."""
+        out = _Writer(self.d)
+        for i, y in zip(np.asarray(obj).tolist(), np.asarray(y_new, np.float64).tolist(),
+                        strict=True):  # fmt: skip
+            if not 0 <= i < len(self.objects):
+                last = len(self.objects) - 1
+                raise InputError(f"object id {i} does not exist (ids are 0..{last})")
+            y_old = float(self.objects.y[i])
+            self.objects.update(i, y)
+            self.notify(out, i, y_old, y)
+        return out.freeze()
+
+    def notify(self, out: _Writer, i: int, y_old: float, y_new: float) -> None:
+        """Messages for ``Upd(i, y_old -> y_new)``; the index already holds ``y_new``."""
+        ob, k = self.objects, self.k
+        x_i = ob.x[i]
+        self._slabs = 0  # visited by this event's partitions
+        self._begin()
+        if y_new < y_old:
+            P = ob.skyband(x_i, y_new, i, k, skip=i)
+            self.emit(out, self.region(x_i, P, 0, k - 1), i, y_new)
+        elif y_new > y_old:
+            P = ob.skyband(x_i, y_old, i, k, skip=i)
+            self.emit(out, self.region(x_i, P, 0, k - 1), i, y_new)
+            order = ob.sweep_order(y_old, i, y_new, i)
+            pos = 0
+            while True:
+                pos = ob.first_exposed(order, pos, x_i, P, k)
+                if pos >= len(order):
+                    break
+                h = int(order[pos])
+                self.emit(out, self.region(x_i, P, k - 1, k - 1, h), h, float(ob.y[h]))
+                P = ob.reduce(x_i, np.append(P, h), k)
+                pos += 1
+
+    def region(self, x_i: np.ndarray, P: np.ndarray, lo: int, hi: int, h: int = -1) -> np.ndarray:
+        """Message boxes of the cells with ``lo <= N(c) <= hi`` on the grid of P (and
+        ``c >= ρ_h`` on the grid of P ∪ {h} when ``h >= 0``)."""
+        xs = self.objects.x[P] if h < 0 else np.vstack([self.objects.x[P], self.objects.x[h]])
+        grid = regions.Grid(x_i, xs)
+        ranks = grid.ranks[: len(P)]
+        start = grid.ranks[-1] if h >= 0 else None
+        left = None if self.budget is None else self.budget - self._slabs
+        try:
+            cells, work = regions.partition_work(ranks, grid.cap, lo, hi, start,
+                                                 self._keep(grid), left, self.engine)  # fmt: skip
+        except regions.RegionTooLarge:
+            raise regions.RegionTooLarge(
+                f"the event's partitions needed more than {self.budget} slabs"
+            ) from None
+        self._slabs += work
+        return grid.to_boxes(cells)
+
+    # -- hooks Paint-Sparse overrides -----------------------------------------------------
+    def _begin(self) -> None:
+        """Per-update state."""
+
+    def _keep(self, grid: regions.Grid):
+        """Which sub-boxes to partition (Paint-Dense: all)."""
+        return None
+
+    def emit(self, out: _Writer, boxes: np.ndarray, obj: int, y: float) -> None:
+        """Send ``(obj, y)`` to the region tiled by ``boxes``."""
+        out.send(boxes, obj, self.objects.x[obj].copy(), y)
+
+
+class PaintSparseBoxes(PaintDenseBoxes):
+    """Paint-Sparse for d-dimensional box subscriptions: Paint-Dense's partition pruned
+    where it holds no subscription, boxes snapped and greedily merged."""
+
+    family = "paint-sparse"
+
+    def __init__(self, objects: ObjectIndexD, subscriptions: SubscriptionIndexBox, k: int,
+                 budget: int | None = None, engine: str = "numba"):  # fmt: skip
+        super().__init__(objects, k, budget, engine)
+        if subscriptions.d != objects.d:
+            raise InputError(
+                f"subscriptions have d = {subscriptions.d} but objects d = {objects.d}; "
+                "they must agree"
+            )
+        self.subscriptions = subscriptions
+        self._snaps: dict[bytes, tuple] = {}
+
+    def _begin(self) -> None:
+        self._snaps = {}
+
+    def snap(self, box: np.ndarray) -> tuple:
+        """The subscription index's ``snap``, counted once per distinct box per update."""
+        key = np.asarray(box, np.float64).tobytes()
+        answer = self._snaps.get(key)
+        if answer is None:
+            self.counter.snap += 1
+            answer = self._snaps[key] = self.subscriptions.snap(box)
+        return answer
+
+    def _keep(self, grid: regions.Grid):
+        return lambda cells: self.snap(grid.to_boxes([cells])[0])[0] > 0
+
+    def emit(self, out: _Writer, boxes: np.ndarray, obj: int, y: float) -> None:
+        merged: list[np.ndarray] = []
+        current, count = None, 0
+        for box in boxes:
+            c, lows, highs = self.snap(box)
+            if c == 0:
+                continue
+            box = closed_box(lows, highs)
+            if current is not None:
+                mbox = _enclosing(current, box)
+                if self.snap(mbox)[0] == count + c:
+                    current, count = mbox, count + c
+                    continue
+                merged.append(current)
+            current, count = box, c
+        if current is not None:
+            merged.append(current)
+        if merged:
+            super().emit(out, np.array(merged), obj, y)
+
+
+def _enclosing(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """MEB of two message boxes (each side's outer bounds)."""
+    out = np.empty_like(a)
+    out[0::4] = np.minimum(a[0::4], b[0::4])
+    out[1::4] = np.maximum(a[1::4], b[1::4])
+    out[2::4] = np.minimum(a[2::4], b[2::4])
+    out[3::4] = np.maximum(a[3::4], b[3::4])
+    return out

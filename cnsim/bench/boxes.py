@@ -1,0 +1,209 @@
+"""``cnsim bench boxes``: Paint-Dense and Paint-Sparse for d-dimensional box
+subscriptions (seed 003 §IV-C, :mod:`cnsim.algorithms.boxes`) — messages per event
+against k and d, beside Theorem 8's bound.
+
+Workload: n objects with d independent uniform attributes x_1..x_d and a uniform y
+(Theorem 8's assumption: i.i.d. objects with independent attributes); m box
+subscriptions, each side ``[l_t, r_t]`` the smaller and larger of two uniform draws
+(the 1-d DS#1 per dimension); the event stream of seed 003 §V (a uniformly chosen
+object's y raised or lowered with probability 1/2, the new y uniform on that side;
+:func:`cnsim.bench.multidim.events`), the same for every approach and k.
+
+Theorem 8 (our OCR copy garbles the formula; read with its proof): under that
+assumption Paint-Dense generates ``O((k ln^{d-1} n)^{d+1})`` expected messages per
+update — the influence region is covered by ``z = Θ(k ln^{d-1} n / (d-1)!)``
+orthants (the k-skyband), partitioned into ``O(z^d)`` boxes, once for the updated
+object and once for each of at most z exposed objects. We report the measured
+means beside ``(k ln^{d-1} n)^{d+1}`` and beside ``z^{d+1}`` with the (d-1)! kept,
+and the measured skyband size |U(i)| beside z.
+
+Paint-Dense's partitions grow like z^d (the partition is a numba kernel,
+:mod:`cnsim.algorithms.boxes._partition_nb`, at a few µs per slab); an event whose
+partitions need more than ``BUDGET`` slabs together is *censored* (``BUDGET``;
+``BUDGET_QUICK`` with ``--quick``): the event is counted in ``censored`` and left out
+of the means (which are then means over the events that finished — lower than the
+true mean). Paint-Sparse's pruned partition still runs in Python (one snap per slab,
+~100 µs), so it is measured on the first ``SPARSE_EVENTS[d]`` events of the stream
+only (its ``events`` field says how many). For d = 1 the figures are checked against
+the 1-d Paint-Dense on the same workload, and ``engines`` times the numba partition
+against the Python reference on the same events (identical messages required).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+
+import numpy as np
+
+from cnsim.algorithms.boxes.paint import PaintDenseBoxes, PaintSparseBoxes, message_bytes
+from cnsim.algorithms.boxes.regions import RegionTooLarge
+from cnsim.bench import provenance
+from cnsim.bench.multidim import events as event_stream
+from cnsim.server.object_index_d import ObjectIndexD
+from cnsim.subscriptions.index_box import SubscriptionIndexBox
+
+KS = [1, 2, 5, 10]
+DS = [1, 2, 3, 4]
+BUDGET = 10_000_000  # slabs one event's Paint-Dense partitions may visit before it is censored
+BUDGET_QUICK = 1_000_000
+EVENTS = {1: 400, 2: 400, 3: 100, 4: 40}  # Paint-Dense events per d
+EVENTS_QUICK = {1: 200, 2: 100, 3: 20, 4: 10}
+SPARSE_EVENTS = {1: 400, 2: 40, 3: 20, 4: 20}
+SPARSE_EVENTS_QUICK = {1: 200, 2: 5, 3: 5, 4: 5}
+
+
+def workload(d: int, n: int, m: int, events: int, seed: int = 0):
+    """x (n, d), y, l (m, d), r (m, d) and the event stream [(object, new y)]."""
+    rng = np.random.default_rng([seed, d])
+    x, y = rng.random((n, d)), rng.random(n)
+    a, b = rng.random((m, d)), rng.random((m, d))
+    stream = event_stream(y, events, np.random.default_rng([seed, d, 7]))
+    return x, y, np.minimum(a, b), np.maximum(a, b), stream
+
+
+def one_d_messages(x: np.ndarray, y: np.ndarray, k: int, stream) -> list[int]:
+    """Messages per event of the 1-d Paint-Dense (:mod:`cnsim.algorithms.paint_dense`)."""
+    from cnsim.algorithms.paint_dense import PaintDense
+    from cnsim.server.object_index import ObjectIndex
+    from cnsim.subscriptions.workload import Updates
+
+    dense = PaintDense(ObjectIndex(np.asarray(x, np.float64), np.asarray(y, np.float64)), k)
+    out = []
+    for i, y_new in stream:
+        upd = Updates(np.array([i]), np.array([float(x[i])]), np.array([float(dense.objects.y[i])]),
+                      np.array([y_new]))  # fmt: skip
+        out.append(len(dense.process(upd)))
+    return out
+
+
+def bound(n: int, k: int, d: int) -> dict[str, float]:
+    """Theorem 8's growth terms for n objects, k and d."""
+    z = k * math.log(n) ** (d - 1) / math.factorial(d - 1)
+    return {"theorem8": (k * math.log(n) ** (d - 1)) ** (d + 1), "z": z, "z_pow_d1": z ** (d + 1)}
+
+
+def measure(approach, stream, sky=None) -> dict:
+    """Per-event means of one approach over ``stream`` (censored events left out)."""
+    msgs, censored, sizes, per_event = [], 0, [], []
+    counter = approach.counter
+    started = time.perf_counter()
+    for i, y_new in stream:
+        try:
+            msgs.append(len(approach.process(np.array([i]), np.array([y_new]))))
+            per_event.append(msgs[-1])
+        except RegionTooLarge:
+            per_event.append(None)
+            censored += 1
+            approach.objects.update(i, y_new)  # keep the index in step
+        if sky is not None:
+            sizes.append(sky(i))
+    wall = time.perf_counter() - started
+    a = np.array(msgs, np.float64)
+    out = {
+        "events": len(stream),
+        "censored": censored,
+        "msgs_mean": float(a.mean()) if len(a) else None,
+        "msgs_sem": float(a.std(ddof=1) / np.sqrt(len(a))) if len(a) > 1 else None,
+        "msgs_max": float(a.max()) if len(a) else None,
+        "msgs_median": float(np.median(a)) if len(a) else None,
+        **{k: v / len(stream) for k, v in counter.as_dict().items()},
+        "server_time_s": wall / len(stream),
+        "per_event": per_event,  # messages per event, None: censored
+    }
+    if sizes:
+        out["skyband_mean"] = float(np.mean(sizes))
+    return out
+
+
+def compare_engines(d: int, k: int, events: int, n: int = 2_000) -> dict:
+    """Paint-Dense with the numba partition and with the Python reference on the same
+    events: seconds each and whether every message is identical."""
+    x, y, _, _, stream = workload(d, n, 10, events)
+    PaintDenseBoxes(ObjectIndexD(x, y), k).process(np.array([0]), np.array([0.5]))  # load
+    out, sent = {}, {}
+    for engine in ("numba", "python"):
+        dense = PaintDenseBoxes(ObjectIndexD(x, y), k, engine=engine)
+        started = time.perf_counter()
+        sent[engine] = [dense.process(np.array([i]), np.array([v])) for i, v in stream]
+        out[f"{engine}_s"] = time.perf_counter() - started
+    same = all(np.array_equal(a.boxes, b.boxes) and np.array_equal(a.obj, b.obj)
+               and np.array_equal(a.y, b.y)
+               for a, b in zip(sent["numba"], sent["python"], strict=True))  # fmt: skip
+    msgs = float(np.mean([len(m) for m in sent["numba"]]))
+    return {"d": d, "k": k, "events": events, "msgs_mean": msgs, **out,
+            "speedup": out["python_s"] / out["numba_s"], "identical": same}  # fmt: skip
+
+
+def run_bench(quick: bool = False) -> dict:
+    """Paint-Dense and Paint-Sparse for every d and k on one workload per d."""
+    n, m = 2_000, 20_000
+    started = time.perf_counter()
+    results: dict[int, dict[int, dict]] = {}
+    checks = {}
+    for d in DS:
+        n_events = (EVENTS_QUICK if quick else EVENTS)[d]
+        n_sparse = min(n_events, (SPARSE_EVENTS_QUICK if quick else SPARSE_EVENTS)[d])
+        budget = BUDGET_QUICK if quick else BUDGET
+        x, y, l, r, stream = workload(d, n, m, n_events)
+        subs = SubscriptionIndexBox(l, r)
+        results[d] = {}
+        for k in KS:
+            dense = PaintDenseBoxes(ObjectIndexD(x, y), k, budget=budget)
+            probe = ObjectIndexD(x, y)
+
+            def sky(i, probe=probe, dense=dense, k=k):  # |U(i)| at the object's new value
+                probe.y[:] = dense.objects.y
+                return len(probe.skyband(probe.x[i], probe.y[i], i, k, skip=i))
+
+            row = {"paint-dense": measure(dense, stream, sky)}
+            row["paint-sparse"] = measure(
+                PaintSparseBoxes(ObjectIndexD(x, y), subs, k, budget=None), stream[:n_sparse]
+            )
+            first = [v for v in row["paint-dense"]["per_event"][:n_sparse] if v is not None]
+            row["dense_msgs_mean_on_sparse_events"] = float(np.mean(first)) if first else None
+            b = bound(n, k, d)
+            row["bound"] = b
+            mean = row["paint-dense"]["msgs_mean"]
+            row["dense_over_theorem8"] = None if mean is None else mean / b["theorem8"]
+            row["dense_over_z_pow_d1"] = None if mean is None else mean / b["z_pow_d1"]
+            results[d][k] = row
+            print(f"d={d} k={k}: {row['paint-dense']['msgs_mean']} "
+                  f"({row['paint-dense']['censored']} censored), sparse "
+                  f"{row['paint-sparse']['msgs_mean']}", file=sys.stderr, flush=True)  # fmt: skip
+            if d == 1:
+                one = one_d_messages(x[:, 0], y, k, stream)
+                mean_1d = float(np.mean(one))
+                checks[k] = {"one_d_msgs_mean": mean_1d,
+                             "equal": mean_1d == row["paint-dense"]["msgs_mean"]}  # fmt: skip
+    return {
+        **provenance("boxes", quick),
+        "objects": n,
+        "subscriptions": m,
+        "budget_slabs": BUDGET_QUICK if quick else BUDGET,
+        "events": EVENTS_QUICK if quick else EVENTS,
+        "sparse_events": SPARSE_EVENTS_QUICK if quick else SPARSE_EVENTS,
+        "engines": [compare_engines(1, 10, 60), compare_engines(2, 2, 20 if quick else 40)],
+        "message_bytes": {d: message_bytes(d) for d in DS},
+        "results": results,
+        "d1_vs_1d_paint_dense": checks,
+        "headline": {
+            f"d={d}": {
+                f"k={k}": {
+                    "dense": None
+                    if row["paint-dense"]["msgs_mean"] is None
+                    else round(row["paint-dense"]["msgs_mean"], 1),
+                    "censored": row["paint-dense"]["censored"],
+                    "sparse": round(row["paint-sparse"]["msgs_mean"], 1),
+                    "dense_on_sparse_events": None
+                    if row["dense_msgs_mean_on_sparse_events"] is None
+                    else round(row["dense_msgs_mean_on_sparse_events"], 1),
+                    "theorem8": f"{row['bound']['theorem8']:.3g}",
+                }
+                for k, row in by_k.items()
+            }
+            for d, by_k in results.items()
+        },
+        "wall_s": time.perf_counter() - started,
+    }

@@ -1,0 +1,149 @@
+"""The brute-force oracle and the verification of Paint-Dense and Paint-Sparse for
+d-dimensional box subscriptions (seed 003 §IV-C; :mod:`cnsim.algorithms.boxes`).
+
+After every event it checks, per approach, as :mod:`cnsim.simulations.verify_15d`:
+
+* ``lists``: every subscriber list equals the oracle's top-k;
+* ``exact-notifies-affected-only``: no subscription whose top-k (membership or a
+  member's y) did not change receives a message;
+* ``one-message-per-object``: no subscription hears of one object twice in an event;
+* ``sparse-same-notifications``: Paint-Sparse delivers the same (subscription,
+  object, y) notifications as Paint-Dense, in the same order per subscription;
+* ``sparse-no-empty-message``: every Paint-Sparse message reaches a subscription;
+* ``sparse-not-more-than-dense``: Paint-Sparse sends at most Paint-Dense's messages.
+
+Deliveries go through the subscription index's box reporting; the oracle is a plain
+scan of all objects per subscription, independent of every index.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numba
+import numpy as np
+
+from cnsim.algorithms.boxes.paint import MessagesD, PaintDenseBoxes, PaintSparseBoxes
+from cnsim.server.object_index_d import ObjectIndexD
+from cnsim.subscriptions.index_box import SubscriptionIndexBox
+from cnsim.subscriptions.lists import TopKLists
+
+
+@numba.njit(cache=True)
+def true_top_k_boxes(x, y, l, r, k):
+    """Ids and y-values of each box subscription's top k (sorted by (y, id), padded
+    with ``(-1, inf)``), by scanning every object for every subscription."""
+    m, d = l.shape
+    out_i = np.full((m, k), -1, np.int64)
+    out_y = np.full((m, k), np.inf)
+    for j in range(m):
+        for o in range(len(y)):
+            yo = y[o]
+            if yo == np.inf:
+                continue
+            inside = True
+            for t in range(d):
+                if not (l[j, t] <= x[o, t] <= r[j, t]):
+                    inside = False
+                    break
+            if not inside:
+                continue
+            last_y, last_i = out_y[j, k - 1], out_i[j, k - 1]
+            if last_i >= 0 and (yo > last_y or (yo == last_y and o > last_i)):
+                continue
+            c = k - 1
+            while c > 0 and (
+                out_i[j, c - 1] < 0
+                or yo < out_y[j, c - 1]
+                or (yo == out_y[j, c - 1] and o < out_i[j, c - 1])
+            ):
+                out_y[j, c] = out_y[j, c - 1]
+                out_i[j, c] = out_i[j, c - 1]
+                c -= 1
+            out_y[j, c] = yo
+            out_i[j, c] = o
+    return out_i, out_y
+
+
+def deliveries(subs: SubscriptionIndexBox, msgs: MessagesD) -> tuple[np.ndarray, np.ndarray]:
+    """``(subscription, message)`` pairs of every delivery, in send order."""
+    offsets, ids = subs.report(msgs.boxes)
+    return ids, np.repeat(np.arange(len(msgs)), np.diff(offsets))
+
+
+@dataclass
+class ReportBoxes:
+    """What the verification found."""
+
+    events: int = 0
+    failures: list[tuple[int, str, str]] = field(default_factory=list)  # (event, approach, check)
+    messages: dict[str, int] = field(default_factory=dict)
+    delivered: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        """Whether every check passed."""
+        return not self.failures
+
+    def text(self) -> str:
+        """One line per failure (the first 20)."""
+        lines = [f"event {e}: {a}: {c}" for e, a, c in self.failures[:20]]
+        return "\n".join(lines) or "ok"
+
+
+def verify_boxes(
+    x: np.ndarray,
+    y: np.ndarray,
+    l: np.ndarray,
+    r: np.ndarray,
+    k: int,
+    events: list[tuple[int, float]],
+) -> ReportBoxes:
+    """Run Paint-Dense and Paint-Sparse over ``events`` (object id, new y; ``inf``
+    deletes, a finite y for a deleted object re-inserts it) on objects ``x`` (n, d),
+    ``y`` and subscriptions ``[l, r]`` (m, d), and check every event."""
+    x = np.asarray(x, np.float64).reshape(len(y), -1)
+    l = np.asarray(l, np.float64).reshape(-1, x.shape[1])
+    r = np.asarray(r, np.float64).reshape(-1, x.shape[1])
+    subs = SubscriptionIndexBox(l, r)
+    approaches = {
+        "paint-dense": PaintDenseBoxes(ObjectIndexD(x, y), k),
+        "paint-sparse": PaintSparseBoxes(ObjectIndexD(x, y), subs, k),
+    }
+    truth_i, truth_y = true_top_k_boxes(x, np.asarray(y, np.float64), l, r, k)
+    lists = {name: TopKLists(truth_i.copy(), truth_y.copy()) for name in approaches}
+    report = ReportBoxes(messages=dict.fromkeys(approaches, 0),
+                         delivered=dict.fromkeys(approaches, 0))  # fmt: skip
+    y_now = np.array(y, np.float64)
+    for e, (i, y_new) in enumerate(events):
+        y_now[i] = y_new
+        new_i, new_y = true_top_k_boxes(x, y_now, l, r, k)
+        affected = (new_i != truth_i).any(axis=1) | (new_y != truth_y).any(axis=1)
+        heard = {}
+        for name, approach in approaches.items():
+            msgs = approach.process(np.array([i]), np.array([y_new]))
+            at, which = deliveries(subs, msgs)
+            lists[name].apply(at, msgs.obj[which], msgs.y[which])
+            report.messages[name] += len(msgs)
+            report.delivered[name] += len(at)
+            fail = report.failures.append
+            got = lists[name]
+            if not (np.array_equal(got.ids, new_i) and np.array_equal(got.ys, new_y)):
+                fail((e, name, "lists"))
+            if (~affected[at]).any():
+                fail((e, name, "exact-notifies-affected-only"))
+            pairs = at.astype(np.int64) * (len(y) + 1) + msgs.obj[which]
+            if len(np.unique(pairs)) != len(pairs):
+                fail((e, name, "one-message-per-object"))
+            order = np.argsort(at, kind="stable")
+            heard[name] = (at[order], msgs.obj[which][order], msgs.y[which][order], len(msgs))
+            if name == "paint-sparse" and (np.bincount(which, minlength=len(msgs)) == 0).any():
+                fail((e, name, "sparse-no-empty-message"))
+        dense, sparse = heard["paint-dense"], heard["paint-sparse"]
+        if not all(np.array_equal(a, b) for a, b in zip(dense[:3], sparse[:3], strict=True)):
+            report.failures.append((e, "paint-sparse", "sparse-same-notifications"))
+        if sparse[3] > dense[3]:
+            report.failures.append((e, "paint-sparse", "sparse-not-more-than-dense"))
+        truth_i, truth_y = new_i, new_y
+        report.events += 1
+    return report
