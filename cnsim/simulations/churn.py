@@ -112,19 +112,19 @@ class ChurnRun:
     brokers' tables); ``"auto"``: batch where it applies (covering none, g1, gk)."""
 
     def __init__(self, scenario: Scenario, events: int | None = None, engine: str = "auto"):
-        self.scenario = scenario
-        self.seeds = Seeds(scenario.seed)
-        self.world = build_world(scenario.network)
         o = scenario["overlay"]
-        self.tree = overlay_tree(self.world, o["degree"])
-        self.workload = build_churn(scenario, self.world, self.seeds, events)
-        w = self.workload
-        if engine not in ENGINES:
+        if engine not in ENGINES:  # before any work
             raise InputError(f"engine {engine!r} is not one of {', '.join(ENGINES)}")
         if engine == "batch" and not batch_supports(o["covering"], o["covering_k"]):
             raise InputError(
                 f"engine 'batch' replays covering none, g1 and gk, not {o['covering']!r}"
             )
+        self.scenario = scenario
+        self.seeds = Seeds(scenario.seed)
+        self.world = build_world(scenario.network)
+        self.tree = overlay_tree(self.world, o["degree"])
+        self.workload = build_churn(scenario, self.world, self.seeds, events)
+        w = self.workload
         args = (self.tree, w.stream.d, o["covering"], o["covering_k"], o["covering_index"])
         self.batch = engine == "batch" or (
             engine == "auto" and batch_supports(o["covering"], o["covering_k"])
@@ -132,9 +132,7 @@ class ChurnRun:
         if self.batch:
             self.forwarding = BatchForwarding(*args, (0.0, float(2**BITS - 1)))
         else:
-            self.forwarding = Forwarding(
-                *args, (0.0, float(2**BITS - 1))
-            )
+            self.forwarding = Forwarding(*args, (0.0, float(2**BITS - 1)))
         ep = w.endpoints
         self.last_hop = self.world.last_hops(w.home, ep.subscriber_node).astype(np.int64)
         self.publish_hops = self.world.last_hops(ep.nearest_broker, ep.publisher_node)
@@ -212,7 +210,10 @@ class ChurnRun:
         # per-command counters, cumulated; column order as COUNTERS
         per_cmd = np.column_stack([f.sub_msgs, f.unsub_msgs, np.zeros_like(f.sub_msgs), f.cover])
         cum = np.vstack([np.zeros((1, per_cmd.shape[1]), np.int64), np.cumsum(per_cmd, axis=0)])
-        router = EventRouter(self.tree, st.d, w.home, "kdtree", match_cost=f.match_cost)
+        index = self.scenario["overlay"]["covering_index"]
+        router = EventRouter(
+            self.tree, st.d, w.home, index, (0.0, float(2**BITS - 1)), match_cost=f.match_cost
+        )
         cmd, prev, before, n_live = 0, 0, f.match_cost.copy(), int(live.sum())
         for e in range(len(after)):
             while cmd <= after[e]:
@@ -272,7 +273,7 @@ def simulate_churn(scenario: Scenario, events: int | None = None, check: bool = 
     if scenario["run"]["mode"] == "timed":
         from cnsim.simulations.timed_churn import simulate_churn_timed
 
-        return simulate_churn_timed(scenario, events)
+        return simulate_churn_timed(scenario, events, check)
     started, cpu_started = time.perf_counter(), time.process_time()
     run = ChurnRun(scenario, events)
     setup_s = time.perf_counter() - started
@@ -297,6 +298,7 @@ def simulate_churn(scenario: Scenario, events: int | None = None, check: bool = 
         "events": int(len(frame)),
         "batch_size": 1,  # every event alone
         "forced_inserts": 0,  # no objects: events are points
+        "engine": "batch" if run.batch else "reference",  # what match_* counted
         "setup_time_s": setup_s,
         "total_time_s": time.perf_counter() - started,
         "cpu_time_s": time.process_time() - cpu_started,

@@ -20,6 +20,7 @@ import numpy as np
 
 from cnsim.algorithms.registry import FAMILIES_15D, canonical_name, parse
 from cnsim.brokers import NETWORKS
+from cnsim.brokers.batch_forwarding import supports as batch_supports
 from cnsim.brokers.forwarding import COVERINGS
 from cnsim.brokers.ranked import PRUNING
 from cnsim.brokers.zones import ZONE_MODES
@@ -150,9 +151,6 @@ def _timed(values: dict[str, dict[str, Any]]) -> bool:
     return values["run"]["mode"] == "timed"
 
 
-_TIMED_COVERING = ("none", "g1", "gk")  # what timed churn replays (batch_forwarding)
-
-
 def _commands(values: dict[str, dict[str, Any]]) -> bool:
     """Whether the workload is seed 001's command stream (cnsim/simulations/churn.py)."""
     s = values["subscriptions"]
@@ -180,9 +178,7 @@ def _range15d(values: dict[str, dict[str, Any]]) -> bool:
 def _no_15d_version(values: dict[str, dict[str, Any]]) -> list[str]:
     """The approaches without a 1.5-d version (cnsim/algorithms/range15d/approaches.py)."""
     specs = [parse(a) for a in values["algorithm"]["approaches"]]
-    return [
-        s.name for s in specs if s.family not in FAMILIES_15D or s.eps is not None or s.batch
-    ]
+    return [s.name for s in specs if s.family not in FAMILIES_15D or s.eps is not None or s.batch]
 
 
 _NOT_15D = "when subscriptions.kind = 'range-1.5d'"
@@ -297,7 +293,11 @@ RULES: tuple[Rule, ...] = (  # rules across the scenario's keys, checked after S
     ),
     Rule(
         "run.mode",
-        lambda v: not _timed(v) or not _commands(v) or v["overlay"]["covering"] in _TIMED_COVERING,
+        lambda v: (
+            not _timed(v)
+            or not _commands(v)
+            or batch_supports(v["overlay"]["covering"], v["overlay"]["covering_k"])
+        ),  # timed_churn
         "is not available for a command stream covered by G or the poset",
         "'counting', or 'timed' with overlay.covering 'none', 'g1' or 'gk' (not "
         "{overlay[covering]!r}) when subscriptions.churn > 0 or subscriptions.attributes > 1",
@@ -333,15 +333,16 @@ RULES: tuple[Rule, ...] = (  # rules across the scenario's keys, checked after S
     ),
     Rule(
         "ranked.commands",
-        lambda v: not v["ranked"]["commands"]
-        or (v["events"]["batch_size"] == 1 and not _timed(v)),
+        lambda v: not v["ranked"]["commands"] or (v["events"]["batch_size"] == 1 and not _timed(v)),
         "needs one event per batch in counting mode (joins and leaves fall between events)",
         "0 unless events.batch_size = 1 and run.mode = 'counting'",
     ),
     Rule(
         "ranked.commands",
-        lambda v: not v["ranked"]["commands"]
-        or any(parse(a).message == "ranked" for a in v["algorithm"]["approaches"]),
+        lambda v: (
+            not v["ranked"]["commands"]
+            or any(parse(a).message == "ranked" for a in v["algorithm"]["approaches"])
+        ),
         "applies to ranked delivery only (no 'ranked' approach runs)",
         "0 unless algorithm.approaches has 'ranked'",
     ),

@@ -92,7 +92,6 @@ class TimedChurn:
         if not self.flood:
             m = f.messages
             self.dst = m["dst"].tolist()
-            self.src = m["src"].tolist()
             parent, cmd = m["parent"], m["cmd"]
             kids = np.flatnonzero(parent >= 0)
             kids = kids[np.argsort(parent[kids], kind="stable")]
@@ -218,16 +217,18 @@ class TimedChurn:
         return self.last_done - self.issued
 
 
-def simulate_churn_timed(scenario: Scenario, events: int | None = None):
+def simulate_churn_timed(scenario: Scenario, events: int | None = None, check: bool = False):
     """A churn scenario in timed mode: the counting rows plus the timed columns (see
-    the module doc), per-broker queues, and a summary with the delays."""
+    the module doc), per-broker queues, and a summary with the delays (``check``: every
+    event compared with brute force, an AssertionError on the first difference)."""
     from cnsim.simulations.runner import Result
 
     started, cpu_started = time.perf_counter(), time.process_time()
     run = ChurnRun(scenario, events, engine="batch")
     run.keep_paths = True
     run.forwarding.keep_messages = True
-    frame = pd.DataFrame(list(run.rows()))
+    frame = pd.DataFrame(list(run.rows(check)))
+    assert not run.mismatches, run.mismatches[0][1]
     timing = scenario["timing"]
     times = publication_times(timing, len(run.workload.event_after), run.seeds)
     timer = TimedChurn(run, timing, scenario["messages"]["event_bytes"])

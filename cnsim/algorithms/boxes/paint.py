@@ -171,7 +171,10 @@ class PaintDenseBoxes:
 
 class PaintSparseBoxes(PaintDenseBoxes):
     """Paint-Sparse for d-dimensional box subscriptions: Paint-Dense's partition pruned
-    where it holds no subscription, boxes snapped and greedily merged."""
+    where it holds no subscription, boxes snapped and greedily merged. The pruned
+    partition has only the Python engine so far (its ``keep`` test asks the subscription
+    index per slab): ``engine`` is accepted for Paint-Dense's interface and changes
+    nothing here."""
 
     family = "paint-sparse"
 
