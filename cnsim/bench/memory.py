@@ -60,7 +60,7 @@ from cnsim.simulations.config import from_dict
 from cnsim.simulations.runner import simulate
 scenario = from_dict(json.loads(sys.stdin.read()), "bench memory case")
 simulate(scenario)
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)  # KiB on Linux
 """
 
 
