@@ -183,6 +183,31 @@ def _no_15d_version(values: dict[str, dict[str, Any]]) -> list[str]:
 
 _NOT_15D = "when subscriptions.kind = 'range-1.5d'"
 RULES_15D: tuple[Rule, ...] = (  # what 1.5-d range subscriptions support so far
+    Rule(  # keys that would change nothing are refused rather than ignored
+        "subscriptions.dataset",
+        lambda v: _range15d(v) or v["subscriptions"]["dataset"] == "DS#1",
+        "applies only to 1.5-d subscriptions",
+        "'DS#1' (the default) unless subscriptions.kind = 'range-1.5d'",
+    ),
+    Rule(
+        "subscriptions.cover",
+        lambda v: (
+            v["subscriptions"]["cover"] is None
+            or (_range15d(v) and v["subscriptions"]["dataset"] != "DS#1")
+        ),
+        "applies only to 1.5-d subscriptions of dataset DS#2 or DS#3",
+        "no subscriptions.cover unless subscriptions.kind = 'range-1.5d' and "
+        "subscriptions.dataset is 'DS#2' or 'DS#3'",
+    ),
+    Rule(
+        "subscriptions.cover",
+        lambda v: (
+            v["subscriptions"]["cover"] is None
+            or v["subscriptions"]["cover"] <= v["objects"]["count"]
+        ),
+        "exceeds the objects a range can cover",
+        "at most objects.count = {objects[count]}",
+    ),
     Rule(
         "algorithm.approaches",
         lambda v: not _range15d(v) or not _no_15d_version(v),

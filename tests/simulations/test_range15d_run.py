@@ -132,6 +132,10 @@ def test_1d_scenarios_leave_the_new_keys_out_of_their_records():
         ({"server": {"count": 2}}, "server.count"),
         ({"subscriptions": {"dataset": "DS#4"}}, "subscriptions.dataset"),
         ({"subscriptions": {"kind": "range-2d"}}, "subscriptions.kind"),
+        # keys that would change nothing: refused, not ignored
+        ({"subscriptions": {"dataset": "DS#2", "cover": 5000}}, "subscriptions.cover"),
+        ({"subscriptions": {"cover": 10}}, "subscriptions.cover"),  # DS#1 covers no count
+        ({"subscriptions": {"kind": "range", "dataset": "DS#2"}}, "subscriptions.dataset"),
     ],
 )
 def test_unsupported_combinations_are_refused_in_one_line(over, key):
