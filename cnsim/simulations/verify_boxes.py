@@ -18,13 +18,12 @@ scan of all objects per subscription, independent of every index.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numba
 import numpy as np
 
-from cnsim.algorithms.boxes.paint import MessagesD, PaintDenseBoxes, PaintSparseBoxes
+from cnsim.algorithms.boxes.paint import PaintDenseBoxes, PaintSparseBoxes
 from cnsim.server.object_index_d import ObjectIndexD
+from cnsim.simulations.verify_15d import Report15, deliveries  # the same record and pairing
 from cnsim.subscriptions.index_box import SubscriptionIndexBox
 from cnsim.subscriptions.lists import TopKLists
 
@@ -65,32 +64,6 @@ def true_top_k_boxes(x, y, l, r, k):
     return out_i, out_y
 
 
-def deliveries(subs: SubscriptionIndexBox, msgs: MessagesD) -> tuple[np.ndarray, np.ndarray]:
-    """``(subscription, message)`` pairs of every delivery, in send order."""
-    offsets, ids = subs.report(msgs.boxes)
-    return ids, np.repeat(np.arange(len(msgs)), np.diff(offsets))
-
-
-@dataclass
-class ReportBoxes:
-    """What the verification found."""
-
-    events: int = 0
-    failures: list[tuple[int, str, str]] = field(default_factory=list)  # (event, approach, check)
-    messages: dict[str, int] = field(default_factory=dict)
-    delivered: dict[str, int] = field(default_factory=dict)
-
-    @property
-    def ok(self) -> bool:
-        """Whether every check passed."""
-        return not self.failures
-
-    def text(self) -> str:
-        """One line per failure (the first 20)."""
-        lines = [f"event {e}: {a}: {c}" for e, a, c in self.failures[:20]]
-        return "\n".join(lines) or "ok"
-
-
 def verify_boxes(
     x: np.ndarray,
     y: np.ndarray,
@@ -98,7 +71,7 @@ def verify_boxes(
     r: np.ndarray,
     k: int,
     events: list[tuple[int, float]],
-) -> ReportBoxes:
+) -> Report15:
     """Run Paint-Dense and Paint-Sparse over ``events`` (object id, new y; ``inf``
     deletes, a finite y for a deleted object re-inserts it) on objects ``x`` (n, d),
     ``y`` and subscriptions ``[l, r]`` (m, d), and check every event."""
@@ -112,7 +85,7 @@ def verify_boxes(
     }
     truth_i, truth_y = true_top_k_boxes(x, np.asarray(y, np.float64), l, r, k)
     lists = {name: TopKLists(truth_i.copy(), truth_y.copy()) for name in approaches}
-    report = ReportBoxes(messages=dict.fromkeys(approaches, 0),
+    report = Report15(messages=dict.fromkeys(approaches, 0),
                          delivered=dict.fromkeys(approaches, 0))  # fmt: skip
     y_now = np.array(y, np.float64)
     for e, (i, y_new) in enumerate(events):
