@@ -215,6 +215,10 @@ BENCHES = {  # name -> (module with run_bench(quick) -> dict, what it measures)
     "ranked_delivery": ("cnsim.bench.ranked_delivery", "Top-k delivery over zones: pruned vs all."),
     "layout": ("cnsim.bench.layout", "Subscriber lists in delivery order: cost per delivery."),
     "fidelity": ("cnsim.bench.fidelity", "Seed 003 Tables I-III: Paint-Sparse's calls, readings."),
+    "redundancy": (
+        "cnsim.bench.redundancy",
+        "Seed 003 Table II: Paint-Sparse(eps)'s redundancy by region kind and reading.",
+    ),
     "memory": ("cnsim.bench.memory", "The memory estimate against measured peaks, refitted."),
     "distributed": (
         "cnsim.bench.distributed",

@@ -245,12 +245,6 @@ RULES_15D: tuple[Rule, ...] = (  # what 1.5-d range subscriptions support so far
         "must be 1 for 1.5-d subscriptions (one 2-d object index)",
         f"1 {_NOT_15D}",
     ),
-    Rule(
-        "subscriptions.attributes",
-        lambda v: not _range15d(v) or not _commands(v),
-        "cannot be combined with 1.5-d subscriptions",
-        f"1 and subscriptions.churn = 0 {_NOT_15D}",
-    ),
 )
 
 RULES: tuple[Rule, ...] = (  # rules across the scenario's keys, checked after SCHEMA
@@ -370,6 +364,12 @@ RULES: tuple[Rule, ...] = (  # rules across the scenario's keys, checked after S
         ),
         "applies to ranked delivery only (no 'ranked' approach runs)",
         "0 unless algorithm.approaches has 'ranked'",
+    ),
+    Rule(  # a share of no commands would change nothing: refused rather than ignored
+        "ranked.churn",
+        lambda v: v["ranked"]["commands"] > 0 or v["ranked"]["churn"] == 0.5,
+        "applies only to join/leave commands (ranked.commands = 0)",
+        "0.5 (the default) unless ranked.commands > 0",
     ),
     *RULES_15D,
 )

@@ -174,6 +174,7 @@ def test_without_commands_nothing_changes():
         ({"commands": -1}, "ranked.commands = -1"),
         ({"approaches": ["cn-relax"]}, "ranked.commands = 300 applies to ranked delivery only"),
         ({"churn": 1.5}, "ranked.churn = 1.5"),
+        ({"commands": 0, "churn": 0.2}, "ranked.churn = 0.2 applies only to join/leave commands"),
     ],
 )
 def test_bad_configs(sections, words):
