@@ -14,7 +14,10 @@ def test_exact_mass_by_kind_adds_up_to_the_exact_deliveries(k):
     x, y, ev = workload(5, 120, "uniform", "stationary")
     by_kind = eps_masses(k, x, y, ev)
     exact = by_kind["exact"]
-    np.testing.assert_allclose(exact.sum(axis=1), delivery_masses(k, x, y, ev)["exact_triangle"])
+    reference = delivery_masses(k, x, y, ev)
+    np.testing.assert_allclose(exact.sum(axis=1), reference["exact_triangle"])
+    np.testing.assert_array_equal(by_kind["exact_msgs"].sum(axis=1), reference["dense_msgs"])
+    assert np.all(by_kind["coarse_msgs"] <= by_kind["exact_msgs"][None])
     raising = ev.y_new < ev.y_old
     assert np.all(exact[~raising, 0] == 0) and np.all(exact[raising, 1:] == 0)
     # A MEB contains what it covers; at k = 1 (one rectangle a group) nothing changes.

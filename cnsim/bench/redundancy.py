@@ -87,31 +87,34 @@ class _RegionsByKind(PaintDense):
 
 def eps_masses(k: int, x, y, ev, eps=EPS, reading: str = "triangle") -> dict[str, np.ndarray]:
     """Per event and region kind: the mass of Paint-Dense's exact regions (``exact``, shape
-    (events, 3)) and of their ε-coarsening for each ε (``coarse``, (len(eps), events, 3))."""
+    (events, 3)) and of their ε-coarsening for each ε (``coarse``, (len(eps), events, 3)),
+    and the number of messages (rectangles) of each (``exact_msgs``, ``coarse_msgs``)."""
     dense = _RegionsByKind(ObjectIndex(x, y), k)
     for e in range(len(ev)):
         dense.process(ev.updates(e, e + 1))
     n = len(ev)
-    exact = np.zeros((n, 3))
-    coarse = np.zeros((len(eps), n, 3))
+    out = {
+        "exact": np.zeros((n, 3)),
+        "coarse": np.zeros((len(eps), n, 3)),
+        "exact_msgs": np.zeros((n, 3), np.int64),
+        "coarse_msgs": np.zeros((len(eps), n, 3), np.int64),
+    }
     if not dense.sent:
-        return {"exact": exact, "coarse": coarse}
+        return out
     where = np.array([(e, kind) for e, kind, _ in dense.sent])
-    sizes = [len(r) for _, _, r in dense.sent]
-    flat = np.array([q for _, _, r in dense.sent for q in r], np.float64).reshape(-1, 4)
-    np.add.at(
-        exact, (np.repeat(where[:, 0], sizes), np.repeat(where[:, 1], sizes)), mass(flat, reading)
-    )
+
+    def add(masses, msgs, per_region: list) -> None:
+        counts = [len(r) for r in per_region]
+        at = (np.repeat(where[:, 0], counts), np.repeat(where[:, 1], counts))
+        flat = np.array([q for r in per_region for q in r], np.float64).reshape(-1, 4)
+        np.add.at(masses, at, mass(flat, reading))
+        np.add.at(msgs, (where[:, 0], where[:, 1]), counts)
+
+    add(out["exact"], out["exact_msgs"], [r for _, _, r in dense.sent])
     for j, value in enumerate(eps):
         boxes = [regions.coarsen(r, value, k) for _, _, r in dense.sent]
-        counts = [len(b) for b in boxes]
-        flat = np.array([q for b in boxes for q in b], np.float64).reshape(-1, 4)
-        np.add.at(
-            coarse[j],
-            (np.repeat(where[:, 0], counts), np.repeat(where[:, 1], counts)),
-            mass(flat, reading),
-        )
-    return {"exact": exact, "coarse": coarse}
+        add(out["coarse"][j], out["coarse_msgs"][j], boxes)
+    return out
 
 
 def eps_table(seeds: list[int], n_events: int, ks=KS, initial: str = "stationary") -> dict:
@@ -124,11 +127,18 @@ def eps_table(seeds: list[int], n_events: int, ks=KS, initial: str = "stationary
         runs = [eps_masses(k, *workload(seed, n_events, "uniform", initial)) for seed in seeds]
         exact = np.concatenate([r["exact"] for r in runs])  # (events, 3)
         coarse = np.concatenate([r["coarse"] for r in runs], axis=1)  # (eps, events, 3)
+        exact_msgs = np.concatenate([r["exact_msgs"] for r in runs])
+        coarse_msgs = np.concatenate([r["coarse_msgs"] for r in runs], axis=1)
         total = exact.sum()
         row = {
             "exact_share": {
                 kind: float(exact[:, c].sum() / total) for c, kind in enumerate(REGION_KINDS)
-            }
+            },
+            "messages_per_event": float(exact_msgs.sum() / len(exact_msgs)),
+            "message_share": {
+                kind: float(exact_msgs[:, c].sum() / exact_msgs.sum())
+                for c, kind in enumerate(REGION_KINDS)
+            },
         }
         for j, value in enumerate(EPS):
             excess = coarse[j].sum(axis=0) - exact.sum(axis=0)  # by kind
@@ -148,6 +158,11 @@ def eps_table(seeds: list[int], n_events: int, ks=KS, initial: str = "stationary
                     else 0.0
                 ),
                 "paper": EPS_PAPER[value][KS.index(k)],
+                # Paint-Dense(ε)'s messages per event against Paint-Dense's, both readings
+                "messages_over_exact": float(coarse_msgs[j].sum() / exact_msgs.sum()),
+                "messages_over_exact_staircases_only": float(
+                    (coarse_msgs[j][:, :2].sum() + exact_msgs[:, 2].sum()) / exact_msgs.sum()
+                ),
             }
         out[k] = row
     return out
@@ -240,4 +255,19 @@ def markdown(result: dict) -> str:
         for k, row in result["table"].items()
     )
     out.append(f"Exact deliveries by kind (raising / lowering / exposed): {share}.")
+    out.append("")
+    out.append(
+        "| k | Paint-Dense messages per event (raising / lowering / exposed share)"
+        " | Paint-Dense(ε) / Paint-Dense messages, all regions coarsened: ε = "
+        + ", ".join(str(v) for v in result["eps"])
+        + " | the same, staircases only |"
+    )
+    out.append("|---|---|---|---|")
+    for k, row in result["table"].items():
+        shares = " / ".join(f"{row['message_share'][kind]:.2f}" for kind in REGION_KINDS)
+        every = ", ".join(_f(row[str(v)]["messages_over_exact"]) for v in result["eps"])
+        stairs = ", ".join(
+            _f(row[str(v)]["messages_over_exact_staircases_only"]) for v in result["eps"]
+        )
+        out.append(f"| {k} | {row['messages_per_event']:.2f} ({shares}) | {every} | {stairs} |")
     return "\n".join(out)

@@ -15,6 +15,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
+import numba
 import numpy as np
 
 if TYPE_CHECKING:
@@ -57,8 +58,7 @@ class Delivery:
     ) -> Delivery:
         """The deliveries of region messages reaching ``subs`` (CSR over messages), at
         ``rows`` of the network's layout if given."""
-        counts = np.diff(offsets)
-        obj, y = np.repeat(messages.obj, counts), np.repeat(messages.y, counts)
+        obj, y = _per_delivery(messages.obj, messages.y, offsets)
         return Delivery(offsets, subs, obj, y, rows=rows)
 
     @staticmethod
@@ -66,6 +66,19 @@ class Delivery:
         """The deliveries of targeted messages: each to its one subscription."""
         offsets = np.arange(len(messages) + 1)
         return Delivery(offsets, messages.target, messages.obj, messages.y, messages.evict)
+
+
+@numba.njit(cache=True)
+def _per_delivery(obj, y, offsets):
+    """Each message's object and value repeated for its deliveries (CSR ``offsets``):
+    ``np.repeat`` of both in one pass, a few ns per delivery less (issue 15)."""
+    out_obj = np.empty(offsets[-1], obj.dtype)
+    out_y = np.empty(offsets[-1], y.dtype)
+    for j in range(len(offsets) - 1):
+        for t in range(offsets[j], offsets[j + 1]):
+            out_obj[t] = obj[j]
+            out_y[t] = y[j]
+    return out_obj, out_y
 
 
 @dataclass(frozen=True)

@@ -56,6 +56,7 @@ class Outcome:
     delivery_time_s: float
     message_bytes: int
     event_bytes: int
+    updated: np.ndarray  # the objects the batch's events update (not exposed ones)
 
 
 class Simulation:
@@ -154,7 +155,7 @@ class Simulation:
         publish = self.network.publish_ip_hops(spec, first, stop)
         return Outcome(
             spec, messages, delivery, traffic, publish, calls, t1 - t0, t2 - t1,
-            *self._sizes[spec.name],
+            *self._sizes[spec.name], updated=updates.obj,
         )  # fmt: skip
 
 
@@ -291,16 +292,21 @@ def reference_approach(sim: Simulation) -> str | None:
 
 def _with_redundancy(frame: pd.DataFrame, sim: Simulation) -> pd.DataFrame:
     """``redundancy`` = delivered / delivered by the exact reference − 1, per batch
-    (NaN without an exact approach, or where it delivered nothing)."""
+    (NaN without an exact approach, or where it delivered nothing); ``redundancy_paper``
+    counts only the extra deliveries of the updated objects, over the same denominator:
+    seed 003's Table II comes out so (``cnsim bench redundancy``)."""
     ref = reference_approach(sim)
     if ref is None:
-        frame["redundancy"] = np.nan
+        frame["redundancy"] = frame["redundancy_paper"] = np.nan
         return frame
-    by_batch = frame.loc[frame.approach == ref].set_index("batch")["delivered_msgs"]
-    exact = frame["batch"].map(by_batch).to_numpy(float)
+    by_batch = frame.loc[frame.approach == ref].set_index("batch")
+    exact = frame["batch"].map(by_batch["delivered_msgs"]).to_numpy(float)
+    exact_updated = frame["batch"].map(by_batch["delivered_updated_msgs"]).to_numpy(float)
+    extra_updated = frame["delivered_updated_msgs"].to_numpy(float) - exact_updated
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = frame["delivered_msgs"].to_numpy(float) / exact
-    frame["redundancy"] = np.where(exact > 0, ratio - 1, np.nan)
+        frame["redundancy"] = np.where(exact > 0, ratio - 1, np.nan)
+        frame["redundancy_paper"] = np.where(exact > 0, extra_updated / exact, np.nan)
     return frame
 
 
@@ -353,7 +359,9 @@ def _summary(scenario: Scenario, sim, frame: pd.DataFrame, setup_s, total_s, tim
         modes = (*modes, "ranked")
     per_approach = {}
     ref = reference_approach(sim)
-    total_ref = int(frame.loc[frame.approach == ref, "delivered_msgs"].sum()) if ref else 0
+    ref_rows = frame.loc[frame.approach == ref]
+    total_ref = int(ref_rows["delivered_msgs"].sum()) if ref else 0
+    updated_ref = int(ref_rows["delivered_updated_msgs"].sum()) if ref else 0
     object_bytes = scenario["messages"]["object_bytes"]
     for a in sim.approaches:
         part = frame[frame.approach == a.name]
@@ -365,6 +373,8 @@ def _summary(scenario: Scenario, sim, frame: pd.DataFrame, setup_s, total_s, tim
                         s[m.key(agg)] = aggregate(part[m.name], agg, m.integer)
         delivered = int(part["delivered_msgs"].sum())
         s["redundancy"] = delivered / total_ref - 1 if total_ref else None
+        updated = int(part["delivered_updated_msgs"].sum()) - updated_ref
+        s["redundancy_paper"] = updated / total_ref if total_ref else None
         s["subscriber_memory_bytes"] = _memory(a, sim, object_bytes)
         if sim.server_load is not None:
             s.update(sim.server_load.summary(a))

@@ -10,7 +10,9 @@ checked every other column and every delivery identical). Columns added since ar
 out of the comparison: Paint-Sparse's calls as the paper counts them (issue 15; equal to
 cnsim's own count for every other approach, which the test checks); index calls only
 1.5-d approaches make (``calls_min_x2``, issue 14; 0 for every approach of a 1-d run,
-which the test checks)."""
+which the test checks); the deliveries carrying an updated object and the redundancy
+counted on them (``delivered_updated_msgs``, ``redundancy_paper``, issue 15; checked: all
+of CN-Relax's deliveries, none extra for an exact region approach)."""
 
 import json
 from pathlib import Path
@@ -40,6 +42,9 @@ ADDED_COLUMNS = {"calls_min_y_paper": "calls_min_y", "calls_snap_paper": "calls_
 # Metric columns added since (and their summary entries) that are 0 for every approach of
 # a 1-d run: calls of index queries only the 1.5-d approaches make.
 ADDED_ZERO_COLUMNS = ("calls_min_x2",)
+# Metric columns added since, checked by _check_added, with their summary entries.
+ADDED_OTHER = ("delivered_updated_msgs", "redundancy_paper")
+ADDED_ENTRIES = ("mean_delivered_updated_msgs", "total_delivered_updated_msgs", "redundancy_paper")
 # Scenario keys added since, compared only when they differ from their default (the
 # content-based overlay and seed 001's command stream: no seed-003 run uses them).
 NEW_KEYS = {
@@ -74,7 +79,7 @@ def test_outputs_equal_the_golden_copy(name, tmp_path):
         keep = [c for c in want.columns if not c.endswith(WALL)]
         if "calls_min_y" in got.columns:  # the events, not the broker load
             _check_added(got)
-            got = got.drop(columns=[*ADDED_COLUMNS, *ADDED_ZERO_COLUMNS])
+            got = got.drop(columns=[*ADDED_COLUMNS, *ADDED_ZERO_COLUMNS, *ADDED_OTHER])
         assert list(got.columns) == list(want.columns)
         pd.testing.assert_frame_equal(got[keep], want[keep])
     want = json.loads((gold / "summary.json").read_text())
@@ -88,6 +93,8 @@ def test_outputs_equal_the_golden_copy(name, tmp_path):
             del entries[f"mean_{column}"]
         for column in ADDED_ZERO_COLUMNS:
             assert entries.pop(f"mean_{column}") == 0
+        for entry in ADDED_ENTRIES:
+            del entries[entry]
     for section, defaults in NEW_KEYS.items():
         for key, default in defaults.items():
             if got["scenario"][section].get(key) == default:
@@ -102,3 +109,7 @@ def _check_added(events: pd.DataFrame) -> None:
         assert (events.loc[other, added] == events.loc[other, own]).all()
     for added in ADDED_ZERO_COLUMNS:
         assert (events[added] == 0).all()
+    relax = events.loc[events["approach"] == "cn-relax"]
+    assert (relax["delivered_updated_msgs"] == relax["delivered_msgs"]).all()
+    exact = events["approach"].isin(["paint-dense", "paint-sparse"]) & (events["events"] == 1)
+    assert (events.loc[exact, "redundancy_paper"].fillna(0) == 0).all()
