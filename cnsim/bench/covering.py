@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import time
 
+import numba
 import numpy as np
 
 from cnsim.bench import provenance
@@ -241,7 +242,7 @@ def bench_overlay(quick: bool, log, **sizes) -> dict:
     else:  # the paper's world, 100,000 boxes with churn, 10,000 events (issue 12)
         net, commands, events, dims = {"ip_nodes": 20000, "brokers": 1000}, 100_000, 10_000, (2, 3)
         m = 100_000
-        coverings = ("none", "g1")  # the batch replay; G and the poset: message by message
+        coverings = ("none", "g1", "gk", "full", "poset")  # all in the batch replay
     # explicit sizes (the paper-scale run in RESULTS.md): any of these keys
     net = sizes.get("net", net)
     commands = sizes.get("commands", commands)
@@ -250,6 +251,7 @@ def bench_overlay(quick: bool, log, **sizes) -> dict:
     m = sizes.get("m", m)
     coverings = sizes.get("coverings", coverings)
     relax_covering = sizes.get("relax_covering", "g1")  # event traffic: the same for all
+    covering_k = sizes.get("covering_k", 3)  # G_k's k when "gk" is among the coverings
     res: dict = {"network": net, "commands": commands, "events": events, "churn": 0.15}
     if sizes.get("engines", True):
         res["engines"] = bench_engines(net, log, **sizes.get("engine_sizes", {}))
@@ -262,12 +264,16 @@ def bench_overlay(quick: bool, log, **sizes) -> dict:
                     "subscriptions": {"count": commands, "churn": 0.15, "attributes": d},
                     "events": {"count": events},
                     "network": net,
-                    "overlay": {"kind": "content-based", "covering": covering},
+                    "overlay": {
+                        "kind": "content-based",
+                        "covering": covering,
+                        "covering_k": covering_k if covering == "gk" else 1,
+                    },
                     "algorithm": {"approaches": ["cn-relax"]},
                     "run": {"progress": False},
                 }
             )
-            t = time.perf_counter()
+            t, cpu = time.perf_counter(), time.process_time()
             r = simulate_churn(sc)
             tot, ev = r.summary["totals"], r.events
             row = {
@@ -280,6 +286,7 @@ def bench_overlay(quick: bool, log, **sizes) -> dict:
                 "event_overlay_bytes_mean": float(ev["overlay_bytes"].mean()),
                 "delivered_mean": float(ev["delivered_msgs"].mean()),
                 "time_s": time.perf_counter() - t,
+                "cpu_s": time.process_time() - cpu,
             }
             res[f"d={d}/{covering}"] = row
             log(
@@ -287,7 +294,7 @@ def bench_overlay(quick: bool, log, **sizes) -> dict:
                 f"entries mean={row['routing_entries_mean']:.1f} "
                 f"max={row['routing_entries_max']} {row['time_s']:.1f}s"
             )
-    for kind in ("content-based", "meghdoot"):
+    for kind in ("content-based", "meghdoot") if sizes.get("relax", True) else ():
         sc = from_dict(
             {
                 "seed": 1,
@@ -310,7 +317,9 @@ def bench_overlay(quick: bool, log, **sizes) -> dict:
     return res
 
 
-def bench_engines(net: dict, log, commands: int = 2000, events: int = 200, d: int = 2) -> dict:
+def bench_engines(
+    net: dict, log, commands: int = 2000, events: int = 200, d: int = 2, covering: str = "g1"
+) -> dict:
     """Churn replay by the reference brokers (one message at a time) and by the batch
     replay, side by side on one scenario (G_1, k-d tree): seconds each, their ratio,
     and whether every row (``match_*`` aside) is the same."""
@@ -323,13 +332,13 @@ def bench_engines(net: dict, log, commands: int = 2000, events: int = 200, d: in
             "subscriptions": {"count": commands, "churn": 0.15, "attributes": d},
             "events": {"count": events},
             "network": net,
-            "overlay": {"kind": "content-based", "covering": "g1"},
+            "overlay": {"kind": "content-based", "covering": covering},
             "algorithm": {"approaches": ["cn-relax"]},
             "run": {"progress": False},
         }
     )
     list(ChurnRun(churn_warmup(net), engine="batch").rows())  # load the world, compile
-    out: dict = {"commands": commands, "events": events, "d": d}
+    out: dict = {"commands": commands, "events": events, "d": d, "covering": covering}
     rows = {}
     for engine in ("batch", "reference", "batch"):
         t = time.perf_counter()
@@ -411,3 +420,128 @@ def json_default(o):
     if isinstance(o, np.bool_):
         return bool(o)
     raise TypeError(type(o))
+
+
+def bench_speed(n: int = 100_000, D: int = 16, log=print, repeats: int = 2, seed: int = 2) -> dict:
+    """§V-C's absolute rate at ``D`` dimensions (issue 12, fourth session): G_1 through
+    the numba command loop over the k-d tree and the Z-order index, side by side in one
+    process (alternating, best of ``repeats``), then where the k-d tree's time goes —
+    its counted work (queries, nodes visited, point comparisons) times the cost of one
+    node and one comparison measured on this machine:
+
+    * ``ns_per_comparison``: the dominance test of the leaf scans (early exit at the
+      first failing coordinate) over every live point stored contiguously, for the
+      stream's subscribe points as queries; ``ns_per_comparison_gathered``: the same
+      comparisons through a shuffled slot list into ``P`` (the layout without points in
+      the buckets, and Z-order's, which reads ``P`` by slot);
+    * ``ns_per_node``: the final tree queried with every subscribe point (``kd_query``,
+      k = 1), minus its comparisons at the contiguous rate, per node visited;
+    * the run's time left over (insert with splits, delete with merges, the graph)."""
+    from cnsim.subscriptions.covering.kdtree import kd_query
+
+    cs = command_stream(n, D // 2, 0.15, seed=seed, bits=BITS)
+    res: dict = {"commands": n, "D": D, "p": 0.15, "seed": seed, "runs": {}}
+    best: dict = {}
+    for rep in range(repeats):
+        for index in ("kdtree", "zorder"):
+            g = make_graph("gk", cs.d, index, k=1, **index_params(index))
+            t = time.perf_counter()
+            g.run_commands(cs.op, cs.sid, cs.lo, cs.hi)
+            dt = time.perf_counter() - t
+            s = g.stats()
+            work = [sum(s[o][c] for o in s) for c in ("queries", "nodes_visited",
+                                                       "point_comparisons")]  # fmt: skip
+            res["runs"][f"{index}/{rep}"] = {"time_s": dt, "commands_per_s": n / dt}
+            log(f"speed D={D} n={n} {index} run {rep}: {dt:.2f}s {n / dt:.0f}/s")
+            if index not in best or dt < best[index]["time_s"]:
+                best[index] = {"time_s": dt, "commands_per_s": n / dt, "queries": work[0],
+                               "nodes_visited": work[1], "point_comparisons": work[2]}  # fmt: skip
+                if index == "kdtree":
+                    tree = g.index
+    res["best"] = best
+    res["kdtree_over_zorder"] = best["zorder"]["time_s"] / best["kdtree"]["time_s"]
+    # ---- where the k-d tree's time goes
+    sub = cs.op != UNSUBSCRIBE
+    qs = np.empty((int(sub.sum()), D))
+    qs[:, 0::2] = -cs.lo[cs.sid[sub]]
+    qs[:, 1::2] = cs.hi[cs.sid[sub]]
+    live = np.flatnonzero(tree.alive)
+    pts = np.ascontiguousarray(tree.P[live])
+    perm = np.random.default_rng(0).permutation(len(live))
+    n_q = min(len(qs), 2000)  # 2,000 queries x every live point
+    _scan(pts, qs[:2], np.arange(2))  # compile
+    _gather(tree.P, live[perm][:2], qs[:2])
+    t = time.perf_counter()
+    c1 = _scan(pts, qs[:n_q], np.arange(len(pts)))
+    ns_pc = (time.perf_counter() - t) * 1e9 / c1
+    t = time.perf_counter()
+    c2 = _gather(tree.P, live[perm], qs[:n_q])
+    ns_pc_g = (time.perf_counter() - t) * 1e9 / c2
+    out = np.empty(tree.capacity + 1, np.int64)
+    _replay(kd_query, tree.st, tree.P, tree.seq, qs[:2], out)
+    t = time.perf_counter()
+    nq, nv, pc = _replay(kd_query, tree.st, tree.P, tree.seq, qs, out)
+    t_q = time.perf_counter() - t
+    ns_nv = max(t_q * 1e9 - pc * ns_pc, 0.0) / max(nv, 1)
+    kb = best["kdtree"]
+    t_cmp = kb["point_comparisons"] * ns_pc * 1e-9
+    t_nodes = kb["nodes_visited"] * ns_nv * 1e-9
+    res["where"] = {
+        "ns_per_comparison": ns_pc,
+        "ns_per_comparison_gathered": ns_pc_g,
+        "final_tree_queries": {"queries": nq, "nodes_visited": nv, "point_comparisons": pc,
+                               "time_s": t_q},  # fmt: skip
+        "ns_per_node": ns_nv,
+        "comparisons_per_command": kb["point_comparisons"] / n,
+        "nodes_per_command": kb["nodes_visited"] / n,
+        "comparisons_s": t_cmp,
+        "nodes_s": t_nodes,
+        "rest_s": kb["time_s"] - t_cmp - t_nodes,
+        "live_at_end": len(live),
+    }
+    log(f"where: {res['where']}")
+    return res
+
+
+@numba.njit(cache=True)
+def _dominates_row(p, q) -> bool:
+    for j in range(q.shape[0]):  # noqa: SIM110 - a loop numba compiles
+        if p[j] < q[j]:
+            return False
+    return True
+
+
+@numba.njit(cache=True)
+def _scan(pts, qs, rows):
+    """Every query against every row of ``pts`` (contiguous), early exit; comparisons."""
+    c = 0
+    hits = 0
+    for i in range(qs.shape[0]):
+        for r in rows:
+            c += 1
+            hits += _dominates_row(pts[r], qs[i])
+    return c + 0 * hits
+
+
+@numba.njit(cache=True)
+def _gather(P, slots, qs):
+    """:func:`_scan` through a slot list into ``P`` (rows in random order)."""
+    c = 0
+    hits = 0
+    for i in range(qs.shape[0]):
+        for s in slots:
+            c += 1
+            hits += _dominates_row(P[s], qs[i])
+    return c + 0 * hits
+
+
+@numba.njit(cache=True)
+def _replay(query, st, P, seq, qs, out):
+    """Every point of ``qs`` as a ``cov_1`` query (ties included); counted work."""
+    nv = 0
+    pc = 0
+    for i in range(qs.shape[0]):
+        _, a, b = query(st, P, seq, qs[i], 2**62, 1, True, out)
+        nv += a
+        pc += b
+    return qs.shape[0], nv, pc

@@ -22,8 +22,18 @@ Why it can be batched
 * ``G_k`` never withdraws, so a subscription crosses a link at most once
   (covering ``"g1"``, ``"gk"``); without covering (``"none"``) every command floods
   the tree, and the counts are closed-form (``B - 1`` messages; broker ``v`` holds
-  every live subscription but its own subscribers').  ``G`` and the poset withdraw
-  and re-forward, and run in the reference only (:func:`supports`).
+  every live subscription but its own subscribers').
+* ``G`` and the poset (covering ``"full"``, ``"poset"``) also withdraw: a forwarded
+  subscription is unsubscribed at the neighbour when a newer one covering it is
+  forwarded, and sent again when it is left uncovered.  Those messages too travel away
+  from the home of the command that caused them (a withdrawal crosses a link the new
+  subscription has just crossed; a re-forwarded one, a link its coverer had crossed),
+  so the argument above holds unchanged.  Both keep the forwarded set equal to the
+  maximal elements of the link's ``S`` (Property 1 is exact for them), so they make
+  the same decisions (tested): each link's stream runs through one
+  :class:`~cnsim.subscriptions.covering.graph.GStream` (numba, no edges stored), which
+  performs the same index operations and counted queries as the reference's
+  ``FullGraph`` / ``PosetGraph``, so the covering costs are the same too.
 
 Events
 ------
@@ -41,16 +51,21 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from cnsim.brokers.forwarding import SUB, UNSUB, event_point, index_params
+from cnsim.brokers.forwarding import SUB, UNSUB, WITHDRAWING, event_point, index_params
 from cnsim.brokers.spanning import Tree
 from cnsim.subscriptions.covering import ALL, INDEXES
-from cnsim.subscriptions.covering.graph import MAX_FAST_K, GkGraph
+from cnsim.subscriptions.covering.engine import W_SUB, W_WITHDRAW
+from cnsim.subscriptions.covering.graph import MAX_FAST_K, GkGraph, GStream
 
-BATCHED = ("none", "g1", "gk")
+BATCHED = ("none", "g1", "gk", "full", "poset")
 
 
-def supports(covering: str, covering_k: int = 1) -> bool:
-    """Whether the batch replay runs this covering setting (else: the reference)."""
+def supports(covering: str, covering_k: int = 1, withdrawing: bool = True) -> bool:
+    """Whether the batch replay runs this covering setting (else: the reference);
+    ``withdrawing=False`` leaves out G and the poset (what timed mode replays: its
+    message timing has been built and tested for G_k and flooding only)."""
+    if not withdrawing and covering in WITHDRAWING:
+        return False
     return covering in BATCHED and (covering != "gk" or int(covering_k) <= MAX_FAST_K)
 
 
@@ -185,11 +200,9 @@ def _flood_sweep(cmd_home, cmd_sign, n_brokers, after):
 
 
 class BatchForwarding:
-    """A whole command stream through the overlay's per-link ``G_k`` graphs (or
-    flooding), link by link; per-command message and covering counts and the routing
-    entries over time, equal to the reference's."""
-
-    withdraws = False  # G_k and flooding never withdraw
+    """A whole command stream through the overlay's per-link relation graphs (``G_k``,
+    ``G`` / the poset, or flooding), link by link; per-command message and covering
+    counts and the routing entries over time, equal to the reference's."""
 
     def __init__(
         self,
@@ -204,10 +217,11 @@ class BatchForwarding:
         self.tree, self.d = tree, int(d)
         self.covering, self.covering_index = covering, covering_index
         self.k = 1 if covering == "g1" else int(covering_k)
+        self.withdraws = covering in WITHDRAWING  # G and the poset withdraw covered ones
         self._params = index_params(covering_index, domain)
         self.match_cost = np.zeros(3, np.int64)  # the event router's, when one shares it
         self.n_commands = 0
-        self.sub_msgs = self.unsub_msgs = np.zeros(0, np.int64)
+        self.sub_msgs = self.unsub_msgs = self.withdraw_msgs = np.zeros(0, np.int64)
         self.cover = np.zeros((0, 6), np.int64)
         self._cmd_home = self._cmd_sign = self.local_end = np.zeros(tree.n, np.int64)[:0]
         self._deltas = None
@@ -221,8 +235,9 @@ class BatchForwarding:
     def replay(self, op, sid, home, lo, hi) -> None:
         """Run commands ``op[c]`` (SUB/UNSUB) of subscriptions ``sid[c]``; ``home``,
         ``lo``, ``hi`` are indexed by subscription id.  Fills the per-command counters
-        ``sub_msgs``, ``unsub_msgs``, ``cover`` (``(C, 6)``: queries, nodes visited,
-        point comparisons on subscribe, then on unsubscribe)."""
+        ``sub_msgs``, ``unsub_msgs`` (withdrawals included, as the reference counts
+        them), ``withdraw_msgs``, ``cover`` (``(C, 6)``: queries, nodes visited, point
+        comparisons on subscribe, then on unsubscribe)."""
         op = np.ascontiguousarray(op, np.int8)
         sid = np.ascontiguousarray(sid, np.int64)
         home = np.ascontiguousarray(home, np.int64)
@@ -230,6 +245,7 @@ class BatchForwarding:
         self.n_commands = n_cmd
         self.sub_msgs = np.zeros(n_cmd, np.int64)
         self.unsub_msgs = np.zeros(n_cmd, np.int64)
+        self.withdraw_msgs = np.zeros(n_cmd, np.int64)
         self.cover = np.zeros((n_cmd, 6), np.int64)
         cmd_home = home[sid]
         cmd_sign = np.where(op == SUB, 1, -1).astype(np.int64)
@@ -249,6 +265,9 @@ class BatchForwarding:
         lptr = np.concatenate([[0], np.cumsum(np.bincount(cmd_home, minlength=n_b))])
         mark = np.zeros(max(int(sid.max(initial=-1)) + 1, len(home)), np.bool_)
         out: list = [None] * tree.n_links  # per link: (command, op, sid, id) of its messages
+        # links still to read each link's messages (u -> v is read by every v -> x, x != u):
+        # a stream is dropped once read by all, so memory is the streams in flight
+        readers = np.diff(tree.ptr)[tree.nbr] - 1
         d_cmd, d_dst, d_sign = [], [], []
         log: list = []  # (parent, src, dst) of each link's messages, when kept
         next_id = 0
@@ -259,32 +278,40 @@ class BatchForwarding:
             for i in tree.links(u):
                 if int(tree.nbr[i]) != v and out[tree.rev[i]] is not None:
                     parts.append(out[tree.rev[i]])  # the messages of w -> u
+                    readers[tree.rev[i]] -= 1
+                    if readers[tree.rev[i]] == 0:
+                        out[tree.rev[i]] = None
             c = np.concatenate([p[0] for p in parts])
             if not len(c):
-                out[j] = (c, op[:0], sid[:0], c)
+                out[j] = (c, op[:0], sid[:0], c) if readers[j] > 0 else None
                 continue
             order = np.argsort(c, kind="stable")  # one source per command: stable
             c = c[order]
             o = np.concatenate([p[1] for p in parts])[order]
             s = np.concatenate([p[2] for p in parts])[order]
             in_id = np.concatenate([p[3] for p in parts])[order]
-            g = GkGraph(self.d, self.k, self.covering_index, **self._params)
             cost = np.zeros((len(c), 3), np.int64)
-            fwd, rf_ptr, rf_sid = g.run_commands(o, s, lo[s], hi[s], cost)
+            if self.withdraws:  # G or the poset: the same decisions (GStream's doc)
+                g = GStream(self.d, self.covering_index, **self._params)
+                row, kind, m_sid = g.run(o, s, lo[s], hi[s], cost)
+                m_op = np.where(kind == W_SUB, SUB, UNSUB).astype(np.int8)
+                self.withdraw_msgs += np.bincount(c[row[kind == W_WITHDRAW]], minlength=n_cmd)
+            else:
+                g = GkGraph(self.d, self.k, self.covering_index, **self._params)
+                fwd, rf_ptr, rf_sid = g.run_commands(o, s, lo[s], hi[s], cost)
+                row, m_op, m_sid = _emit(o, s, fwd, rf_ptr, rf_sid, mark)
             del g
-            subs = o == SUB
-            _add_rows(self.cover, c, cost, subs)
-            row, m_op, m_sid = _emit(o, s, fwd, rf_ptr, rf_sid, mark)
+            _add_rows(self.cover, c, cost, o == SUB)
             m_cmd = c[row]
             m_id = np.arange(next_id, next_id + len(row), dtype=np.int64)
             next_id += len(row)
-            out[j] = (m_cmd, m_op, m_sid, m_id)
+            out[j] = (m_cmd, m_op, m_sid, m_id) if readers[j] > 0 else None
             if self.keep_messages:
                 log.append((m_cmd, in_id[row], np.full(len(row), u, np.int32), v))
             is_sub = m_op == SUB
             self.sub_msgs += np.bincount(m_cmd[is_sub], minlength=n_cmd)
             self.unsub_msgs += np.bincount(m_cmd[~is_sub], minlength=n_cmd)
-            d_cmd.append(m_cmd)
+            d_cmd.append(m_cmd.astype(np.int32))  # commands < 2**31 (the schema's sizes)
             d_dst.append(np.full(len(m_cmd), v, np.int32))
             d_sign.append(np.where(is_sub, 1, -1).astype(np.int8))
         if self.keep_messages:  # ids were given in this order
@@ -296,7 +323,7 @@ class BatchForwarding:
                     [np.full(len(x[0]), x[3], np.int32) for x in log] + [np.zeros(0, np.int32)]
                 ),
             }
-        cmd = np.concatenate(d_cmd) if d_cmd else np.zeros(0, np.int64)
+        cmd = np.concatenate(d_cmd) if d_cmd else np.zeros(0, np.int32)
         order = np.argsort(cmd, kind="stable")
         self._deltas = (
             cmd[order],
@@ -333,7 +360,7 @@ class BatchForwarding:
         out = {
             "sub_msgs": int(self.sub_msgs.sum()),
             "unsub_msgs": int(self.unsub_msgs.sum()),
-            "withdrawals": 0,
+            "withdrawals": int(self.withdraw_msgs.sum()),
             "routing_entries": int(held.sum()),
             "routing_entries_max": int(held.max(initial=0)),
             "match_queries": int(self.match_cost[0]),

@@ -109,7 +109,7 @@ class ChurnRun:
     every broker; what ``cnsim verify`` checks); ``"batch"`` replays the same protocol
     link by link (:mod:`cnsim.brokers.batch_forwarding`: the same counts, hops and
     deliveries; ``match_*`` count one global index of the live boxes instead of the
-    brokers' tables); ``"auto"``: batch where it applies (covering none, g1, gk)."""
+    brokers' tables); ``"auto"``: batch where it applies (covering none, g1, gk, full, poset)."""
 
     def __init__(self, scenario: Scenario, events: int | None = None, engine: str = "auto"):
         o = scenario["overlay"]
@@ -117,7 +117,8 @@ class ChurnRun:
             raise InputError(f"engine {engine!r} is not one of {', '.join(ENGINES)}")
         if engine == "batch" and not batch_supports(o["covering"], o["covering_k"]):
             raise InputError(
-                f"engine 'batch' replays covering none, g1 and gk, not {o['covering']!r}"
+                f"engine 'batch' replays covering none, g1, gk (k <= 64), full and poset, "
+                f"not {o['covering']!r} with covering_k {o['covering_k']!r}"
             )
         self.scenario = scenario
         self.seeds = Seeds(scenario.seed)
@@ -208,7 +209,7 @@ class ChurnRun:
         after = w.event_after
         mean, mx = f.entries_after(after)
         # per-command counters, cumulated; column order as COUNTERS
-        per_cmd = np.column_stack([f.sub_msgs, f.unsub_msgs, np.zeros_like(f.sub_msgs), f.cover])
+        per_cmd = np.column_stack([f.sub_msgs, f.unsub_msgs, f.withdraw_msgs, f.cover])
         cum = np.vstack([np.zeros((1, per_cmd.shape[1]), np.int64), np.cumsum(per_cmd, axis=0)])
         index = self.scenario["overlay"]["covering_index"]
         router = EventRouter(

@@ -71,6 +71,7 @@ def reference_counts(tree, d, covering, k, index, stream, homes):
 COUNTS = [
     "sub_msgs",
     "unsub_msgs",
+    "withdrawals",
     "covering_sub_queries",
     "covering_sub_nodes_visited",
     "covering_sub_point_comparisons",
@@ -80,8 +81,12 @@ COUNTS = [
 ]
 
 
-@pytest.mark.parametrize("covering, k", [("none", 1), ("g1", 1), ("gk", 3)])
-@pytest.mark.parametrize("index, d", [("kdtree", 1), ("naive", 2), ("zorder", 3), ("kdtree", 8)])
+@pytest.mark.parametrize(
+    "covering, k", [("none", 1), ("g1", 1), ("gk", 3), ("full", 1), ("poset", 1)]
+)
+@pytest.mark.parametrize(
+    "index, d", [("kdtree", 1), ("naive", 2), ("zorder", 3), ("kdtree", 2), ("kdtree", 8)]
+)
 def test_batch_replay_sends_what_the_reference_brokers_send(covering, k, index, d):
     tree = random_tree(13, 3, seed=d)
     stream = command_stream(250, d, 0.35, seed=10 + d, bits=BITS)
@@ -90,8 +95,10 @@ def test_batch_replay_sends_what_the_reference_brokers_send(covering, k, index, 
     b = BatchForwarding(tree, d, covering, k, index, (0, 2**BITS - 1))
     b.replay(stream.op, stream.sid, homes, stream.lo, stream.hi)
     _, mx = b.entries_after(np.arange(len(stream)))  # after every command
-    got = np.column_stack([b.sub_msgs, b.unsub_msgs, b.cover, mx])
+    got = np.column_stack([b.sub_msgs, b.unsub_msgs, b.withdraw_msgs, b.cover, mx])
     assert np.array_equal(got, want)
+    if covering in ("full", "poset") and d <= 3:  # the withdrawals were exercised
+        assert b.withdraw_msgs.sum() > 0
     assert np.array_equal(b.routing_entries(), ref.routing_entries())
     assert np.array_equal(b.local_subscriptions(), ref.local_subscriptions())
     totals = {k: v for k, v in ref.stats().items() if not k.startswith("match_")}
@@ -151,7 +158,7 @@ def churn(covering, index="kdtree", d=2, commands=300, events=120, k=2):
     )
 
 
-@pytest.mark.parametrize("covering", ["none", "g1", "gk"])
+@pytest.mark.parametrize("covering", ["none", "g1", "gk", "full", "poset"])
 @pytest.mark.parametrize("index, d", [("kdtree", 2), ("zorder", 5)])
 def test_churn_rows_equal_between_engines(covering, index, d):
     sc = churn(covering, index, d)
@@ -169,16 +176,47 @@ def test_churn_rows_equal_between_engines(covering, index, d):
 
 def test_runs_use_the_batch_replay_where_it_applies_and_verify_compares_it():
     assert supports("g1") and supports("gk", 5) and supports("none")
-    assert not supports("poset") and not supports("full") and not supports("gk", 65)
-    assert ChurnRun(churn("g1")).batch and not ChurnRun(churn("poset")).batch
-    with pytest.raises(InputError, match="engine 'batch' replays covering none, g1 and gk"):
-        ChurnRun(churn("poset"), engine="batch")
+    assert supports("poset") and supports("full") and not supports("gk", 65)
+    assert ChurnRun(churn("g1")).batch and ChurnRun(churn("poset")).batch  # every setting
+    assert not ChurnRun(churn("full"), engine="reference").batch
     with pytest.raises(InputError, match="engine 'fast' is not one of auto, batch, reference"):
         ChurnRun(churn("g1"), engine="fast")
     r = simulate_churn(churn("gk", commands=200, events=50))
     assert r.summary["totals"]["match_queries"] == 50
     report = verify(churn("g1", commands=150, events=40))
     assert report.ok, report.text()
+    for covering in ("full", "poset"):  # checks tables-hold-no-covered and churn-batch-agrees
+        report = verify(churn(covering, commands=150, events=40))
+        assert report.ok, report.text()
+
+
+@pytest.mark.parametrize("index, d", [("kdtree", 2), ("naive", 1), ("zorder", 3)])
+def test_g_and_the_poset_make_the_same_forwarding_decisions(index, d):
+    """RESULTS' claim, on the reference brokers: every message, withdrawal and covering
+    query (and its cost) the same, and every routing table the same set."""
+    tree = random_tree(11, 3, seed=d)
+    stream = command_stream(300, d, 0.35, seed=20 + d, bits=BITS)
+    homes = np.random.default_rng(d).integers(tree.n, size=len(stream))
+    g_rows, g = reference_counts(tree, d, "full", 1, index, stream, homes)
+    p_rows, p = reference_counts(tree, d, "poset", 1, index, stream, homes)
+    assert np.array_equal(g_rows, p_rows) and g_rows[:, 2].sum() > 0
+    for a, b in zip(g.tables, p.tables, strict=True):
+        assert (a is None and b is None) or np.array_equal(a.sids(), b.sids())
+    assert g.covered_entries() == 0 and p.covered_entries() == 0
+
+
+def test_verify_reports_a_g_batch_replay_that_disagrees(monkeypatch):
+    import cnsim.brokers.batch_forwarding as bf
+
+    real = bf.BatchForwarding.replay
+
+    def lossy(self, *args):  # one withdrawal too few
+        real(self, *args)
+        self.withdraw_msgs[np.flatnonzero(self.withdraw_msgs)[0]] -= 1
+
+    monkeypatch.setattr(bf.BatchForwarding, "replay", lossy)
+    report = verify(churn("full", commands=150, events=40))
+    assert not report.ok and "churn-batch-agrees" in report.text()
 
 
 def test_verify_reports_a_batch_replay_that_disagrees(monkeypatch):
@@ -195,7 +233,7 @@ def test_verify_reports_a_batch_replay_that_disagrees(monkeypatch):
     assert not report.ok and "churn-batch-agrees" in report.text()
 
 
-def test_content_based_network_builds_with_the_batch_replay():
+def test_content_based_network_builds_with_the_batch_replay(monkeypatch):
     sc = {
         "seed": 2,
         "objects": {"count": 200},
@@ -205,11 +243,15 @@ def test_content_based_network_builds_with_the_batch_replay():
         "algorithm": {"approaches": ["cn-relax"]},
         "run": {"progress": False},
     }
+    import cnsim.brokers.content_based as cb
     from cnsim.simulations.runner import simulate
 
     frames = {}
-    for covering in ("g1", "poset"):  # batch replay and reference brokers
-        s = from_dict({**sc, "overlay": {"kind": "content-based", "covering": covering}})
-        frames[covering] = simulate(s).events
+    for covering in ("g1", "poset", "poset-reference"):  # batch replay; reference brokers
+        if covering == "poset-reference":
+            monkeypatch.setattr(cb, "batch_supports", lambda *a: False)
+        over = {"kind": "content-based", "covering": covering.split("-")[0]}
+        frames[covering] = simulate(from_dict({**sc, "overlay": over})).events
     cols = ["delivered_msgs", "overlay_bytes", "ip_bytes", "last_hop_ip_bytes"]
     pd.testing.assert_frame_equal(frames["g1"][cols], frames["poset"][cols])
+    pd.testing.assert_frame_equal(frames["g1"][cols], frames["poset-reference"][cols])

@@ -16,6 +16,7 @@ from cnsim.subscriptions.covering.base import (
 from cnsim.subscriptions.covering.graph import (
     FullGraph,
     GkGraph,
+    GStream,
     PosetGraph,
     ReferenceGkGraph,
     RelationGraph,
@@ -36,6 +37,7 @@ __all__ = [
     "CoveringIndex",
     "FullGraph",
     "GkGraph",
+    "GStream",
     "KDTreeIndex",
     "NaiveIndex",
     "PosetGraph",

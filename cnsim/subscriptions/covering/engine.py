@@ -326,3 +326,124 @@ def supports(index) -> bool:
     """Whether the command loop can drive this index (it exposes a kernel state)."""
     st = getattr(index, "kernel_state", None)
     return st is not None and len(st()) in (KD_STATE, NAIVE_STATE, ZO_STATE)
+
+
+# ---- G and the poset: the forwarded set over a command stream ---------------------------
+# By Property 1 (exact for G and the poset), a subscription is forwarded iff no live
+# subscription strictly covers it, and the overlay withdraws what a newly forwarded one
+# covers: the forwarded set is always the maximal elements of S.  ``g_run`` keeps that
+# set without storing G's edges (G can hold |S|^2 / 36 of them at d = 2): per slot only
+# ``indeg`` (live strict coverers), the forwarded flag and the id, over the same index
+# and with the same slot reuse, arrival numbers and counted queries as the Python
+# ``FullGraph`` / ``PosetGraph`` (subscribe: insert, then ``covering`` and ``covered``
+# with k = all, both counted; unsubscribe: no counted query).
+W_SUB, W_UNSUB, W_WITHDRAW = 0, 1, 2  # the kinds of message g_run writes
+
+
+@numba.njit(cache=True)
+def g_run(
+    ist, P, seq, alive, indeg, fwd, gsid, free, gm, slot_of, op, sids, pts, i0,
+    o_row, o_kind, o_sid, up_buf, dn_buf, cost,
+):  # fmt: skip
+    """Run commands ``i0..`` of ``op`` (subscribe ``sids[i]`` with point ``pts[i]``, or
+    unsubscribe it; ``slot_of[sid]`` its slot, -1 when not live) through ``G`` and write
+    the messages for the neighbour at ``o_*[gm[NRF]:]``: per subscribe, the subscribe if
+    forwarded, then the withdrawals (``W_WITHDRAW``) of the forwarded subscriptions it
+    covers in slot order; per unsubscribe, the subscriptions it leaves uncovered in slot
+    order, then the unsubscription if it was forwarded.  Returns ``(i, code)`` as
+    :func:`gk_run`; ``cost[i]`` receives command ``i``'s counted queries, nodes visited
+    and point comparisons."""
+    for i in range(i0, op.shape[0]):
+        if gm[NRF] + gm[NLIVE] + 2 > o_row.shape[0]:
+            return i, NEED_RF
+        s = sids[i]
+        if op[i] == SUB:
+            if gm[NFREE] > 0:
+                slot = free[gm[NFREE] - 1]
+            else:
+                slot = gm[FRESH]
+                if slot >= P.shape[0] or slot + 1 >= up_buf.shape[0]:
+                    return i, NEED_SLOTS
+            for j in range(P.shape[1]):
+                P[slot, j] = pts[i, j]
+            code = ix_room(ist, P, slot)
+            if code != 0:
+                return i, code
+            if gm[NFREE] > 0:
+                gm[NFREE] -= 1
+            else:
+                gm[FRESH] += 1
+            sq = gm[SEQ] + 1
+            seq[slot] = sq
+            alive[slot] = True
+            ix_insert(ist, P, slot)
+            gm[NLIVE] += 1
+            gm[SEQ] = sq
+            gsid[slot] = s
+            slot_of[s] = slot
+            kk = gm[NLIVE] + 1
+            fu, nv, pc = ix_query(ist, P, seq, P[slot], sq, kk, True, up_buf)
+            cost[i, 0] += 1
+            cost[i, 1] += nv
+            cost[i, 2] += pc
+            fd, nv, pc = ix_query(ist, P, seq, P[slot], sq, kk, False, dn_buf)
+            cost[i, 0] += 1
+            cost[i, 1] += nv
+            cost[i, 2] += pc
+            gm[QS] += 2
+            indeg[slot] = fu
+            for j in range(fd):
+                indeg[dn_buf[j]] += 1
+            if fu > 0:
+                fwd[slot] = False
+                continue
+            fwd[slot] = True
+            m = gm[NRF]
+            o_row[m], o_kind[m], o_sid[m] = i, W_SUB, s
+            m += 1
+            nw = 0
+            for j in range(fd):
+                c = dn_buf[j]
+                if fwd[c]:
+                    dn_buf[nw] = c
+                    nw += 1
+            gone = np.sort(dn_buf[:nw])
+            for c in gone:
+                fwd[c] = False
+                o_row[m], o_kind[m], o_sid[m] = i, W_WITHDRAW, gsid[c]
+                m += 1
+            gm[NRF] = m
+            continue
+        slot = slot_of[s] if 0 <= s < slot_of.shape[0] else -1
+        if slot < 0 or not alive[slot]:
+            return i, BAD_UNSUB
+        was = fwd[slot]
+        # the out-neighbours in G: every live subscription it strictly covers (not a
+        # query of the protocol, which reads them off its edges: not counted)
+        fd, nv, pc = ix_query(ist, P, seq, P[slot], seq[slot], gm[NLIVE] + 1, False, dn_buf)
+        ix_delete(ist, P, slot)
+        alive[slot] = False
+        gm[NLIVE] -= 1
+        slot_of[s] = -1
+        fwd[slot] = False
+        indeg[slot] = 0
+        nr = 0
+        for j in range(fd):
+            c = dn_buf[j]
+            indeg[c] -= 1
+            if indeg[c] == 0 and not fwd[c]:
+                dn_buf[nr] = c
+                nr += 1
+        m = gm[NRF]
+        back = np.sort(dn_buf[:nr])
+        for c in back:
+            fwd[c] = True
+            o_row[m], o_kind[m], o_sid[m] = i, W_SUB, gsid[c]
+            m += 1
+        if was:
+            o_row[m], o_kind[m], o_sid[m] = i, W_UNSUB, s
+            m += 1
+        gm[NRF] = m
+        free[gm[NFREE]] = slot
+        gm[NFREE] += 1
+    return op.shape[0], DONE

@@ -186,7 +186,7 @@ class RelationGraph:
     def _release(self, children) -> list[int]:
         """Forward the ``children`` left without a covering parent; those forwarded now."""
         now = []
-        for c in children:
+        for c in sorted(children):  # slot order, as the batch replay (GStream) does
             if not self.inn[c] and not self.fwd[c]:
                 self.fwd[c] = True
                 now.append(c)
@@ -594,6 +594,118 @@ class GkGraph(RelationGraph):
         for c in gone:
             self.gs[c, self._e.FWD] = 0
         return [self._sid[c] for c in gone]
+
+
+class GStream:
+    """The forwarding decisions of ``G`` over a whole command stream in one numba call
+    (:func:`~cnsim.subscriptions.covering.engine.g_run`) — and of the poset, which
+    decides the same: with Property 1 exact, a subscription is forwarded iff no live one
+    strictly covers it, so the forwarded set is the maximal elements of ``S`` in both.
+    Edges are not stored (``G`` can hold ``|S|^2 / 36`` of them at ``d = 2``); per slot
+    only the number of live strict coverers.  The same index operations, slots, arrival
+    numbers and counted queries as :class:`FullGraph` and :class:`PosetGraph` one command
+    at a time (so the same costs), and the same messages as the overlay sends for them
+    (:meth:`run`)."""
+
+    def __init__(self, d: int, index: str | CoveringIndex = "kdtree", **index_params):
+        from cnsim.subscriptions.covering import engine
+
+        self.index = make_index(index, d, **index_params)
+        if not engine.supports(self.index):
+            raise InputError(f"index {type(self.index).__name__} has no numba kernel state")
+        self.d = self.index.d
+        self._e = engine
+        self.gm = np.zeros(engine.GM_SIZE, np.int64)
+        self.slot_of = np.full(64, -1, np.int64)
+        self._alloc(self.index.capacity)
+
+    def _alloc(self, cap: int) -> None:
+        n = len(getattr(self, "indeg", ()))
+        indeg, fwd, gsid, free = (
+            np.zeros(cap, np.int64), np.zeros(cap, np.bool_),
+            np.full(cap, -1, np.int64), np.zeros(cap, np.int64),
+        )  # fmt: skip
+        if n:
+            indeg[:n], fwd[:n], gsid[:n], free[:n] = self.indeg, self.fwd, self.gsid, self.free
+        self.indeg, self.fwd, self.gsid, self.free = indeg, fwd, gsid, free
+        self.up_buf = np.zeros(cap + 2, np.int64)
+        self.dn_buf = np.zeros(cap + 2, np.int64)
+
+    def run(
+        self, op, sid, lo, hi, cost: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Run ``op[i]`` subscribe (0, box ``lo[i], hi[i]``) or unsubscribe (1) of the
+        integer id ``sid[i]``.  Returns the messages for the neighbour as ``(row, kind,
+        sid)``: the command row that sent each and its kind (``engine.W_SUB``, ``W_UNSUB``,
+        ``W_WITHDRAW``).  ``cost``, if given, a zeroed ``(len(op), 3)`` int64 array, gets
+        each command's covering queries, nodes visited and point comparisons."""
+        e, ix, gm = self._e, self.index, self.gm
+        op = np.ascontiguousarray(op, np.int8)
+        sid = np.ascontiguousarray(sid, np.int64)
+        n = len(op)
+        if sid.shape != (n,) or not np.isin(op, (e.SUB, e.UNSUB)).all() or (sid < 0).any():
+            raise InputError("op must be 0 (subscribe) or 1 (unsubscribe), one id >= 0 each")
+        lo_s, hi_s = np.asarray(lo, np.float64), np.asarray(hi, np.float64)
+        if lo_s.shape != (n, self.d) or hi_s.shape != (n, self.d):
+            raise InputError(f"lo and hi must have shape ({n}, {self.d}), got {lo_s.shape}")
+        if not (lo_s[op == e.SUB] <= hi_s[op == e.SUB]).all():
+            raise InputError("a subscribed box has a lower edge above its upper edge (or NaN)")
+        pts = np.empty((n, 2 * self.d))
+        pts[:, 0::2] = -lo_s
+        pts[:, 1::2] = hi_s
+        top = int(sid.max(initial=-1)) + 1
+        if top > len(self.slot_of):
+            grown = np.full(max(top, 2 * len(self.slot_of)), -1, np.int64)
+            grown[: len(self.slot_of)] = self.slot_of
+            self.slot_of = grown
+        if cost is None:
+            cost = np.zeros((n, 3), np.int64)
+        assert cost.shape == (n, 3) and cost.dtype == np.int64
+        size = n + 16
+        o_row, o_kind, o_sid = (np.zeros(size, np.int64), np.zeros(size, np.int8),
+                                np.zeros(size, np.int64))  # fmt: skip
+        gm[e.NLIVE] = ix.n
+        gm[e.NRF] = 0
+        i = 0
+        try:
+            while True:
+                i, code = e.g_run(
+                    ix.st, ix.P, ix.seq, ix.alive, self.indeg, self.fwd, self.gsid, self.free,
+                    gm, self.slot_of, op, sid, pts, i, o_row, o_kind, o_sid, self.up_buf,
+                    self.dn_buf, cost,
+                )  # fmt: skip
+                if code == e.DONE:
+                    break
+                if code == e.NEED_RF:
+                    size = max(2 * len(o_row), int(gm[e.NRF] + gm[e.NLIVE]) + 16)
+                    o_row, o_kind, o_sid = (
+                        np.resize(o_row, size), np.resize(o_kind, size), np.resize(o_sid, size)
+                    )  # fmt: skip
+                elif code == e.NEED_SLOTS:
+                    cap = max(2 * ix.capacity, int(gm[e.FRESH]) + 2)
+                    ix._resize(cap)
+                    self._alloc(ix.capacity)
+                elif code == e.BAD_UNSUB:
+                    raise InputError(
+                        f"command {i} unsubscribes {int(sid[i])}, which is not subscribed then"
+                    )
+                else:
+                    ix.make_room(code)
+        finally:
+            ix.n = int(gm[e.NLIVE])
+            q = int(gm[e.QS])
+            ix.queries += q
+            gm[e.QS] = 0
+        m = int(gm[e.NRF])
+        return o_row[:m].copy(), o_kind[:m].copy(), o_sid[:m].copy()
+
+    def forwarded_set(self) -> set:
+        """The ids forwarded now (the maximal live subscriptions)."""
+        live = self.index.alive[: len(self.fwd)] & self.fwd
+        return set(self.gsid[live].tolist())
+
+    def __len__(self) -> int:
+        return self.index.n
 
 
 GRAPHS = {"gk": GkGraph, "full": FullGraph, "poset": PosetGraph}
