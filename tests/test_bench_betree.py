@@ -76,3 +76,51 @@ def test_run_full_counts_agree_shares_points_and_resumes(monkeypatch):
     text = B.tables(merged)
     assert "| uniform | 600 |" in text and "**fig7_clusters**" in text
     assert np.isfinite(cell["BE*-B"]["top_us"][1])
+
+
+def test_build_speedup_compares_the_same_trees():
+    res = B.build_speedup(n=400, dists=("uniform",))
+    for row in res["uniform"].values():
+        assert row["same_tree"] and row["numba_s"] > 0 and row["python_s"] > 0
+
+
+def test_full_1m_entry_point_rejects_bad_arguments(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        B._main(["full-2m", "--json", str(tmp_path / "x.json")])
+    assert "invalid choice: 'full-2m'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        B._main(["full-1m", "--json", str(tmp_path / "nowhere" / "x.json")])
+    assert "does not exist" in capsys.readouterr().err
+
+
+def test_run_full_1m_at_a_toy_size_measures_every_tree_at_every_point():
+    seen = []
+    res = B.run_full_1m(on_point=seen.append, speedup_n=0, n=300, n_events=8,
+                        axes={"fig8_size": ("n", [300, 500]),
+                              "fig9_match_prob": ("match_prob", [0.001, 0.01])})  # fmt: skip
+    assert seen and seen[-1]["figures"].keys() == res["figures"].keys()
+    for fig in res["figures"].values():
+        for dist in ("uniform", "zipf"):
+            for cell in fig[dist].values():
+                assert set(cell) == set(B.FULL_1M_STRUCTURES)
+                assert len({c["mean_matches"] for c in cell.values()}) == 1
+
+
+def test_run_full_1m_resumes_without_measuring_again(monkeypatch):
+    axes = {"fig8_size": ("n", [300, 500]), "fig9_match_prob": ("match_prob", [0.001, 0.01])}
+    seen = []
+
+    def snap(r):  # what the JSON file holds after each point
+        seen.append(json.loads(json.dumps(r, default=B.json_default)))
+
+    B.run_full_1m(on_point=snap, speedup_n=0, n=300, n_events=6, axes=axes)
+    part = seen[2]  # 3 points in: uniform 300 and 500, zipf 300
+    calls = []
+    real = B.measure
+    monkeypatch.setattr(B, "measure", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
+    res = B.run_full_1m(speedup_n=0, n=300, n_events=6, axes=axes, prior=part)
+    # 3 distinct points per distribution (0.001 is the n = 300 point): 6, 3 kept
+    assert len(calls) == 3 * len(B.FULL_1M_STRUCTURES)
+    assert res["figures"]["fig8_size"]["uniform"]["300"] == part["figures"]["fig8_size"][
+        "uniform"
+    ]["300"]

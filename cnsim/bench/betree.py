@@ -5,7 +5,13 @@ top-5 / top-k time of the BE*-tree, the BE-tree, the k-index and a sequential sc
 synthetic workloads after Table III, varying one parameter at a time (subscription
 count, dimensions, cardinality, number of clusters, match probability), for uniform and
 Zipf attribute choice.  Query times come from ``top_k_batch`` / ``count_batch`` (the
-event loop runs in numba; build runs in Python and is reported as such).
+event loop runs in numba); the builds run in numba too (BE*-B and the BE-tree's bulk
+load in ``_build.build_tables``, the one-by-one BE* in ``_insert.insert_many``), the
+k-index's in vectorised numpy.
+
+``python -m cnsim.bench.betree full-1m --json FILE`` runs :func:`run_full_1m` (the
+numba builds' speed-ups over their Python references, Fig 8 up to 1M and Fig 9 with
+every tree structure; RESULTS.md "Full run, dynamic BE* and BE-tree at 1M").
 """
 
 from __future__ import annotations
@@ -278,10 +284,11 @@ def head(events: Expressions, m: int) -> Expressions:
 
 #: the full run: every sweep of Table III / Figures 6-9 at 100,000 subscriptions (the
 #: paper's size for Figs 6-7; it uses 1M for dimensions and match probability), the
-#: size figure up to 1M.  The BE-tree (whose bulk load runs in Python, ~50 s per
-#: 100,000) runs at 100,000 at the points its claims need (cardinality 2,500 and 250M,
-#: no / 2 / 4 clusters); the one-by-one BE* (~90 s per 100,000) in the size figure at
-#: 100,000; the scan (O(n) per event, 30 events) in the size figure up to 300,000.
+#: size figure up to 1M.  The BE-tree runs at 100,000 at the points its claims need
+#: (cardinality 2,500 and 250M, no / 2 / 4 clusters); the one-by-one BE* in the size
+#: figure at 100,000 (the limits of the Python builds of that run; both builds are numba
+#: now and :data:`FULL_1M_STRUCTURES` runs them at every point up to 1M); the scan
+#: (O(n) per event, 30 events) in the size figure up to 300,000.
 FULL_N = 100_000
 FULL_EVENTS = 200
 SCAN_EVENTS = 30  # the scan is O(n) per event
@@ -373,8 +380,9 @@ def run_full(dists=("uniform", "zipf"), axes=None, n=FULL_N, n_events=FULL_EVENT
 def merge_full(parts: list[dict]) -> dict:
     """One result from runs of the same plan over different distributions."""
     out = {**parts[0], "figures": {}}
-    for fig in parts[0]["figures"]:
-        out["figures"][fig] = {d: r for p in parts for d, r in p["figures"][fig].items()}
+    figs = list(dict.fromkeys(f for p in parts for f in p["figures"]))  # a part may lag
+    for fig in figs:
+        out["figures"][fig] = {d: r for p in parts for d, r in p["figures"].get(fig, {}).items()}
     out["wall_s"] = max(p["wall_s"] for p in parts)
     out["headline"] = headline_full(out)
     return out
@@ -510,3 +518,143 @@ def json_default(o):
     if isinstance(o, np.integer | np.floating):
         return o.item()
     raise TypeError(type(o))
+
+
+# ------------------------------------------- the numba builds, and the run at 1M
+
+
+def build_speedup(n: int = 30_000, seed: int = 0, dists=("uniform", "zipf")) -> dict:
+    """The numba builds against their Python references, side by side in this process
+    on the same workload: the dynamic BE* (``insert_many`` one by one:
+    ``_insert.insert_many`` against ``_insert_at``) and the BE-tree's bulk load
+    (``_build.build_tables`` with ``rigid`` against ``_bulk_partition``).  Each pair
+    must build the same tree (node counts and every top-5 and match count equal)."""
+    out: dict = {"n": n}
+    for dist in dists:
+        subs, events, w = workload(seed, 100, n=n, dist=dist)
+        warm, _, _ = workload(seed + 1, 1, n=300, dist=dist)
+        row = {}
+        for label, name, bulk, flag in (("BE* one by one", "betree_star", False, "numba_insert"),
+                                        ("BE bulk", "betree", True, "numba_bulk")):  # fmt: skip
+            times, trees = {}, {}
+            for impl in ("numba", "python"):
+                for data in (warm, subs):  # the first pass compiles / loads the cache
+                    ix = _make(name, w, bulk=bulk)
+                    setattr(ix, flag, impl == "numba")
+                    t = time.perf_counter()
+                    ix.insert_many(data)
+                    times[impl] = time.perf_counter() - t
+                trees[impl] = ix
+                _log(f"  speed-up n={n} {dist} {label} {impl}: {times[impl]:.1f} s")
+            a, b = trees["numba"], trees["python"]
+            same = (a.stats() == b.stats()
+                    and np.array_equal(a.top_k_batch(events, 5), b.top_k_batch(events, 5))
+                    and np.array_equal(a.count_batch(events), b.count_batch(events)))  # fmt: skip
+            row[label] = {"numba_s": times["numba"], "python_s": times["python"],
+                          "speedup": times["python"] / times["numba"], "same_tree": bool(same),
+                          "stats": a.stats()}  # fmt: skip
+            del trees, a, b
+        out[dist] = row
+    return out
+
+
+#: the run at 1M (RESULTS "Full run, dynamic BE* and BE-tree at 1M"): Fig 8's sizes up
+#: to 1M and Fig 9's match probabilities at 300,000 (scaled down from the paper's 1M to
+#: fit ~30 min of one core), with every tree structure at every point
+FULL_1M_N = 300_000
+FULL_1M_AXES = {
+    "fig8_size": ("n", [100_000, 300_000, 1_000_000]),
+    "fig9_match_prob": ("match_prob", [0.0001, 0.001, 0.01, 0.09]),
+}
+FULL_1M_STRUCTURES = {
+    "BE*-B": ("betree_star", True, None, None),
+    "BE*": ("betree_star", False, None, None),
+    "BE": ("betree", True, None, None),
+    "k-ind": ("kindex", False, None, None),
+}
+
+
+def run_full_1m(on_point=None, speedup_n: int = 30_000, n: int = FULL_1M_N,
+                axes=None, n_events: int = FULL_EVENTS, prior=None) -> dict:  # fmt: skip
+    """The build speed-ups, then Fig 8 (both distributions, 1M last), then Fig 9 (both
+    distributions); ``on_point(merged result so far)`` after every point.  ``prior`` (a
+    partial result of this function) is resumed: nothing it holds is measured again."""
+    import resource
+
+    axes = FULL_1M_AXES if axes is None else axes
+    t0 = time.perf_counter()
+    prior = prior or {}
+    speed = prior.get("build_speedup") or (build_speedup(speedup_n) if speedup_n else {})
+    parts: dict = {}
+    for dist in ("uniform", "zipf"):
+        figs = {f: {dist: per[dist]} for f, per in prior.get("figures", {}).items()
+                if f in axes and dist in per}  # fmt: skip
+        if figs:
+            parts[dist] = {**prior, "figures": figs}
+
+    def merged() -> dict:
+        res = merge_full(list(parts.values()))
+        res["provenance"] = {**res["provenance"],
+                             "command": "python -m cnsim.bench.betree full-1m"}  # fmt: skip
+        res["build_speedup"] = speed
+        res["wall_s"] = time.perf_counter() - t0
+        res["max_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        return res
+
+    def save(dist):
+        def cb(res):
+            parts[dist] = res
+            if on_point is not None:
+                on_point(merged())
+
+        return cb
+
+    first = {f: axes[f] for f in axes if f == "fig8_size"} or axes
+    for stage in (first, axes):
+        for dist in ("uniform", "zipf"):
+            before = parts.get(dist)
+            if before is not None:  # only the figures of this stage
+                before = {**before, "figures": {f: r for f, r in before["figures"].items()
+                                                if f in stage}}  # fmt: skip
+            done = run_full(
+                (dist,), axes=stage, n=n, n_events=n_events, structures=FULL_1M_STRUCTURES,
+                on_point=save(dist), prior=before,
+            )  # fmt: skip
+            keep = parts.get(dist, {"figures": {}})["figures"]
+            parts[dist] = {**done, "figures": {**keep, **done["figures"]}}
+    return merged()
+
+
+def _main(argv: list[str] | None = None) -> None:
+    """``python -m cnsim.bench.betree full-1m --json FILE``: :func:`run_full_1m`, the
+    JSON rewritten after every point (a partial run is kept)."""
+    import argparse
+    from pathlib import Path
+
+    ap = argparse.ArgumentParser(prog="python -m cnsim.bench.betree")
+    ap.add_argument("plan", choices=["full-1m"])
+    ap.add_argument("--json", required=True, type=Path)
+    ap.add_argument("--resume", action="store_true",
+                    help="keep what the --json file holds and measure only the rest")  # fmt: skip
+    args = ap.parse_args(argv)
+    if not args.json.parent.is_dir():
+        ap.error(f"--json: directory {str(args.json.parent)!r} does not exist")
+    prior = None
+    if args.resume:
+        try:
+            prior = json.loads(args.json.read_text())
+        except (OSError, ValueError) as e:
+            ap.error(f"--resume: cannot read {str(args.json)!r}: {e}")
+
+    def write(res):
+        tmp = args.json.with_suffix(".tmp")
+        tmp.write_text(json.dumps(res, indent=1, default=json_default) + "\n")
+        tmp.replace(args.json)
+
+    res = run_full_1m(on_point=write, prior=prior)
+    write(res)
+    print(json.dumps(res["headline"], indent=1))
+
+
+if __name__ == "__main__":
+    _main()

@@ -450,11 +450,15 @@ def split(lo, hi, alpha_share, exhaustive_split):
 
 
 @numba.njit(cache=True)
-def build_tables(s_start, s_end, p_attr, p_lo, p_hi, p_w, ids, A, alpha_share, exh):
-    """BE*-B (``BEStarTree._bulk``) for an empty, non-rigid tree, entirely in numba:
-    the same Algorithms 4 and 5 applied top-down to the batch, nodes numbered in the
-    order the Python build creates them (its recursion replayed on one explicit stack),
-    then the boxes bottom-up.  Returns the node tables (see ``BEStarTree._load``)."""
+def build_tables(s_start, s_end, p_attr, p_lo, p_hi, p_w, ids, A, alpha_share, exh,
+                 rigid=False, dlo=0.0, dhi=1.0):  # fmt: skip
+    """BE*-B (``BEStarTree._bulk``) for an empty tree, entirely in numba: the same
+    Algorithms 4 and 5 applied top-down to the batch, nodes numbered in the order the
+    Python build creates them (its recursion replayed on one explicit stack).  With
+    ``rigid`` the BE-tree's bulk load: every overflowing bucket is cut at the middle of
+    its grid cell of ``[dlo, dhi]`` (``_mid``), an atomic cell (width <= 1) is
+    partitioned instead.  Returns the node tables (see ``BEStarTree._load``; the
+    buckets' cells last, meaningful only with ``rigid``)."""
     # c-nodes (0: the root), their l-nodes and weight summaries
     cn_bucket, cn_cap, cn_sum = [-1], [A], [0]
     leaf_start, leaf_len, leaf_pool = [0], [0], [0]
@@ -478,6 +482,9 @@ def build_tables(s_start, s_end, p_attr, p_lo, p_hi, p_w, ids, A, alpha_share, e
     bk_parent, bk_left, bk_right, bk_cnode, bk_pnode = [0], [0], [0], [0], [0]
     for lst in (bk_parent, bk_left, bk_right, bk_cnode, bk_pnode):
         lst.pop()
+    bk_clo, bk_chi = [0.0], [0.0]  # rigid: each bucket's grid cell
+    bk_clo.pop()
+    bk_chi.pop()
     # the work stack: (kind, node, attr, ids); kinds: 0 partition c-node, 1 new p-node
     # of c-node ``node`` on ``attr`` then cluster it, 2 cluster bucket ``node``
     st_kind, st_node, st_attr, st_ids = [0], [0], [0], [ids]
@@ -490,7 +497,24 @@ def build_tables(s_start, s_end, p_attr, p_lo, p_hi, p_w, ids, A, alpha_share, e
                 p = bk_pnode[b]
                 lo = gather(s_start, s_end, p_attr, p_lo, arr, pn_attr[p])
                 hi = gather(s_start, s_end, p_attr, p_hi, arr, pn_attr[p])
-                side = split(lo, hi, alpha_share, exh)
+                mid = 0.0
+                if rigid:
+                    clo, chi = bk_clo[b], bk_chi[b]
+                    if chi - clo <= 1:  # an atomic cell: partition the c-node instead
+                        st_kind.append(0)
+                        st_node.append(c)
+                        st_attr.append(0)
+                        st_ids.append(arr)
+                        continue
+                    mid = np.floor((clo + chi) / 2) if chi - clo > 1 else (clo + chi) / 2
+                    side = np.ones(arr.size, np.int64)
+                    for t in range(arr.size):
+                        if hi[t] < mid:
+                            side[t] = 0
+                        elif lo[t] >= mid:
+                            side[t] = 2
+                else:
+                    side = split(lo, hi, alpha_share, exh)
                 kids = np.empty(2, np.int64)
                 for j in range(2):  # new buckets L, R (each with its c-node)
                     nb = len(bk_parent)
@@ -500,6 +524,8 @@ def build_tables(s_start, s_end, p_attr, p_lo, p_hi, p_w, ids, A, alpha_share, e
                     bk_right.append(-1)
                     bk_pnode.append(p)
                     bk_cnode.append(len(cn_bucket))
+                    bk_clo.append(bk_clo[b] if j == 0 else mid)
+                    bk_chi.append(mid if j == 0 else bk_chi[b])
                     cn_bucket.append(nb)
                     cn_cap.append(A)
                     cn_sum.append(n_sums)
@@ -547,6 +573,8 @@ def build_tables(s_start, s_end, p_attr, p_lo, p_hi, p_w, ids, A, alpha_share, e
             bk_right.append(-1)
             bk_pnode.append(p)
             bk_cnode.append(len(cn_bucket))
+            bk_clo.append(dlo)
+            bk_chi.append(dhi)
             cn_bucket.append(b)
             cn_cap.append(A)
             cn_sum.append(n_sums)
@@ -619,6 +647,8 @@ def build_tables(s_start, s_end, p_attr, p_lo, p_hi, p_w, ids, A, alpha_share, e
         _to_array(bk_right),
         _to_array(bk_cnode),
         _to_array(bk_pnode),
+        _to_farray(bk_clo),
+        _to_farray(bk_chi),
     )
     out_sum = (
         n_sums,

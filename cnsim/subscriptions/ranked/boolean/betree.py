@@ -15,7 +15,12 @@ read by the numba query kernel through zero-copy numpy views):
   overlapping: descendant repelling) and its c-node ``bk_cnode``.
 
 For deletion every bucket and c-node also keeps its box over all the partition
-attributes of its path (the inactive dimensions of §IV-B; Python arrays per node).
+attributes of its path (the inactive dimensions of §IV-B; numpy rows per node).
+
+The builds run in numba on these tables, each the same tree as the Python code kept
+here as its reference: BE*-B and the BE-tree's bulk load (``_build.build_tables``;
+``numba_bulk``) and one-by-one insertion by ``insert_many`` (``_insert.insert_many``;
+``numba_insert``).  Single ``insert`` calls, deletion and recycling run in Python.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ import numpy as np
 
 from cnsim.errors import InputError
 from cnsim.subscriptions.ranked.boolean import _build as B
+from cnsim.subscriptions.ranked.boolean import _insert as _I
 from cnsim.subscriptions.ranked.boolean import _kernels as K
 from cnsim.subscriptions.ranked.boolean.base import BooleanIndex
 
@@ -125,6 +131,17 @@ class Slab:
         slab.length = array("q", np.asarray(length, np.int64).tobytes())
         slab.room = array("q", np.asarray(length, np.int64).tobytes())
         return slab
+
+    @classmethod
+    def from_arrays(cls, start, length, room, *pools) -> Slab:
+        """A slab from its columns as they are (``views`` plus ``room``)."""
+        slab = cls.from_csr(start, length, *pools)
+        slab.room = array("q", np.asarray(room, np.int64).tobytes())
+        return slab
+
+    def columns(self) -> tuple[np.ndarray, ...]:
+        """Copies of (start, length, room, *pools) as numpy arrays."""
+        return tuple(np.array(a) for a in (self.start, self.length, self.room, *self.pools))
 
     def col(self, lst: int, k: int = 0):
         s = self.start[lst]
@@ -286,6 +303,9 @@ class BEStarTree(BooleanIndex):
     name: ClassVar[str] = "betree_star"
     rigid: ClassVar[bool] = False  # BE-tree: grid cells instead of data clustering
     numba_bulk: ClassVar[bool] = True  # BE*-B in numba (False: the Python build)
+    #: insert_many one by one in numba (``_insert.insert_many``; False: the Python
+    #: ``_insert_at``, the reference, which single inserts and recycling always use)
+    numba_insert: ClassVar[bool] = True
     prune: ClassVar[bool] = True  # top-k upper-bound pruning of l-nodes and p-nodes
 
     def __init__(
@@ -461,8 +481,82 @@ class BEStarTree(BooleanIndex):
         if self.bulk and len(ids) > 1 and not len(self.pn_attr) and not self._leaf.length[0]:
             self._bulk(np.asarray(ids, np.int64))  # an empty tree: BE*-B
             return
+        if self.numba_insert and not self.rigid and len(ids) > 1:
+            self._insert_numba(np.asarray(ids, np.int64))
+            return
         for i in ids:
             self._insert_at(int(i), 0)
+
+    def _insert_numba(self, ids: np.ndarray) -> None:
+        """Algorithms 1, 2, 4, 5 for each expression in turn, in numba
+        (:func:`_insert.insert_many`): the tree ``_insert_at`` would build, node for
+        node.  The tables go in as columns and come back grown."""
+        st = self._store
+        S = (st.s_start, st.s_end, st.p_attr, st.p_lo, st.p_hi, st.p_w)
+
+        def q(a):
+            return np.array(a, np.int64)
+
+        def f(a):
+            return np.array(a, np.float64)
+
+        # boxes: k rows of (lo, hi) per bucket and non-root c-node, in one pool
+        boxes = [*self.bk_box, *self.cn_box[1:]]
+        rows = np.array([len(x) for x in boxes], np.int64)
+        at = np.zeros(len(boxes) + 1, np.int64)
+        np.cumsum(2 * rows, out=at[1:])
+        pool = np.concatenate([x.ravel() for x in boxes]) if boxes else np.empty(0)
+        nb = len(self.bk_box)
+        cn_bx = np.concatenate([[-1], at[nb:-1]]).astype(np.int64)
+        dlen = np.array([len(d) for d in self.pn_dims], np.int64)
+        dstart = (np.cumsum(dlen) - dlen).astype(np.int64)
+        dims = np.array([a for d in self.pn_dims for a in d], np.int64)
+        sub = q(self.sub_cnode)
+        LF, PD, SM, CN, PN, BKI, BKF = _I.insert_many(
+            S, self._leaf.columns(), self._pdir.columns(), self._sum.columns(),
+            (q(self.cn_sum), q(self.cn_bucket), q(self.cn_cap), cn_bx),
+            (q(self.pn_attr), q(self.pn_root), q(self.pn_cnode), q(self.pn_count),
+             q(self.pn_sum), dstart, dlen, dims),
+            (q(self.bk_left), q(self.bk_right), q(self.bk_parent), q(self.bk_cnode),
+             q(self.bk_pnode), q(self.bk_split), at[:nb].copy()),
+            (f(self.bk_lo), f(self.bk_hi), f(self.bk_olo), f(self.bk_ohi), pool),
+            sub, (self.A, self.alpha, self.beta, self.split == "exhaustive"), ids,
+        )  # fmt: skip
+
+        def a_q(x):
+            return array("q", x.tobytes())
+
+        def a_d(x):
+            return array("d", x.tobytes())
+
+        self._leaf = Slab.from_arrays(*LF)
+        self._pdir = Slab.from_arrays(*PD)
+        self._sum = Slab.from_arrays(*SM)
+        self.cn_sum, self.cn_bucket, self.cn_cap = (a_q(x) for x in CN[:3])
+        pn_attr, pn_root, pn_cnode, pn_count, pn_sum, dstart, dlen, dims = PN
+        self.pn_attr, self.pn_root, self.pn_cnode = a_q(pn_attr), a_q(pn_root), a_q(pn_cnode)
+        self.pn_count, self.pn_sum = a_q(pn_count), a_q(pn_sum)
+        self.pn_dims = [tuple(dims[a : a + n].tolist())
+                        for a, n in zip(dstart.tolist(), dlen.tolist(), strict=True)]  # fmt: skip
+        bk_left, bk_right, bk_parent, bk_cnode, bk_pnode, bk_split, bk_bx = BKI
+        self.bk_left, self.bk_right, self.bk_parent = a_q(bk_left), a_q(bk_right), a_q(bk_parent)
+        self.bk_cnode, self.bk_pnode = a_q(bk_cnode), a_q(bk_pnode)
+        self.bk_split = array("b", bk_split.astype(np.int8).tobytes())
+        bk_lo, bk_hi, bk_olo, bk_ohi, pool = BKF
+        self.bk_lo, self.bk_hi, self.bk_olo, self.bk_ohi = (a_d(x) for x in BKF[:4])
+        rows = pool.reshape(-1, 2)
+        k = dlen[bk_pnode]
+        self.bk_box = [rows[s : s + n] for s, n in zip((bk_bx // 2).tolist(), k.tolist(),
+                                                        strict=True)]  # fmt: skip
+        cn_bx, cb = CN[3], CN[1]
+        kc = dlen[bk_pnode[cb[1:]]].tolist()
+        starts = (cn_bx[1:] // 2).tolist()
+        self.cn_box = [None] + [rows[s : s + n] for s, n in zip(starts, kc, strict=True)]
+        nb = len(bk_parent)
+        self.bk_cell = self.bk_cell + [(0.0, 0.0)] * (nb - len(self.bk_cell))
+        frozen = [frozenset(d) for d in self.pn_dims]
+        self.cn_used = [frozenset()] + [frozen[p] for p in bk_pnode[cb[1:]].tolist()]
+        self.sub_cnode = a_q(sub)
 
     # ------------------------------------------------------- bulk (BE*-B)
     def _bulk(self, ids: np.ndarray) -> None:
@@ -473,9 +567,9 @@ class BEStarTree(BooleanIndex):
         partitioned, and so on down; bounds and boxes are computed bottom-up at the
         end.  (Insertion reaches a structure of the same kind, one expression at a
         time, so its ranks and splits see only the expressions inserted so far.)
-        The BE*-tree builds in numba (:meth:`_load`, the same tree node for node); the
-        rigid BE-tree, and ``numba_bulk = False``, in Python below."""
-        if not self.rigid and self.numba_bulk:
+        Both trees build in numba (:meth:`_load`, the same tree node for node as the
+        Python build below, which ``numba_bulk = False`` keeps as the reference)."""
+        if self.numba_bulk:
             self._load(ids)
             return
         self._bulk_partition(0, ids)
@@ -489,22 +583,25 @@ class BEStarTree(BooleanIndex):
         tree as the Python build, node for node, loaded into the tables."""
         st = self._store
         cols = (st.s_start, st.s_end, st.p_attr)
+        dlo, dhi = self.domain if self.rigid else (0.0, 1.0)
         cn, pn, pd, bk, sm = B.build_tables(
-            *cols, st.p_lo, st.p_hi, st.p_w, ids, self.A, self.alpha, self.split == "exhaustive"
-        )
+            *cols, st.p_lo, st.p_hi, st.p_w, ids, self.A, self.alpha, self.split == "exhaustive",
+            self.rigid, float(dlo), float(dhi),
+        )  # fmt: skip
         cn_bucket, cn_cap, cn_sum, leaf_start, leaf_len, leaf_pool = cn
         pn_attr, pn_cnode, pn_count, pn_root, pn_sum, pn_dstart, pn_dlen, dims_pool = pn
         pd_c, pd_attr, pd_p = pd
-        bk_parent, bk_left, bk_right, bk_cnode, bk_pnode = bk
+        bk_parent, bk_left, bk_right, bk_cnode, bk_pnode, bk_clo, bk_chi = bk
         n_sums, sum_of, sum_start, sum_len, sum_attr, sum_w = sm
         nc = len(cn_bucket)
         order = np.lexsort((pd_attr, pd_c))
         pd_ptr = np.zeros(nc + 1, np.int64)
         np.cumsum(np.bincount(pd_c, minlength=nc), out=pd_ptr[1:])
-        ptr, own, total = B.boxes(
-            *cols, st.p_lo, st.p_hi, leaf_start, leaf_len, leaf_pool, pd_ptr, pd_p[order],
-            pn_root, pn_dstart, pn_dlen, dims_pool, bk_left, bk_right, bk_cnode, bk_pnode,
-        )  # fmt: skip
+        if not self.rigid:
+            ptr, own, total = B.boxes(
+                *cols, st.p_lo, st.p_hi, leaf_start, leaf_len, leaf_pool, pd_ptr, pd_p[order],
+                pn_root, pn_dstart, pn_dlen, dims_pool, bk_left, bk_right, bk_cnode, bk_pnode,
+            )  # fmt: skip
         self._leaf = Slab.from_csr(leaf_start, leaf_len, leaf_pool)
         self._pdir = Slab.from_csr(pd_ptr[:-1], np.diff(pd_ptr), pd_attr[order], pd_p[order])
         s_start, s_len = np.zeros(n_sums, np.int64), np.zeros(n_sums, np.int64)
@@ -522,16 +619,25 @@ class BEStarTree(BooleanIndex):
             for a, n in zip(pn_dstart.tolist(), pn_dlen.tolist(), strict=True)
         ]
         self.pn_dims = dims
-        last = ptr[1:] - 1
-        self.bk_lo, self.bk_hi = array("d", total[last, 0]), array("d", total[last, 1])
-        self.bk_olo, self.bk_ohi = array("d", own[last, 0]), array("d", own[last, 1])
+        nb = len(bk_parent)
+        if self.rigid:  # bounded by the grid cells (the outermost reach +-inf)
+            olo = np.where(bk_clo <= dlo, -INF, bk_clo)
+            ohi = np.where(bk_chi >= dhi, INF, bk_chi)
+            self.bk_lo, self.bk_hi = array("d", olo.tobytes()), array("d", ohi.tobytes())
+            self.bk_olo, self.bk_ohi = array("d", olo.tobytes()), array("d", ohi.tobytes())
+            self.bk_box = [None] * nb
+            self.bk_cell = list(zip(bk_clo.tolist(), bk_chi.tolist(), strict=True))
+            self.cn_box = [None] * nc
+        else:
+            last = ptr[1:] - 1
+            self.bk_lo, self.bk_hi = array("d", total[last, 0]), array("d", total[last, 1])
+            self.bk_olo, self.bk_ohi = array("d", own[last, 0]), array("d", own[last, 1])
+            self.bk_box = [total[ptr[b] : ptr[b + 1]] for b in range(nb)]
+            self.bk_cell = [(0.0, 0.0)] * nb
+            self.cn_box = [None] + [own[ptr[b] : ptr[b + 1]] for b in cn_bucket[1:].tolist()]
         self.bk_left, self.bk_right, self.bk_parent = q(bk_left), q(bk_right), q(bk_parent)
         self.bk_cnode, self.bk_pnode = q(bk_cnode), q(bk_pnode)
         self.bk_split = array("b", (bk_left >= 0).astype(np.int8).tobytes())
-        nb = len(bk_parent)
-        self.bk_box = [total[ptr[b] : ptr[b + 1]] for b in range(nb)]
-        self.bk_cell = [(0.0, 0.0)] * nb
-        self.cn_box = [None] + [own[ptr[b] : ptr[b + 1]] for b in cn_bucket[1:].tolist()]
         frozen = [frozenset(d) for d in dims]
         self.cn_used = [frozenset()] + [frozen[p] for p in bk_pnode[cn_bucket[1:]].tolist()]
         sub = np.array(self.sub_cnode, np.int64)  # a copy: no view of the table outlives this

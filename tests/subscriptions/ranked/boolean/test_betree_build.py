@@ -200,3 +200,91 @@ def test_argsort_int_is_the_stable_sort(keys):
 
     a = np.array(keys, np.int64)
     np.testing.assert_array_equal(argsort_int(a), np.argsort(a, kind="stable"))
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    subs=st.lists(expression(max_size=5), min_size=2, max_size=150),
+    cap=st.sampled_from([1, 2, 3, 5]),
+    domain=st.sampled_from([(0.0, 16.0), (0.0, 2.0**32), (-3.0, 7.0)]),
+)
+def test_numba_bulk_builds_the_python_betree(subs, cap, domain):
+    """The BE-tree's bulk load (grid cuts, atomic cells partitioned) in numba is the
+    Python build node for node, and answers alike after deletes and inserts."""
+    cls = REGISTRY["betree"]
+    kw = {"leaf_capacity": cap, "domain": domain}
+    a, b = cls(subs, **kw), _python_bulk(cls, subs, **kw)
+    _tables_equal(a, b)
+    for ix in (a, b):
+        for i in range(0, len(subs), 3):
+            ix.delete(i)
+        ix.insert_many(subs[:20])
+    _tables_equal(a, b)
+
+
+def test_numba_bulk_builds_the_python_betree_on_the_bench_workload():
+    from cnsim.bench.betree import _make, workload
+
+    for dist in ("uniform", "zipf"):
+        subs, events, w = workload(5, 30, n=2500, dist=dist)
+        a = _make("betree", w, bulk=True)
+        a.insert_many(subs)
+        b = _make("betree", w, bulk=True)
+        b.numba_bulk = False
+        b.insert_many(subs)
+        _tables_equal(a, b)
+        assert a.stats()["buckets"] > 100  # grid cuts down to the ranges' size
+        np.testing.assert_array_equal(a.top_k_batch(events, 5), b.top_k_batch(events, 5))
+
+
+def _python_inserts(cls, subs, **kw):
+    ix = cls(bulk=False, **kw)
+    ix.numba_insert = False  # Algorithm 1 per expression in Python, the reference
+    ix.insert_many(subs)
+    return ix
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    subs=st.lists(expression(max_size=5), min_size=2, max_size=150),
+    more=st.lists(expression(max_size=5), min_size=2, max_size=60),
+    dels=st.lists(st.integers(0, 10**6), max_size=40),
+    cap=st.sampled_from([1, 2, 3, 5]),
+    split=st.sampled_from(["exhaustive", "approximate"]),
+    beta=st.sampled_from([1.0, 4.0]),
+    bulk=st.booleans(),
+)
+def test_numba_inserts_build_the_python_tree(subs, more, dels, cap, split, beta, bulk):
+    """One-by-one insertion in numba (insert_many) builds the tree the Python
+    Algorithm 1 builds, node for node: into an empty tree, and into a tree already
+    built (in bulk or one by one) and thinned by deletions (recycling)."""
+    cls = REGISTRY["betree_star"]
+    kw = {"leaf_capacity": cap, "split": split, "beta": beta}
+    a, b = cls(subs, bulk=bulk, **kw), cls(bulk=bulk, **kw)
+    b.numba_insert = False
+    b.insert_many(subs)
+    _tables_equal(a, b)
+    for ix in (a, b):
+        live = list(range(len(subs)))
+        for d in dels:
+            if live:
+                ix.delete(live.pop(d % len(live)))
+        ix.insert_many(more)
+    _tables_equal(a, b)
+    evs = [parse(e) for e in more[:4]]
+    for e in evs:
+        np.testing.assert_array_equal(a.top_k(e, 3), b.top_k(e, 3))
+
+
+def test_numba_inserts_build_the_python_tree_on_the_bench_workload():
+    from cnsim.bench.betree import workload
+
+    cls = REGISTRY["betree_star"]
+    for dist, split in (("uniform", "exhaustive"), ("zipf", "approximate")):
+        subs, events, w = workload(7, 30, n=2500, dist=dist)
+        kw = {"match_probability": w["match_prob"], "split": split}
+        a, b = cls(subs, bulk=False, **kw), _python_inserts(cls, subs, **kw)
+        _tables_equal(a, b)
+        assert a.stats()["p_nodes"] > 50 and a.stats()["buckets"] > 500
+        np.testing.assert_array_equal(a.top_k_batch(events, 5), b.top_k_batch(events, 5))
+        np.testing.assert_array_equal(a.count_batch(events), b.count_batch(events))
