@@ -213,6 +213,10 @@ BENCHES = {  # name -> (module with run_bench(quick) -> dict, what it measures)
     "covering": ("cnsim.bench.covering", "Covering detection: relation graphs and indexes."),
     "betree": ("cnsim.bench.betree", "BE*-tree vs BE-tree, k-index, scan (seed 002 Figs 6-9)."),
     "ranked_delivery": ("cnsim.bench.ranked_delivery", "Top-k delivery over zones: pruned vs all."),
+    "ranked_content": (
+        "cnsim.bench.ranked_content",
+        "Top-k delivery over the content-based tree: bound-pruned search vs the flood.",
+    ),
     "layout": ("cnsim.bench.layout", "Subscriber lists in delivery order: cost per delivery."),
     "fidelity": ("cnsim.bench.fidelity", "Seed 003 Tables I-III: Paint-Sparse's calls, readings."),
     "redundancy": (

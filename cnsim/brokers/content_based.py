@@ -63,8 +63,12 @@ class ContentBasedCN(Network):
     filled by covering-pruned subscription forwarding."""
 
     kind = "content-based"
-    #: (entry, message) pairs it can carry: events published as points
-    carries: ClassVar[frozenset[tuple[str, str]]] = frozenset({("publisher", "region")})
+    #: (entry, message) pairs it can carry: events published as points; ranked delivery
+    #: on per-neighbour score bounds (cnsim.brokers.ranked_content)
+    carries: ClassVar[frozenset[tuple[str, str]]] = frozenset(
+        {("publisher", "region"), ("publisher", "ranked")}
+    )
+    ranked = None  # the RankedTreeOverlay of a run with a ranked approach
 
     def __init__(
         self,
@@ -113,7 +117,17 @@ class ContentBasedCN(Network):
         tree = overlay_tree(world, overlay["degree"])
         # no server: only publisher-entry approaches run here (the schema checks)
         endpoints = Endpoints.place(world, -1, len(subscriptions), n_events, seeds)
-        return cls(subscriptions, tree, world, endpoints, overlay)
+        cn = cls(subscriptions, tree, world, endpoints, overlay)
+        from cnsim.algorithms.registry import parse
+
+        if any(parse(a).message == "ranked" for a in scenario.approaches):
+            from cnsim.brokers.ranked_content import RankedTreeOverlay
+
+            l, r = subscriptions.l, subscriptions.r
+            cn.ranked = RankedTreeOverlay.create(
+                scenario, l, r, cn.home, tree, world, seeds, n_events
+            )
+        return cn
 
     def deliver(
         self, approach: ApproachSpec, messages: Messages, update_events: np.ndarray
@@ -121,6 +135,9 @@ class ContentBasedCN(Network):
         """Publish every message's point ``x`` at its publisher's broker and route it."""
         assert (approach.entry, approach.message) in self.carries, approach
         handled = self.handled.setdefault(approach.name, np.zeros(self.world.n_brokers, np.int64))
+        if approach.message == "ranked":  # cnsim.brokers.ranked_content
+            source = self.endpoints.entry_brokers(approach, update_events).astype(np.int64)
+            return self.ranked.deliver(messages, source, self.last_hop, handled, update_events)
         r = messages.rects
         # a point event: Msg(x, x, -inf, inf) reaches exactly the ranges holding x
         assert (np.isneginf(r[:, 0]) & (r[:, 1] == r[:, 2]) & np.isposinf(r[:, 3])).all()

@@ -234,7 +234,9 @@ def _bytes(o, name: str, hops: int) -> int:
 
 def _ranked_metrics() -> list[Metric]:
     """Ranked delivery's columns (mode "ranked", issue 13; cnsim/brokers/ranked.py): what
-    answering the batch's events cost, and beside it the flood baseline's cost."""
+    answering the batch's events cost, and beside it the flood baseline's cost.  Over the
+    content-based overlay (cnsim/brokers/ranked_content.py) every broker is its own zone:
+    ``zones_visited`` counts brokers, bounds are per tree neighbour."""
     sums = ("mean", "total")
 
     def cost(name: str):

@@ -161,7 +161,7 @@ def test_existing_scenarios_are_recorded_as_before():
     ("sections", "words"),
     [
         ({"overlay": {"kind": "ideal"}}, "ranked delivery needs zones that keep score bounds"),
-        ({"overlay": {"kind": "content-based"}}, "'ranked' only with overlay.kind = 'meghdoot'"),
+        ({"ranked": {"regions": 4}}, "ranked.regions = 4 applies to the content-based"),
         ({"ranked": {"pruning": "best"}}, "ranked.pruning = 'best'"),
         ({"ranked": {"scores": "zipf"}}, "ranked.scores = 'zipf'"),
         ({"ranked": {"k": 0}}, "ranked.k = 0"),
