@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 import numpy as np
 
 if TYPE_CHECKING:
+    from cnsim.algorithms.boxes.approaches import BoxView
     from cnsim.algorithms.messages import Messages
     from cnsim.server.distributed import DistributedIndex
     from cnsim.server.object_index import CallCounter, ObjectIndex
@@ -133,6 +134,9 @@ class ServerView:
     # 1.5-d range subscriptions (seed 003 appendix D): every object's x2 (x is its x1),
     # and ``subscriptions`` is then the 3-d index; None: 1-d ranges
     x2: np.ndarray | None = None
+    # d-dimensional box subscriptions (seed 003 §IV-C): every id's attributes and Paint's
+    # slab budget, and ``subscriptions`` is then the index of S = R^{2d}; None: no boxes
+    boxes: BoxView | None = None
 
     def object_index(self) -> ObjectIndex | DistributedIndex:
         """A new object index over the initial objects with its own call counter: one

@@ -20,6 +20,12 @@ import re
 
 from cnsim.algorithms.base import Approach, ApproachSpec, ServerView
 from cnsim.algorithms.batch import Coalesce, Online, PaintBatch
+from cnsim.algorithms.boxes.approaches import (
+    CNRelaxBoxes,
+    PaintDenseBoxesApproach,
+    PaintSparseBoxesApproach,
+    UnicastBoxes,
+)
 from cnsim.algorithms.cn_relax import CNRelax
 from cnsim.algorithms.paint_dense import PaintDense
 from cnsim.algorithms.paint_sparse import PaintSparse
@@ -48,6 +54,14 @@ FAMILIES_15D: dict[str, type[Approach]] = {
     "paint-sparse": PaintSparse15Approach,
     "unicast": Unicast15,
     "cn-relax": CNRelax15,
+}
+# The families with a d-dimensional box class (seed 003 §IV-C; [subscriptions] kind =
+# "box"): make_approach builds these when the view carries the boxes' attributes.
+FAMILIES_BOXES: dict[str, type[Approach]] = {
+    "paint-dense": PaintDenseBoxesApproach,
+    "paint-sparse": PaintSparseBoxesApproach,
+    "unicast": UnicastBoxes,
+    "cn-relax": CNRelaxBoxes,
 }
 DEFAULT_BATCH_BASE = "paint-dense"
 
@@ -103,6 +117,11 @@ def parse_eps(text: str) -> float:
 def make_approach(spec: ApproachSpec | str, view: ServerView) -> Approach:
     """The approach of ``spec`` (or a written name) with its own server state."""
     spec = parse(spec) if isinstance(spec, str) else spec
+    if view.boxes is not None:  # d-dimensional boxes (the scenario's rules allow these only)
+        if spec.batch is not None or spec.eps is not None or spec.family not in FAMILIES_BOXES:
+            allowed = ", ".join(FAMILIES_BOXES)
+            raise ValueError(f"{spec.name!r} has no box version; allowed: {allowed}")
+        return FAMILIES_BOXES[spec.family].create(spec, view)
     if view.x2 is not None:  # 1.5-d subscriptions (the scenario's rules allow these only)
         if spec.batch is not None or spec.eps is not None or spec.family not in FAMILIES_15D:
             allowed = ", ".join(FAMILIES_15D)

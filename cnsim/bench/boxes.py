@@ -22,11 +22,12 @@ Paint-Dense's partitions grow like z^d (the partition is a numba kernel,
 partitions need more than ``BUDGET`` slabs together is *censored* (``BUDGET``;
 ``BUDGET_QUICK`` with ``--quick``): the event is counted in ``censored`` and left out
 of the means (which are then means over the events that finished — lower than the
-true mean). Paint-Sparse's pruned partition still runs in Python (one snap per slab,
-~100 µs), so it is measured on the first ``SPARSE_EVENTS[d]`` events of the stream
-only (its ``events`` field says how many). For d = 1 the figures are checked against
-the 1-d Paint-Dense on the same workload, and ``engines`` times the numba partition
-against the Python reference on the same events (identical messages required).
+true mean). Paint-Sparse runs the same events with the same budget (its pruned
+partition is a numba kernel too, one snap per slab asked inside it); the
+``*_on_common_events`` means are over the events both finished, for the ratio. For
+d = 1 the figures are checked against the 1-d Paint-Dense on the same workload;
+``engines`` times each numba partition against its Python reference on the same
+events (identical messages and counts required).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from __future__ import annotations
 import math
 import sys
 import time
+from collections.abc import Callable
 
 import numpy as np
 
@@ -46,12 +48,13 @@ from cnsim.subscriptions.index_box import SubscriptionIndexBox
 
 KS = [1, 2, 5, 10]
 DS = [1, 2, 3, 4]
-BUDGET = 10_000_000  # slabs one event's Paint-Dense partitions may visit before it is censored
-BUDGET_QUICK = 1_000_000
-EVENTS = {1: 400, 2: 400, 3: 100, 4: 40}  # Paint-Dense events per d
-EVENTS_QUICK = {1: 200, 2: 100, 3: 20, 4: 10}
-SPARSE_EVENTS = {1: 400, 2: 40, 3: 20, 4: 20}
-SPARSE_EVENTS_QUICK = {1: 200, 2: 5, 3: 5, 4: 5}
+# Slabs one event's partitions may visit before it is censored (both approaches). The
+# full run fits ~20 minutes of one core: at d = 3, 4 Paint-Dense's events need 10^6 to
+# 10^8 slabs at 3-6 µs each, so a larger budget or more events costs hours.
+BUDGET = 1_000_000
+BUDGET_QUICK = 200_000
+EVENTS = {1: 400, 2: 400, 3: 30, 4: 15}  # events per d, for both approaches
+EVENTS_QUICK = {1: 200, 2: 60, 3: 10, 4: 5}
 
 
 def workload(d: int, n: int, m: int, events: int, seed: int = 0):
@@ -136,15 +139,58 @@ def compare_engines(d: int, k: int, events: int, n: int = 2_000) -> dict:
             "speedup": out["python_s"] / out["numba_s"], "identical": same}  # fmt: skip
 
 
+def compare_sparse_engines(d: int, k: int, events: int, n: int = 2_000, m: int = 20_000) -> dict:
+    """Paint-Sparse with the numba pruned partition and with the Python reference on the
+    same events: seconds each, and whether every message and every call count agrees."""
+    x, y, l, r, stream = workload(d, n, m, events)
+    subs = SubscriptionIndexBox(l, r)
+    PaintSparseBoxes(ObjectIndexD(x, y), subs, k).process(np.array([0]), np.array([0.5]))
+    out, sent, calls = {}, {}, {}
+    for engine in ("numba", "python"):
+        sparse = PaintSparseBoxes(ObjectIndexD(x, y), subs, k, engine=engine)
+        started = time.perf_counter()
+        sent[engine] = [sparse.process(np.array([i]), np.array([v])) for i, v in stream]
+        out[f"{engine}_s"] = time.perf_counter() - started
+        calls[engine] = sparse.counter.as_dict()
+    same = all(np.array_equal(a.boxes, b.boxes) and np.array_equal(a.obj, b.obj)
+               and np.array_equal(a.y, b.y)
+               for a, b in zip(sent["numba"], sent["python"], strict=True))  # fmt: skip
+    msgs = float(np.mean([len(m) for m in sent["numba"]]))
+    return {"d": d, "k": k, "events": events, "msgs_mean": msgs, **out,
+            "speedup": out["python_s"] / out["numba_s"], "identical": same,
+            "same_calls": calls["numba"] == calls["python"],
+            "snaps_per_event": calls["numba"]["calls_snap"] / events}  # fmt: skip
+
+
+def _logger(started: float) -> Callable[[str], None]:
+    """Progress lines on stderr (stdout carries the headline JSON), with elapsed time."""
+
+    def log(msg: str) -> None:
+        print(f"[{time.perf_counter() - started:7.1f}s] {msg}", file=sys.stderr, flush=True)
+
+    return log
+
+
+def _mean(values: list) -> float | None:
+    return float(np.mean(values)) if values else None
+
+
 def run_bench(quick: bool = False) -> dict:
     """Paint-Dense and Paint-Sparse for every d and k on one workload per d."""
     n, m = 2_000, 20_000
     started = time.perf_counter()
+    log = _logger(started)
     results: dict[int, dict[int, dict]] = {}
     checks = {}
+    for d in DS:  # load the kernels before anything is timed
+        x, y, l, r, _ = workload(d, 50, 50, 0)
+        for approach in (
+            PaintDenseBoxes(ObjectIndexD(x, y), 2),
+            PaintSparseBoxes(ObjectIndexD(x, y), SubscriptionIndexBox(l, r), 2),
+        ):
+            approach.process(np.arange(4), np.array([0.9, 0.1, 0.5, np.inf]))  # fmt: skip
     for d in DS:
         n_events = (EVENTS_QUICK if quick else EVENTS)[d]
-        n_sparse = min(n_events, (SPARSE_EVENTS_QUICK if quick else SPARSE_EVENTS)[d])
         budget = BUDGET_QUICK if quick else BUDGET
         x, y, l, r, stream = workload(d, n, m, n_events)
         subs = SubscriptionIndexBox(l, r)
@@ -159,32 +205,44 @@ def run_bench(quick: bool = False) -> dict:
 
             row = {"paint-dense": measure(dense, stream, sky)}
             row["paint-sparse"] = measure(
-                PaintSparseBoxes(ObjectIndexD(x, y), subs, k, budget=None), stream[:n_sparse]
+                PaintSparseBoxes(ObjectIndexD(x, y), subs, k, budget=budget), stream
             )
-            first = [v for v in row["paint-dense"]["per_event"][:n_sparse] if v is not None]
-            row["dense_msgs_mean_on_sparse_events"] = float(np.mean(first)) if first else None
+            both = [(a, b) for a, b in zip(row["paint-dense"]["per_event"],
+                                           row["paint-sparse"]["per_event"], strict=True)
+                    if a is not None and b is not None]  # fmt: skip
+            row["common_events"] = len(both)
+            row["dense_msgs_mean_on_common_events"] = _mean([a for a, _ in both])
+            row["sparse_msgs_mean_on_common_events"] = _mean([b for _, b in both])
             b = bound(n, k, d)
             row["bound"] = b
             mean = row["paint-dense"]["msgs_mean"]
             row["dense_over_theorem8"] = None if mean is None else mean / b["theorem8"]
             row["dense_over_z_pow_d1"] = None if mean is None else mean / b["z_pow_d1"]
             results[d][k] = row
-            print(f"d={d} k={k}: {row['paint-dense']['msgs_mean']} "
-                  f"({row['paint-dense']['censored']} censored), sparse "
-                  f"{row['paint-sparse']['msgs_mean']}", file=sys.stderr, flush=True)  # fmt: skip
+            dense_row, sparse_row = row["paint-dense"], row["paint-sparse"]
+            log(f"d={d} k={k}: dense {dense_row['msgs_mean']} ({dense_row['censored']} "
+                f"censored, {dense_row['server_time_s']:.3f}s/event), sparse "
+                f"{sparse_row['msgs_mean']} ({sparse_row['censored']} censored, "
+                f"{sparse_row['server_time_s']:.3f}s/event)")  # fmt: skip
             if d == 1:
                 one = one_d_messages(x[:, 0], y, k, stream)
                 mean_1d = float(np.mean(one))
                 checks[k] = {"one_d_msgs_mean": mean_1d,
                              "equal": mean_1d == row["paint-dense"]["msgs_mean"]}  # fmt: skip
+    engines = [compare_engines(1, 10, 60), compare_engines(2, 2, 20 if quick else 40)]
+    log(f"engines (Paint-Dense): {[(e['d'], e['k'], round(e['speedup'], 1)) for e in engines]}")
+    sparse_engines = [compare_sparse_engines(2, 2, 5 if quick else 20),
+                      compare_sparse_engines(3, 1, 2 if quick else 5)]  # fmt: skip
+    log("engines (Paint-Sparse): "
+        f"{[(e['d'], e['k'], round(e['speedup'], 1)) for e in sparse_engines]}")  # fmt: skip
     return {
         **provenance("boxes", quick),
         "objects": n,
         "subscriptions": m,
         "budget_slabs": BUDGET_QUICK if quick else BUDGET,
         "events": EVENTS_QUICK if quick else EVENTS,
-        "sparse_events": SPARSE_EVENTS_QUICK if quick else SPARSE_EVENTS,
-        "engines": [compare_engines(1, 10, 60), compare_engines(2, 2, 20 if quick else 40)],
+        "engines": engines,
+        "sparse_engines": sparse_engines,
         "message_bytes": {d: message_bytes(d) for d in DS},
         "results": results,
         "d1_vs_1d_paint_dense": checks,
@@ -195,10 +253,17 @@ def run_bench(quick: bool = False) -> dict:
                     if row["paint-dense"]["msgs_mean"] is None
                     else round(row["paint-dense"]["msgs_mean"], 1),
                     "censored": row["paint-dense"]["censored"],
-                    "sparse": round(row["paint-sparse"]["msgs_mean"], 1),
-                    "dense_on_sparse_events": None
-                    if row["dense_msgs_mean_on_sparse_events"] is None
-                    else round(row["dense_msgs_mean_on_sparse_events"], 1),
+                    "sparse": None
+                    if row["paint-sparse"]["msgs_mean"] is None
+                    else round(row["paint-sparse"]["msgs_mean"], 1),
+                    "sparse_censored": row["paint-sparse"]["censored"],
+                    "common_events": row["common_events"],
+                    "dense_on_common_events": None
+                    if row["dense_msgs_mean_on_common_events"] is None
+                    else round(row["dense_msgs_mean_on_common_events"], 1),
+                    "sparse_on_common_events": None
+                    if row["sparse_msgs_mean_on_common_events"] is None
+                    else round(row["sparse_msgs_mean_on_common_events"], 1),
                     "theorem8": f"{row['bound']['theorem8']:.3g}",
                 }
                 for k, row in by_k.items()

@@ -70,7 +70,8 @@ class MeghdootCN(Network):
     @classmethod
     def create(cls, scenario, subscriptions, n_events, seeds) -> MeghdootCN:
         """The run's world (cached), zones joined by its brokers, and endpoints."""
-        if getattr(subscriptions, "dims", 2) != 2:  # 1.5-d: zones over a 3-d S
+        # 1.5-d: zones over a 3-d S; boxes: over a 2d-dimensional S (for d = 1 too)
+        if getattr(subscriptions, "dims", 2) != 2 or getattr(subscriptions, "nd_zones", False):
             from cnsim.brokers.meghdoot_nd import MeghdootBoxCN
 
             return MeghdootBoxCN.create(scenario, subscriptions, n_events, seeds)

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from cnsim.algorithms.registry import FAMILIES_15D, canonical_name, parse
+from cnsim.algorithms.registry import FAMILIES_15D, FAMILIES_BOXES, canonical_name, parse
 from cnsim.brokers import NETWORKS
 from cnsim.brokers.batch_forwarding import supports as batch_supports
 from cnsim.brokers.forwarding import COVERINGS
@@ -47,6 +47,10 @@ from cnsim.subscriptions.workload import (
 )
 from cnsim.subscriptions.workload_15d import DATASETS as DATASETS_15D
 from cnsim.subscriptions.workload_15d import KINDS as KINDS_15D
+from cnsim.subscriptions.workload_boxes import KINDS as KINDS_BOXES
+from cnsim.subscriptions.workload_boxes import MAX_DIMS
+
+DEFAULT_BOX_BUDGET = 2_000_000  # [algorithm] box_budget (README: d-dimensional boxes)
 
 SCHEMA: dict[str, dict[str, Key]] = {
     "": {"seed": Key(int, 0, low=0, high=2**63 - 1, doc="seed of every random choice of the run")},
@@ -66,9 +70,16 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "churn": Key(float, 0.0, low=0.0, high=0.95, doc="share of commands unsubscribing"),
         "attributes": Key(int, 1, low=1, high=8, doc="attributes d of a box subscription"),
         # 1.5-d range subscriptions (seed 003 appendix D; cnsim/subscriptions/workload_15d.py)
-        "kind": Key(str, "range", KINDS_15D, doc="[l, r], or [l1, r1] x (-inf, r2] (1.5-d)"),
+        "kind": Key(
+            str, "range", (*KINDS_15D, *KINDS_BOXES),
+            doc="[l, r], or [l1, r1] x (-inf, r2] (1.5-d), or a d-dimensional box",
+        ),  # fmt: skip
         "dataset": Key(str, "DS#1", DATASETS_15D, doc="range-1.5d: how [l1, r1] is drawn"),
         "cover": Key(int, None, low=1, doc="range-1.5d DS#2/DS#3: objects a range covers"),
+        # d-dimensional box subscriptions (seed 003 §IV-C; cnsim/subscriptions/workload_boxes.py)
+        "dims": Key(
+            int, None, low=1, high=MAX_DIMS, doc="box: attributes d of every box (kind 'box' only)"
+        ),
     },
     "events": {
         "count": Key(int, 1_000, low=0, doc="number of events"),
@@ -84,6 +95,10 @@ SCHEMA: dict[str, dict[str, Key]] = {
     "algorithm": {
         "approaches": Key(
             list, ["paint-dense", "paint-sparse"], items=str, doc="approaches to run"
+        ),
+        # boxes: slabs one event's Paint partitions may visit (cnsim/algorithms/boxes)
+        "box_budget": Key(
+            int, DEFAULT_BOX_BUDGET, low=1, doc="box: Paint's slabs per event (more: run stops)"
         ),
     },
     "overlay": {
@@ -129,6 +144,10 @@ SCHEMA: dict[str, dict[str, Key]] = {
         # joins and leaves while events flow (cnsim/brokers/ranked_churn.py)
         "commands": Key(int, 0, low=0, doc="join/leave commands spread over the events"),
         "churn": Key(float, 0.5, low=0.0, high=1.0, doc="share of those commands that leave"),
+        # overlay.kind = 'content-based' (cnsim/brokers/ranked_content.py)
+        "regions": Key(
+            int, 1, low=1, high=64, doc="content-based: bound cells per dimension (1: max)"
+        ),
     },
 }
 
@@ -141,6 +160,9 @@ OMITTED_KEYS_AT_DEFAULT = {
     "subscriptions": ("kind", "dataset", "cover"),
     "messages": ("box_bytes",),
 }
+# The box keys (d-dimensional box subscriptions, issue 14), a group of their own: left
+# out while all are at their default, so 1-d and 1.5-d records are unchanged.
+OMITTED_BOX_KEYS_AT_DEFAULT = {"subscriptions": ("dims",), "algorithm": ("box_budget",)}
 
 
 def _mix(values: dict[str, dict[str, Any]]) -> float:
@@ -247,6 +269,98 @@ RULES_15D: tuple[Rule, ...] = (  # what 1.5-d range subscriptions support so far
     ),
 )
 
+def _boxes(values: dict[str, dict[str, Any]]) -> bool:
+    """Whether the subscriptions are d-dimensional boxes (seed 003 §IV-C)."""
+    return values["subscriptions"]["kind"] == "box"
+
+
+def _no_box_version(values: dict[str, dict[str, Any]]) -> list[str]:
+    """The approaches without a box version (cnsim/algorithms/boxes/approaches.py)."""
+    specs = [parse(a) for a in values["algorithm"]["approaches"]]
+    return [s.name for s in specs if s.family not in FAMILIES_BOXES or s.eps is not None or s.batch]
+
+
+def _default(section: str, key: str) -> Any:
+    return SCHEMA[section][key].default
+
+
+_NOT_BOX = "when subscriptions.kind = 'box'"
+RULES_BOXES: tuple[Rule, ...] = (  # what d-dimensional box subscriptions support so far
+    Rule(
+        "subscriptions.kind",
+        lambda v: v["subscriptions"]["dims"] is not None or not _boxes(v),
+        "needs subscriptions.dims, the number of attributes d of every box",
+        f"'box' with subscriptions.dims = 1 .. {MAX_DIMS} set beside it",
+    ),
+    Rule(  # keys that would change nothing are refused rather than ignored
+        "subscriptions.dims",
+        lambda v: v["subscriptions"]["dims"] is None or _boxes(v),
+        "applies only to box subscriptions",
+        "no subscriptions.dims unless subscriptions.kind = 'box'",
+    ),
+    Rule(
+        "algorithm.box_budget",
+        lambda v: _boxes(v) or v["algorithm"]["box_budget"] == DEFAULT_BOX_BUDGET,
+        "applies only to box subscriptions",
+        f"{DEFAULT_BOX_BUDGET} (the default) unless subscriptions.kind = 'box'",
+    ),
+    Rule(
+        "algorithm.approaches",
+        lambda v: not _boxes(v) or not _no_box_version(v),
+        "have no box version",
+        f"{', '.join(FAMILIES_BOXES)} (without ε or batch processing) {_NOT_BOX}",
+        value=_no_box_version,
+    ),
+    Rule(
+        "overlay.kind",
+        lambda v: not _boxes(v) or v["overlay"]["kind"] in ("ideal", "meghdoot"),
+        "cannot carry box subscriptions",
+        f"'ideal' or 'meghdoot' {_NOT_BOX}",
+    ),
+    Rule(
+        "overlay.split",
+        lambda v: not _boxes(v) or v["overlay"]["split"] == "random",
+        "is not available for the 2d-dimensional zones of box subscriptions",
+        f"'random' {_NOT_BOX}",
+    ),
+    Rule(
+        "objects.distribution",
+        lambda v: not _boxes(v) or v["objects"]["distribution"] == "uniform",
+        "does not apply to box subscriptions (their d attributes are independent uniforms)",
+        f"'uniform' (the default) {_NOT_BOX}",
+    ),
+    Rule(
+        "subscriptions.distribution",
+        lambda v: not _boxes(v) or v["subscriptions"]["distribution"] == "uniform",
+        "does not apply to box subscriptions (each side is two sorted uniform draws)",
+        f"'uniform' (the default) {_NOT_BOX}",
+    ),
+    Rule(
+        "events.trace",
+        lambda v: not _boxes(v) or not v["events"]["trace"],
+        "cannot feed box subscriptions (its rows have one x)",
+        f"no events.trace {_NOT_BOX}",
+    ),
+    Rule(
+        "server.count",
+        lambda v: not _boxes(v) or v["server"]["count"] == 1,
+        "must be 1 for box subscriptions (one d-dimensional object index)",
+        f"1 {_NOT_BOX}",
+    ),
+    Rule(
+        "messages.box_bytes",
+        lambda v: not _boxes(v) or v["messages"]["box_bytes"] == _default("messages", "box_bytes"),
+        "applies to 1.5-d messages only (a box message is 4(5d + 1) bytes)",
+        f"{SCHEMA['messages']['box_bytes'].default} (the default) {_NOT_BOX}",
+    ),
+    Rule(
+        "messages.cn_bytes",
+        lambda v: not _boxes(v) or v["messages"]["cn_bytes"] == _default("messages", "cn_bytes"),
+        "applies to 1-d messages only (a box message is 4(5d + 1) bytes)",
+        f"{SCHEMA['messages']['cn_bytes'].default} (the default) {_NOT_BOX}",
+    ),
+)
+
 RULES: tuple[Rule, ...] = (  # rules across the scenario's keys, checked after SCHEMA
     Rule(
         "algorithm.approaches",
@@ -286,7 +400,8 @@ RULES: tuple[Rule, ...] = (  # rules across the scenario's keys, checked after S
         "algorithm.approaches",
         lambda v: not _ranked_not_carried(v),
         "cannot run over this overlay (ranked delivery needs zones that keep score bounds)",
-        "'ranked' only with overlay.kind = 'meghdoot' (not {overlay[kind]!r})",
+        "'ranked' only with overlay.kind = 'meghdoot' or 'content-based' "
+        "(not {overlay[kind]!r})",
         value=_ranked_not_carried,
     ),
     Rule(
@@ -315,7 +430,7 @@ RULES: tuple[Rule, ...] = (  # rules across the scenario's keys, checked after S
         lambda v: (
             not _timed(v)
             or not _commands(v)
-            or batch_supports(v["overlay"]["covering"], v["overlay"]["covering_k"])
+            or batch_supports(v["overlay"]["covering"], v["overlay"]["covering_k"], False)
         ),  # timed_churn
         "is not available for a command stream covered by G or the poset",
         "'counting', or 'timed' with overlay.covering 'none', 'g1' or 'gk' (not "
@@ -365,6 +480,12 @@ RULES: tuple[Rule, ...] = (  # rules across the scenario's keys, checked after S
         "applies to ranked delivery only (no 'ranked' approach runs)",
         "0 unless algorithm.approaches has 'ranked'",
     ),
+    Rule(
+        "ranked.regions",
+        lambda v: v["ranked"]["regions"] == 1 or v["overlay"]["kind"] == "content-based",
+        "applies to the content-based overlay's per-neighbour bounds only",
+        "1 (the default) unless overlay.kind = 'content-based'",
+    ),
     Rule(  # a share of no commands would change nothing: refused rather than ignored
         "ranked.churn",
         lambda v: v["ranked"]["commands"] > 0 or v["ranked"]["churn"] == 0.5,
@@ -372,6 +493,7 @@ RULES: tuple[Rule, ...] = (  # rules across the scenario's keys, checked after S
         "0.5 (the default) unless ranked.commands > 0",
     ),
     *RULES_15D,
+    *RULES_BOXES,
 )
 
 SWEEP_SCHEMA: dict[str, Key] = {  # the [sweep] table of a sweep file (simulations/SWEEPS.md)
@@ -490,12 +612,15 @@ class Scenario:
         """The scenario as nested plain data (for summaries and sweeps)."""
         out: dict[str, Any] = dict(self.values[""])
         out.update({s: dict(v) for s, v in self.values.items() if s and not _omitted(s, v)})
-        group = [(s, k) for s, keys in OMITTED_KEYS_AT_DEFAULT.items() for k in keys]
-        if all(self.values[s][k] == SCHEMA[s][k].default for s, k in group):
-            for section, key in group:
-                del out[section][key]
+        for omitted in (OMITTED_KEYS_AT_DEFAULT, OMITTED_BOX_KEYS_AT_DEFAULT):
+            group = [(s, k) for s, keys in omitted.items() for k in keys]
+            if all(self.values[s][k] == SCHEMA[s][k].default for s, k in group):
+                for section, key in group:
+                    del out[section][key]
         if "ranked" in out and not out["ranked"]["commands"]:  # no joins/leaves: as before
             del out["ranked"]["commands"], out["ranked"]["churn"]
+        if "ranked" in out and out["ranked"].get("regions") == 1:  # the default: as before
+            del out["ranked"]["regions"]
         return out
 
     @property

@@ -41,6 +41,10 @@ take the same checks against the full-scan oracle of
 :func:`cnsim.simulations.verify_15d.true_top_k_15d`, CN-Relax's reach over boxes
 ``[l1, r1] × (−∞, r2]``, plus verify_15d's ``one-message-per-object`` (no
 subscription hears of one object twice in an event) for the exact region approaches.
+
+d-dimensional box subscriptions (``subscriptions.kind = "box"``, seed 003 §IV-C) take
+the same checks, and ``one-message-per-object``, against the full-scan oracle of
+:func:`cnsim.simulations.verify_boxes.true_top_k_boxes`, CN-Relax's reach over boxes.
 """
 
 from __future__ import annotations
@@ -65,9 +69,10 @@ from cnsim.simulations.minimum import (
 )
 from cnsim.simulations.oracle import ranks, true_top_k
 from cnsim.simulations.ranked import check_ranked
-from cnsim.simulations.runner import Outcome, Simulation
+from cnsim.simulations.runner import Outcome, Simulation, box_view
 from cnsim.simulations.sizes import check_fits
 from cnsim.simulations.verify_15d import true_top_k_15d
+from cnsim.simulations.verify_boxes import true_top_k_boxes
 from cnsim.subscriptions.workload import Updates
 
 
@@ -169,6 +174,8 @@ class Truth:
         self.l, self.r, self.k = w.l, w.r, w.k
         # 1.5-d range subscriptions: the x2 of every id (new ones too) and the r2s
         self.x2, self.v = w.x2, w.v
+        # boxes: the attributes of every id (new ones too); l, r are (m, d)
+        self.xd = w.xd
 
     def apply(self, updates: Updates) -> None:
         """Apply updates in order (an object may be updated twice in a batch)."""
@@ -178,6 +185,9 @@ class Truth:
     def top_k(self, y: np.ndarray | None = None):
         """Every subscription's true top-k (ids, ys) for the current y (or ``y``)."""
         y = self.y if y is None else y
+        if self.xd is not None:  # boxes: the independent full scan of verify_boxes
+            n = len(self.xd)
+            return true_top_k_boxes(self.xd, y[:n], self.l, self.r, self.k)
         if self.v is not None:  # 1.5-d: the independent full scan of verify_15d
             n = len(self.x2)
             return true_top_k_15d(self.x[:n], self.x2, y[:n], self.l, self.r, self.v, self.k)
@@ -287,7 +297,8 @@ def _check_approach(report: Report, sim: Simulation, a, o: Outcome, ref_out: dic
     single = sim.batch_size == 1
     if a.exact and (single or spec.batch == "paint-batch"):
         _check_exact(report, a.name, st.batch, o.delivery, st.affected())
-    if sim.workload.v is not None and single and a.exact and spec.message == "region":
+    several = sim.workload.v is not None or sim.workload.xd is not None  # 1.5-d, boxes
+    if several and single and a.exact and spec.message == "region":
         _check_once(report, a.name, st.batch, o.delivery)
     if a.eps is not None and single:
         _check_eps(report, sim, a, o, st)
@@ -310,7 +321,8 @@ def _references(sim: Simulation) -> dict[ApproachSpec, object]:
         if a.spec.batch == "paint-batch":
             specs.update(a.spec.with_batch(other) for other in _BATCH_REFERENCES)
     w = sim.workload
-    view = ServerView(w.x, w.y, sim.subscriptions, w.k, x2=w.x2)
+    view = ServerView(w.x, w.y, sim.subscriptions, w.k, x2=w.x2,
+                      boxes=box_view(w, sim.scenario))  # fmt: skip
     return {s: make_approach(s, view) for s in sorted(specs, key=lambda s: s.name)}
 
 
@@ -332,7 +344,11 @@ def _check_ranges(report: Report, sim: Simulation, name: str, st: BatchState, o:
     """An approach whose subscribers keep whole ranges (CN-Relax) reaches exactly the
     subscriptions whose range holds each updated x."""
     l, r, v = sim.workload.l, sim.workload.r, sim.workload.v
-    holds = [(l <= x) & (x <= r) for x in st.updates.x]
+    if sim.workload.xd is not None:  # boxes: every side holds the object's attribute
+        points = st.truth.xd[st.updates.obj]
+        holds = [((l <= p) & (p <= r)).all(axis=1) for p in points]
+    else:
+        holds = [(l <= x) & (x <= r) for x in st.updates.x]
     if v is not None:  # 1.5-d: the box [l1, r1] x (-inf, r2] holds the object's (x1, x2)
         holds = [h & (st.truth.x2[o] <= v) for h, o in zip(holds, st.updates.obj, strict=True)]
     want = np.concatenate([np.flatnonzero(h) for h in holds] or [[]])
@@ -345,9 +361,16 @@ def _check_lists(report: Report, sim: Simulation, name: str, st: BatchState) -> 
     bad = np.flatnonzero(((lists.ids != truth[0]) | (lists.ys != truth[1])).any(axis=1))
     report.fail_at(name, "lists", st.batch, bad, lambda j: (
         f"{len(bad)} subscriptions differ from the oracle, e.g. #{j} "
-        f"[{sim.workload.l[j]:.6g}, {sim.workload.r[j]:.6g}] holds {lists.ids[j].tolist()} "
+        f"{_subscription_text(sim.workload, j)} holds {lists.ids[j].tolist()} "
         f"but the top-k is {truth[0][j].tolist()}"
     ))  # fmt: skip
+
+
+def _subscription_text(w, j: int) -> str:
+    """Subscription j's range ``[l, r]`` (a box: its sides, one per attribute)."""
+    if w.xd is None:
+        return f"[{w.l[j]:.6g}, {w.r[j]:.6g}]"
+    return " x ".join(f"[{a:.6g}, {b:.6g}]" for a, b in zip(w.l[j], w.r[j], strict=True))
 
 
 def _check_exact(report: Report, name: str, b: int, delivery: Delivery, affected) -> None:

@@ -8,9 +8,13 @@ subscriptions with ``lO < l_t <= lI`` and ``rI <= r_t < rO`` on every dimension 
 1-d rule of :mod:`cnsim.subscriptions.space`, once per dimension. The index answers
 *box reporting* (which subscriptions a message reaches) and ``snap`` (how many
 subscriptions a box holds and the smallest closed box holding them; ``snap = ∅``
-when none). It is a static k-d tree over the 2d coordinates (splits cycling through
-them at the median, :func:`cnsim.subscriptions.index_3d.build3`), columnar, with
-numba searches — :mod:`cnsim.subscriptions.index_3d` for any d.
+when none), one box or many in one call (``snap_many``), and ``holds_any`` (whether
+a box holds a subscription: a snap that stops at the first one). It is a static
+k-d tree over the 2d coordinates (splits cycling through them at the median,
+:func:`cnsim.subscriptions.index_3d.build3`), columnar, with numba searches —
+:mod:`cnsim.subscriptions.index_3d` for any d. ``tree`` hands its columnar arrays to
+kernels that ask it from inside numba (:func:`any_in_box`, :func:`report_upto`: the
+pruned partition of Paint-Sparse, :mod:`cnsim.algorithms.boxes._partition_nb`).
 """
 
 from __future__ import annotations
@@ -103,6 +107,22 @@ class SubscriptionIndexBox:
         acc = _snap(self._start, self._end, self._leaf, self._box, self._pts, q)
         D = 2 * self.d
         return int(acc[0]), acc[1 : 1 + D], acc[1 + D :]
+
+    def snap_many(self, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`snap` of each box (shape (M, 4d)): counts (M,), lows and highs (M, 2d)."""
+        boxes = np.ascontiguousarray(boxes, np.float64).reshape(-1, 4 * self.d)
+        acc = _snap_many(self._start, self._end, self._leaf, self._box, self._pts, boxes)
+        D = 2 * self.d
+        return acc[:, 0].astype(np.int64), acc[:, 1 : 1 + D], acc[:, 1 + D :]
+
+    def holds_any(self, box: np.ndarray) -> bool:
+        """Whether ``box`` (4d,) reaches at least one subscription (``snap``'s count > 0)."""
+        return bool(any_in_box(*self.tree(), np.ascontiguousarray(box, np.float64)))
+
+    def tree(self) -> tuple[np.ndarray, ...]:
+        """The k-d tree's columnar arrays ``(start, end, leaf, box, pts)``, in the argument
+        order of :func:`any_in_box`."""
+        return self._start, self._end, self._leaf, self._box, self._pts
 
 
 @numba.njit(cache=True)
@@ -215,3 +235,69 @@ def _snap(start, end, leaf, box, pts, q):
         stack[sp + 1] = 2 * v + 2
         sp += 2
     return acc
+
+
+@numba.njit(cache=True)
+def _snap_many(start, end, leaf, box, pts, qs):
+    D = pts.shape[1]
+    out = np.empty((qs.shape[0], 1 + 2 * D))
+    for j in range(qs.shape[0]):
+        out[j] = _snap(start, end, leaf, box, pts, qs[j])
+    return out
+
+
+@numba.njit(cache=True)
+def any_in_box(start, end, leaf, box, pts, q):
+    """Whether message box ``q`` reaches a subscription of the tree ``(start, end,
+    leaf, box, pts)`` (:meth:`SubscriptionIndexBox.tree`): :func:`_snap`'s walk,
+    stopping at the first subscription found."""
+    D = pts.shape[1]
+    stack = np.empty(kdtree.STACK, np.int64)
+    stack[0] = 0
+    sp = 1
+    while sp > 0:
+        sp -= 1
+        v = stack[sp]
+        if end[v] <= start[v] or _misses(q, box, v, D):
+            continue
+        if _holds(q, box, v, D):
+            return True
+        if leaf[v]:
+            for p in range(start[v], end[v]):
+                if _reaches(q, pts, p):
+                    return True
+            continue
+        stack[sp] = 2 * v + 1
+        stack[sp + 1] = 2 * v + 2
+        sp += 2
+    return False
+
+
+@numba.njit(cache=True)
+def report_upto(start, end, leaf, box, pts, q, limit, out):
+    """Positions (rows of ``pts``) of the subscriptions message box ``q`` reaches, written
+    to ``out[:count]``, stopping once more than ``limit`` are found (then ``count`` is
+    ``limit + 1`` and ``out`` holds some of them): :func:`any_in_box` for ``limit = 0``."""
+    D = pts.shape[1]
+    n = 0
+    stack = np.empty(kdtree.STACK, np.int64)
+    stack[0] = 0
+    sp = 1
+    while sp > 0:
+        sp -= 1
+        v = stack[sp]
+        if end[v] <= start[v] or _misses(q, box, v, D):
+            continue
+        whole = _holds(q, box, v, D)
+        if whole or leaf[v]:
+            for p in range(start[v], end[v]):
+                if whole or _reaches(q, pts, p):
+                    if n == limit:
+                        return limit + 1
+                    out[n] = p
+                    n += 1
+            continue
+        stack[sp] = 2 * v + 1
+        stack[sp + 1] = 2 * v + 2
+        sp += 2
+    return n

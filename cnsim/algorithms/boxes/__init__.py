@@ -54,10 +54,15 @@ points dominated by more than ``hi`` others on the remaining axes are dropped an
 identical sub-problems are reused (Lemma A again, with k = hi + 1).
 
 Paint-Sparse prunes every slab whose box of S holds no subscription (one counted
-``snap`` per distinct box), shrinks each box to the closed box of its
-subscriptions and merges a box into the previous one when their MEB holds exactly
-the subscriptions of the two; every message reaches somebody and the same
-(subscription, object, y) deliveries happen as with Paint-Dense.
+``snap`` per distinct box), skips a region whose whole box holds none, shrinks each
+box to the closed box of its subscriptions and merges a box into the previous one
+when their MEB holds exactly the subscriptions of the two; every message reaches
+somebody and the same (subscription, object, y) deliveries happen as with
+Paint-Dense. Its sweep examines only the objects inside B = [L*, R*], the bounding
+box in R^d of the subscriptions of IR_old(i) (the analogue of 1-d Paint-Sparse's
+``[l*, r*]``); an object outside B is held by no subscription that still holds i, so
+its gain reaches nobody, and leaving it out of P changes the count of no subscription
+that can still be notified (proof in :class:`.paint.PaintSparseBoxes`).
 
 Theorem 8 (bench ``cnsim bench boxes``): Paint-Dense sends
 ``O((k ln^{d−1} n)^{d+1})`` expected messages per update; the regions are built

@@ -10,6 +10,26 @@ below" is an integer comparison and a memoised sub-problem's boxes are shared, n
 copied. Sub-problems are memoised by (axis, ids of the points left after the
 relevance filter), as in the reference, through a 64-bit hash verified on every hit.
 The top-level node ids are expanded into an ``(M, D, 2)`` array of cell ranges.
+
+Paint-Sparse (:func:`partition_sparse_nb`): the same walk, with the reference's
+``keep`` test (:class:`cnsim.algorithms.boxes.regions.Pruning`) asked inside the
+kernel — before a slab of axis ``a < D - 1`` is partitioned further, its box (the
+slabs of the enclosing frames on axes ``< a``, the slab on ``a``, ``start..cap``
+after it) is turned into a message box through the grid's coordinate table and
+looked up in the subscription k-d tree
+(:func:`cnsim.subscriptions.index_box.any_in_box`); a box that reaches no
+subscription is not split (its cells are left out). Sub-problems are not memoised
+there (their boxes depend on the prefix, through the test). Every box asked is
+returned with its answer, in order, so the caller counts its ``snap`` calls.
+
+A slab's box is its frame's box narrowed on one axis, so once a box holds at most
+``CANDIDATES`` subscriptions the kernel keeps their list and answers the tests of its
+slabs by filtering that list on the slab's axis instead of walking the tree again
+(most slabs are deep, in small boxes, and hold nothing: a tree walk costs ~17 µs
+there at d = 3, a filter of a short list well under 1 µs). The answers are the
+tree's; only how they are found changes. The region's whole box is listed once at
+the start (Paint-Sparse has already snapped that box, :meth:`PaintSparseBoxes._worth`;
+it is not returned among the boxes asked).
 """
 
 from __future__ import annotations
@@ -18,6 +38,10 @@ import numba
 import numpy as np
 from numba import types
 from numba.typed import Dict
+
+from cnsim.subscriptions.index_box import report_upto
+
+CANDIDATES = 256  # a box holding at most this many subscriptions lists them for its slabs
 
 _KEY = types.UniTuple(types.int64, 4)
 
@@ -66,6 +90,29 @@ def partition_nb(ranks, cap, s, lo, hi, budget):
     (``budget < 0``: none). The reference's recursion, run on an explicit stack of at
     most D frames (frame ``a`` partitions axes ``a..D-1``; numba cannot cache a
     recursive function)."""
+    no_g = np.empty((len(cap), 1))
+    no_i = np.zeros(1, np.int64)
+    cells, work, over, _, _ = _partition(ranks, cap, s, lo, hi, budget, False, no_g, no_i,
+                                         no_i, np.ones(1, np.bool_), np.empty((1, 2)),
+                                         np.empty((0, 1)))  # fmt: skip
+    return cells, work, over
+
+
+@numba.njit(cache=True)
+def partition_sparse_nb(ranks, cap, s, lo, hi, budget, table, t_start, t_end, t_leaf, t_box,
+                        t_pts):  # fmt: skip
+    """``(cells, work, overflow, asked (S, 4d), answers (S,))``: :func:`partition_nb`
+    pruned where a slab's box reaches no subscription of the tree ``t_*``
+    (:meth:`SubscriptionIndexBox.tree`). ``table[a, c]`` is the coordinate of axis
+    ``a``'s cell boundary ``c`` (:meth:`regions.Grid.table`); ``asked`` are the message
+    boxes looked up, in order, and ``answers`` whether each holds a subscription."""
+    return _partition(ranks, cap, s, lo, hi, budget, True, table, t_start, t_end, t_leaf,
+                      t_box, t_pts)  # fmt: skip
+
+
+@numba.njit(cache=True)
+def _partition(ranks, cap, s, lo, hi, budget, sparse, table, t_start, t_end, t_leaf, t_box,
+               t_pts):  # fmt: skip
     D = len(cap)
     m_all = ranks.shape[0]
     nodes = Dict.empty(_KEY, types.int64)
@@ -110,6 +157,22 @@ def partition_nb(ranks, cap, s, lo, hi, budget):
     mC = np.empty(m_all, np.int64)
     ret = np.empty(0, np.int64)
     sub = np.empty(0, np.int64)
+    qbox = np.empty(2 * D)  # Paint-Sparse: the message box of a slab, and every one asked
+    asked = np.empty((16 if sparse else 0, 2 * D))
+    answers = np.empty(16 if sparse else 0, np.bool_)
+    n_asked = 0
+    # cand[a, :ncand[a]]: the subscriptions (tree rows) in frame a's box; ncand -1: too many
+    cand = np.empty((D + 1, CANDIDATES if sparse else 0), np.int64)
+    ncand = np.full(D + 1, -1, np.int64)
+    if sparse:
+        for b in range(D):
+            t = b // 2
+            if b % 2 == 0:
+                qbox[4 * t], qbox[4 * t + 1] = table[b, cap[b] + 1], table[b, s[b]]
+            else:
+                qbox[4 * t + 2], qbox[4 * t + 3] = table[b, s[b]], table[b, cap[b] + 1]
+        n = report_upto(t_start, t_end, t_leaf, t_box, t_pts, qbox, CANDIDATES, cand[0])
+        ncand[0] = n if n <= CANDIDATES else -1
     for i in range(m_all):
         qbuf[0, i] = i
     qn[0] = m_all
@@ -249,7 +312,8 @@ def partition_nb(ranks, cap, s, lo, hi, budget):
                 continue
             work += 1
             if budget >= 0 and work > budget:
-                return np.empty((0, D, 2), np.int64), work, True
+                return (np.empty((0, D, 2), np.int64), work, True, asked[:n_asked].copy(),
+                        answers[:n_asked].copy())  # fmt: skip
             # the points of the slab's cross-section less those dominated on the later
             # axes by more than hi others (:func:`regions.relevant`), kept incrementally:
             # the slab only adds points, so a dropped point stays dropped, and counting
@@ -296,6 +360,57 @@ def partition_nb(ranks, cap, s, lo, hi, budget):
                 K[:nk2] = mK[:nk2]
                 cnt[:nk2] = mC[:nk2]
                 qn[a + 1] = nk2
+            if sparse:
+                # the reference's keep: is there a subscription in the slab's box?
+                c1 = bounds[a, sl[a] + 1] - 1
+                for b in range(D):
+                    if b < a:
+                        r0, r1 = bounds[b, sl[b]], bounds[b, sl[b] + 1] - 1
+                    elif b == a:
+                        r0, r1 = c0, c1
+                    else:
+                        r0, r1 = s[b], cap[b]
+                    t = b // 2
+                    if b % 2 == 0:  # l_t: lO < l <= lI
+                        qbox[4 * t], qbox[4 * t + 1] = table[b, r1 + 1], table[b, r0]
+                    else:  # r_t: rI <= r < rO
+                        qbox[4 * t + 2], qbox[4 * t + 3] = table[b, r0], table[b, r1 + 1]
+                if ncand[a] >= 0:  # filter the frame's list on axis a
+                    t = a // 2
+                    n = 0
+                    for j in range(ncand[a]):
+                        p = cand[a, j]
+                        v = t_pts[p, a]
+                        if a % 2 == 0:
+                            ok = qbox[4 * t] < v <= qbox[4 * t + 1]
+                        else:
+                            ok = qbox[4 * t + 2] <= v < qbox[4 * t + 3]
+                        if ok:
+                            cand[a + 1, n] = p
+                            n += 1
+                    ncand[a + 1] = n
+                else:
+                    n = report_upto(t_start, t_end, t_leaf, t_box, t_pts, qbox, CANDIDATES,
+                                    cand[a + 1])  # fmt: skip
+                    ncand[a + 1] = n if n <= CANDIDATES else -1
+                hit = n > 0
+                if n_asked == len(answers):
+                    grown_q = np.empty((2 * n_asked, 2 * D))
+                    grown_q[:n_asked] = asked
+                    asked = grown_q
+                    grown_a = np.empty(2 * n_asked, np.bool_)
+                    grown_a[:n_asked] = answers
+                    answers = grown_a
+                asked[n_asked] = qbox
+                answers[n_asked] = hit
+                n_asked += 1
+                if hit:
+                    lvl = a + 1
+                    phase = ENTER
+                else:
+                    sub = np.empty(0, np.int64)
+                    phase = MERGE
+                continue
             Qs = qbuf[a + 1, : qn[a + 1]]
             key = _hash(a + 1, Qs)
             e = memo[key] if key in memo else -1  # noqa: SIM401 (numba: .get is Optional)
@@ -320,7 +435,7 @@ def partition_nb(ranks, cap, s, lo, hi, budget):
             # back in the parent frame: remember the sub-problem's answer, then merge
             a = a - 1
             lvl = a
-            if f_e[a] < 0:  # a colliding key keeps its first entry
+            if not sparse and f_e[a] < 0:  # a colliding key keeps its first entry
                 n_q = qn[a + 1]
                 if n_memo == len(memo_meta):
                     grown = np.empty((2 * n_memo, 5), np.int64)
@@ -374,4 +489,4 @@ def partition_nb(ranks, cap, s, lo, hi, budget):
             cells[j, b, 0] = node_c0[v]
             cells[j, b, 1] = node_c1[v]
             v = node_child[v]
-    return cells, work, False
+    return cells, work, False, asked[:n_asked].copy(), answers[:n_asked].copy()

@@ -15,11 +15,14 @@ Per update ``Upd(i, y_old -> y_new)`` (the index already holds ``y_new``):
   Objects not exposed are dominated by k objects below them and change nothing.
 
 Paint-Sparse (§III-B generalised) computes the same regions but does not partition
-a sub-box that snaps empty (one ``snap`` per slab visited), shrinks every box to
-the closed box of its subscriptions and greedily merges a box into the previous
-one when their enclosing box holds exactly the subscriptions of the two: every
-message it sends reaches a subscription, and each subscription it reaches hears
-what Paint-Dense would send it.
+a sub-box that snaps empty (one ``snap`` per slab visited, asked inside the numba
+partition kernel), nor a region whose whole box snaps empty; its sweep examines
+only the objects inside the bounding box of the subscriptions that hold i (the 1-d
+search range ``[l*, r*]`` generalised; proof in :class:`PaintSparseBoxes`); it
+shrinks every box to the closed box of its subscriptions and greedily merges a box
+into the previous one when their enclosing box holds exactly the subscriptions of
+the two: every message it sends reaches a subscription, and each subscription it
+reaches hears what Paint-Dense would send it.
 """
 
 from __future__ import annotations
@@ -127,7 +130,7 @@ class PaintDenseBoxes:
         elif y_new > y_old:
             P = ob.skyband(x_i, y_old, i, k, skip=i)
             self.emit(out, self.region(x_i, P, 0, k - 1), i, y_new)
-            order = ob.sweep_order(y_old, i, y_new, i)
+            order = self._relevant(ob.sweep_order(y_old, i, y_new, i))
             pos = 0
             while True:
                 pos = ob.first_exposed(order, pos, x_i, P, k)
@@ -145,6 +148,8 @@ class PaintDenseBoxes:
         grid = regions.Grid(x_i, xs)
         ranks = grid.ranks[: len(P)]
         start = grid.ranks[-1] if h >= 0 else None
+        if not self._worth(grid, start):
+            return np.empty((0, 4 * self.d))
         left = None if self.budget is None else self.budget - self._slabs
         try:
             cells, work = regions.partition_work(ranks, grid.cap, lo, hi, start,
@@ -160,6 +165,14 @@ class PaintDenseBoxes:
     def _begin(self) -> None:
         """Per-update state."""
 
+    def _relevant(self, order: np.ndarray) -> np.ndarray:
+        """The objects of the sweep to examine (Paint-Dense: all)."""
+        return order
+
+    def _worth(self, grid: regions.Grid, start: np.ndarray | None) -> bool:
+        """Whether to partition a region at all (Paint-Dense: always)."""
+        return True
+
     def _keep(self, grid: regions.Grid):
         """Which sub-boxes to partition (Paint-Dense: all)."""
         return None
@@ -171,10 +184,36 @@ class PaintDenseBoxes:
 
 class PaintSparseBoxes(PaintDenseBoxes):
     """Paint-Sparse for d-dimensional box subscriptions: Paint-Dense's partition pruned
-    where it holds no subscription, boxes snapped and greedily merged. The pruned
-    partition has only the Python engine so far (its ``keep`` test asks the subscription
-    index per slab): ``engine`` is accepted for Paint-Dense's interface and changes
-    nothing here."""
+    where it holds no subscription, boxes snapped and greedily merged.
+
+    ``engine="numba"`` (default) runs the pruned partition as a numba kernel that asks
+    the subscription k-d tree for every slab itself
+    (:func:`cnsim.algorithms.boxes._partition_nb.partition_sparse_nb`); ``"python"``
+    is the reference (a ``keep`` callback per slab). Both send the same messages and
+    count the same ``snap`` calls (one per distinct box per update).
+
+    Skipping irrelevant objects of the sweep (the analogue of 1-d Paint-Sparse's
+    search range ``[l*, r*]``). Let ``L*_t`` be the smallest ``l_t`` and ``R*_t`` the
+    largest ``r_t`` of the subscriptions in IR_old(i) (read off the snaps of its
+    message boxes), and B = ``[L*, R*]`` ⊂ R^d. An object h of the sweep with
+    ``x_h ∉ B`` is neither examined nor added to P. Exact: (1) no subscription that
+    holds i at any height of the sweep holds h (those are in IR_z(i) ⊆ IR_old(i), so
+    inside B), so h's gain, the σ ∈ θ_h that hold i and k − 1 others, reaches nobody.
+    (2) Leaving h out of the active set A (call the result A') changes no later
+    decision about a subscription: take σ ∈ θ_i. If σ holds no skipped object,
+    ``|A' ∩ σ| = |A ∩ σ|`` and P (maintained on A' as on A, Lemma A) gives σ the same
+    count N, hence the same membership in every region. If σ holds skipped objects,
+    let h0 be the first: when h0 was passed σ was outside IR (else x_h0 ∈ σ ⊆ B), so
+    σ held k objects of A then, none of them skipped (h0 is the first), i.e. k of A';
+    A' only grows during the sweep, so σ's count stays >= k with or without the
+    skipped ones and σ is in no later gain either way. So every subscription gets
+    exactly Paint-Dense's notifications (checked by the oracle,
+    ``sparse-same-notifications``). Objects of A' that look exposed only because a
+    skipped object is missing from P have gains holding no subscription (by (2)), so
+    they cost a snap and send nothing.
+
+    Cheaper still, a region whose whole box (cells ``start..cap``: for a gain, the
+    subscriptions holding both x_i and x_h) snaps empty is not partitioned at all."""
 
     family = "paint-sparse"
 
@@ -187,30 +226,74 @@ class PaintSparseBoxes(PaintDenseBoxes):
                 "they must agree"
             )
         self.subscriptions = subscriptions
-        self._snaps: dict[bytes, tuple] = {}
+        self._snaps: dict[bytes, tuple | None] = {}
+        self._held: list[np.ndarray] = []
 
     def _begin(self) -> None:
         self._snaps = {}
+        self._held = [np.full(2 * self.d, np.inf), np.full(2 * self.d, -np.inf)]
 
     def snap(self, box: np.ndarray) -> tuple:
         """The subscription index's ``snap``, counted once per distinct box per update."""
         key = np.asarray(box, np.float64).tobytes()
-        answer = self._snaps.get(key)
-        if answer is None:
+        answer = self._snaps.get(key, _ABSENT)
+        if answer is _ABSENT:
             self.counter.snap += 1
+        if answer is None or answer is _ABSENT:
+            # None: asked (and counted) inside the partition kernel, which kept only
+            # whether it holds a subscription
             answer = self._snaps[key] = self.subscriptions.snap(box)
         return answer
 
+    def _asked(self, boxes: np.ndarray, answers: np.ndarray) -> None:
+        """Count and cache the boxes the partition kernel looked up."""
+        if not len(boxes):
+            return
+        snaps, empty = self._snaps, (0, None, None)
+        # each row's bytes as one key (what ``box.tobytes()`` gives), built in C
+        keys = np.ascontiguousarray(boxes).view(f"V{8 * boxes.shape[1]}").ravel().tolist()
+        fresh = dict(zip(keys, [None if hit else empty for hit in answers.tolist()],
+                         strict=True))  # fmt: skip
+        new = [key for key in fresh if key not in snaps]
+        self.counter.snap += len(new)
+        for key in new:
+            snaps[key] = fresh[key]
+
     def _keep(self, grid: regions.Grid):
-        return lambda cells: self.snap(grid.to_boxes([cells])[0])[0] > 0
+        return regions.Pruning(grid, self.subscriptions, lambda box: self.snap(box)[0] > 0,
+                               self._asked)  # fmt: skip
+
+    def _worth(self, grid: regions.Grid, start: np.ndarray | None) -> bool:
+        s = np.zeros(len(grid.cap), np.int64) if start is None else start
+        if (s > grid.cap).any():
+            return False
+        return self.snap(grid.to_boxes(np.stack([s, grid.cap], axis=1)[None])[0])[0] > 0
+
+    def _relevant(self, order: np.ndarray) -> np.ndarray:
+        lows, highs = self._held  # of IR_old's subscriptions (see the class docstring)
+        x = self.objects.x[order]
+        inside = np.all((x >= lows[0::2]) & (x <= highs[1::2]), axis=1)
+        return order[inside]
 
     def emit(self, out: _Writer, boxes: np.ndarray, obj: int, y: float) -> None:
+        snaps = self._snaps
+        keys = [box.tobytes() for box in boxes]
+        todo = [j for j, key in enumerate(keys) if snaps.get(key) is None]
+        if todo:  # one batched lookup for the boxes not snapped whole yet
+            counts, lows, highs = self.subscriptions.snap_many(boxes[todo])
+            for t, j in enumerate(todo):
+                if keys[j] not in snaps:
+                    self.counter.snap += 1
+                snaps[keys[j]] = (int(counts[t]), lows[t], highs[t])
         merged: list[np.ndarray] = []
         current, count = None, 0
-        for box in boxes:
-            c, lows, highs = self.snap(box)
+        held_lo, held_hi = self._held
+        for key in keys:
+            c, lows, highs = snaps[key]
             if c == 0:
                 continue
+            np.minimum(held_lo, lows, out=held_lo)
+            np.maximum(held_hi, highs, out=held_hi)
             box = closed_box(lows, highs)
             if current is not None:
                 mbox = _enclosing(current, box)
@@ -223,6 +306,9 @@ class PaintSparseBoxes(PaintDenseBoxes):
             merged.append(current)
         if merged:
             super().emit(out, np.array(merged), obj, y)
+
+
+_ABSENT = object()
 
 
 def _enclosing(a: np.ndarray, b: np.ndarray) -> np.ndarray:

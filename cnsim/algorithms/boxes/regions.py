@@ -39,10 +39,12 @@ rectangle, once per dimension).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
-from cnsim.algorithms.boxes._partition_nb import partition_nb
+from cnsim.algorithms.boxes._partition_nb import partition_nb, partition_sparse_nb
 from cnsim.errors import InputError
 
 INF = math.inf
@@ -91,12 +93,45 @@ class Grid:
             out[:, 4 * t + 3] = e[cells[:, 2 * t + 1, 1] + 1]
         return out
 
+    def table(self) -> np.ndarray:
+        """``(2d, max cap + 2)``: on axis ``a`` the coordinate of every cell boundary —
+        ``x_it`` then ``W_t`` then ``-inf`` on axis 2t, ``x_it``, ``E_t``, ``+inf`` on
+        2t+1 — so that cell range ``(c0, c1)`` of axis 2t is ``(table[c1+1], table[c0]]``
+        and of axis 2t+1 ``[table[c0], table[c1+1])`` (as :meth:`to_boxes`)."""
+        D = 2 * self.d
+        out = np.zeros((D, int(self.cap.max(initial=0)) + 2))
+        for t in range(self.d):
+            x = float(self.x_i[t])
+            for a, inner, far in ((2 * t, self.west[t], -INF), (2 * t + 1, self.east[t], INF)):
+                out[a, 0] = x
+                out[a, 1 : 1 + len(inner)] = inner
+                out[a, 1 + len(inner)] = far
+        return out
+
 
 class RegionTooLarge(Exception):
     """A partition needed more work than its budget (Paint-Dense in high d)."""
 
 
 ENGINES = ("numba", "python")
+
+
+@dataclass(frozen=True)
+class Pruning:
+    """Paint-Sparse's ``keep`` test for :func:`partition`: a sub-box is partitioned only
+    if its message box (on ``grid``) reaches a subscription of ``subscriptions`` (a
+    :class:`cnsim.subscriptions.index_box.SubscriptionIndexBox`). The numba engine asks
+    the index inside the kernel and then hands every box it asked, with the answers,
+    to ``asked(boxes, answers)``; the Python engine calls ``ask(box) -> bool`` once per
+    sub-box (the caller counts and caches its snaps in both)."""
+
+    grid: Grid
+    subscriptions: object
+    ask: Callable[[np.ndarray], bool]
+    asked: Callable[[np.ndarray, np.ndarray], None]
+
+    def __call__(self, cells: tuple) -> bool:
+        return self.ask(self.grid.to_boxes([cells])[0])
 
 
 def partition(
@@ -117,8 +152,9 @@ def partition(
     ``start..cap``), may say a sub-box is not worth partitioning (Paint-Sparse: it
     holds no subscription); its cells are then left out. ``budget`` bounds the slabs
     visited: past it :class:`RegionTooLarge` is raised. ``engine``: ``"numba"`` (the
-    kernel of :mod:`._partition_nb`, used when there is no ``keep``) or ``"python"``
-    (the reference); both give the same boxes in the same order.
+    kernel of :mod:`._partition_nb`; with ``keep`` a :class:`Pruning`, asked inside the
+    kernel — any other callable ``keep`` runs the reference) or ``"python"`` (the
+    reference); both give the same boxes in the same order and visit the same slabs.
     """
     cells = partition_cells(ranks, cap, lo, hi, start, keep, budget, engine)
     return [tuple((int(c0), int(c1)) for c0, c1 in box) for box in cells]
@@ -157,9 +193,17 @@ def partition_work(
     ranks = np.ascontiguousarray(np.asarray(ranks, np.int64).reshape(-1, D))
     if (s > cap).any():
         return np.empty((0, D, 2), np.int64), 0
+    limit = -1 if budget is None else int(budget)
     if keep is None and engine == "numba" and D >= 1:
-        cells, work, over = partition_nb(ranks, cap, s, int(lo), int(hi),
-                                      -1 if budget is None else int(budget))  # fmt: skip
+        cells, work, over = partition_nb(ranks, cap, s, int(lo), int(hi), limit)
+        if over:
+            raise RegionTooLarge(f"partition needed more than {budget} slabs")
+        return cells, int(work)
+    if isinstance(keep, Pruning) and engine == "numba" and D >= 1:
+        cells, work, over, asked, answers = partition_sparse_nb(
+            ranks, cap, s, int(lo), int(hi), limit, keep.grid.table(), *keep.subscriptions.tree()
+        )
+        keep.asked(asked, answers)
         if over:
             raise RegionTooLarge(f"partition needed more than {budget} slabs")
         return cells, int(work)
@@ -227,9 +271,11 @@ class _Partition:
                 raise RegionTooLarge(f"partition needed more than {self.budget} slabs")
             here = (*prefix, (c0, c1))
             if self.keep is not None:
-                # Paint-Sparse: the sub-boxes depend on the prefix (what it holds)
+                # Paint-Sparse: the sub-boxes depend on the prefix (what it holds), so
+                # they are not memoised; the relevance filter changes no cell's set
                 keep = self.keep(here + self.rest(a + 1))
-                sub = self.run(Q[col <= c0], a + 1, here) if keep else []
+                Qs = Q[col <= c0]
+                sub = self.run(Qs[relevant(Qs[:, a + 1 : D], hi)], a + 1, here) if keep else []
             else:
                 Qs = Q[col <= c0]
                 Qs = Qs[relevant(Qs[:, a + 1 : D], hi)]
