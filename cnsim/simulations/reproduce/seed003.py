@@ -390,9 +390,10 @@ ITEMS = (
          approaches=("paint-sparse(0.125)", "paint-sparse(0.25)", "paint-sparse(0.5)",
                      "paint-sparse(1)", "cn-relax"),
          note="Paint-Sparse(ε)'s printed values stand beside the redundancy counted on the "
-              "updated objects' deliveries only (redundancy_paper), which reproduces them; "
-              "counting every delivery gives 2.6–16× more (see benchmarks/RESULTS.md, "
-              "Table II)"),
+              "updated objects' deliveries only (redundancy_paper), which comes close: within "
+              "the spread of long runs at k <= 10, up to 30% low at k = 20 (a heavy-tailed "
+              "count); counting every delivery gives 2.6–16× more (see benchmarks/"
+              "RESULTS.md, Table II)"),
     Item("Table III", "table3", "Index calls per event vs k (m = 2M)", K,
          ("mean_calls_first_k", "mean_calls_min_y", "mean_calls_snap",
           "mean_calls_min_y_paper", "mean_calls_snap_paper"),
