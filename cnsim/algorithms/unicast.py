@@ -180,3 +180,56 @@ def _affected(ids, ys, candidates, i, y_old, y_new):
         where[count] = c
         count += 1
     return where[:count], ask[:count]
+
+
+def lazy_messages(lists: TopKLists, subs: np.ndarray, k: int, i: int, y_old: float,
+                  y_new: float, successor) -> tuple[np.ndarray, ...]:  # fmt: skip
+    """``unicast-lazy``'s messages for ``Upd(i, y_old → y_new)`` given the candidate
+    subscriptions ``subs`` (those whose range holds i), applied to the server's copy
+    ``lists`` as sent: ``(target, obj, y, evict)``.  ``successor(j, kth_y, kth_id)`` is
+    the ``min_y`` over subscription j's range above its k-th and that object's y (the
+    object entering j's list if i leaves it; -1 if none), asked only for a full list
+    that holds i and is lowered.  Shared by the 1.5-d and the d-dimensional box subscriptions, whose
+    candidates and ``min_y`` differ (``range15d.approaches``, ``boxes.approaches``)."""
+    rows = lists.rows(subs)
+    ids, ys = lists.row_ids[rows].astype(np.int64), lists.row_ys[rows]
+    full = ids[:, k - 1] >= 0
+    kth_y, kth_id = ys[:, k - 1], ids[:, k - 1]
+    held = (ids == i).any(axis=1)
+    new_below_kth = (y_new < kth_y) | ((y_new == kth_y) & (i < kth_id))
+    target, obj, yv, evict = [], [], [], []
+    # not held: i enters when it beats the k-th (or the list has room)
+    enter = ~held & (~full | new_below_kth) & np.isfinite(y_new)
+    # held: a list with room keeps i (or drops it at inf) with nothing to add; a raised i
+    # keeps its place; a lowered i that stays below the k-th (not itself the k-th) too
+    lowered = y_new > y_old
+    stay = held & (~full | (y_new < y_old) | (lowered & (kth_id != i) & new_below_kth))
+    for mask, evicts in ((enter, np.where(full, kth_id, -1)), (stay, np.full(len(subs), -1))):
+        if mask.any():
+            target.append(subs[mask])
+            obj.append(np.full(mask.sum(), i))
+            yv.append(np.full(mask.sum(), y_new))
+            evict.append(evicts[mask])
+    for j in np.flatnonzero(held & full & lowered & ~stay).tolist():
+        # a full list that may lose i: one min_y over its range for its successor
+        sj = int(subs[j])
+        h, h_y = successor(sj, float(kth_y[j]), int(kth_id[j]))
+        if h < 0 or h == i:  # nothing beats i's new value: i keeps the k-th place
+            h, h_y, h_evict = i, y_new, -1
+        else:
+            h_evict = i
+        target.append(np.array([sj]))
+        obj.append(np.array([h]))
+        yv.append(np.array([h_y]))
+        evict.append(np.array([h_evict]))
+    if not target:
+        e = np.empty(0, np.int64)
+        return e, e, np.empty(0), e
+    out = (
+        np.concatenate(target).astype(np.int64),
+        np.concatenate(obj).astype(np.int64),
+        np.concatenate(yv).astype(np.float64),
+        np.concatenate(evict).astype(np.int64),
+    )
+    lists.apply(*out)
+    return out

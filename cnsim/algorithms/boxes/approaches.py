@@ -46,6 +46,7 @@ from cnsim.algorithms.base import Approach, ApproachSpec, ServerView
 from cnsim.algorithms.boxes.paint import MessagesD, PaintDenseBoxes, PaintSparseBoxes
 from cnsim.algorithms.boxes.regions import RegionTooLarge
 from cnsim.algorithms.messages import Messages
+from cnsim.algorithms.unicast import lazy_messages
 from cnsim.schema import config_error
 from cnsim.server.object_index_d import CallCounterD, ObjectIndexD
 from cnsim.subscriptions.lists import TopKLists
@@ -218,47 +219,9 @@ class UnicastBoxes(Approach):
         y_old = float(ob.y[i])
         ob.update(i, y_new)
         _, subs = s.report(reach_boxes(ob.x[i : i + 1]))
-        lists = self.lists
-        rows = lists.rows(subs)
-        ids, ys = lists.row_ids[rows].astype(np.int64), lists.row_ys[rows]
-        full = ids[:, k - 1] >= 0
-        kth_y, kth_id = ys[:, k - 1], ids[:, k - 1]
-        held = (ids == i).any(axis=1)
-        new_below_kth = (y_new < kth_y) | ((y_new == kth_y) & (i < kth_id))
-        target, obj, yv, evict = [], [], [], []
-        # not held: i enters when it beats the k-th (or the list has room)
-        enter = ~held & (~full | new_below_kth) & np.isfinite(y_new)
-        # held: a list with room keeps i (or drops it at inf) with nothing to add; a
-        # raised i keeps its place; a lowered i that stays below the k-th (not itself
-        # the k-th) too
-        lowered = y_new > y_old
-        stay = held & (~full | (y_new < y_old) | (lowered & (kth_id != i) & new_below_kth))
-        for mask, evicts in ((enter, np.where(full, kth_id, -1)), (stay, np.full(len(subs), -1))):
-            if mask.any():
-                target.append(subs[mask])
-                obj.append(np.full(mask.sum(), i))
-                yv.append(np.full(mask.sum(), y_new))
-                evict.append(evicts[mask])
-        for j in np.flatnonzero(held & full & lowered & ~stay).tolist():
-            # a full list that may lose i: one min_y over its box for its successor
-            sj = int(subs[j])
-            h = ob.min_y(s.l[sj], s.r[sj], float(kth_y[j]), int(kth_id[j]))
-            if h < 0 or h == i:  # nothing beats i's new value: i keeps the k-th place
-                h_obj, h_y, h_evict = i, y_new, -1
-            else:
-                h_obj, h_y, h_evict = h, float(ob.y[h]), i
-            target.append(np.array([sj]))
-            obj.append(np.array([h_obj]))
-            yv.append(np.array([h_y]))
-            evict.append(np.array([h_evict]))
-        if not target:
-            e = np.empty(0, np.int64)
-            return e, e, np.empty(0), e
-        out = (
-            np.concatenate(target).astype(np.int64),
-            np.concatenate(obj).astype(np.int64),
-            np.concatenate(yv).astype(np.float64),
-            np.concatenate(evict).astype(np.int64),
-        )
-        lists.apply(out[0], out[1], out[2], out[3])
-        return out
+
+        def successor(j: int, kth_y: float, kth_id: int) -> tuple[int, float]:
+            h = ob.min_y(s.l[j], s.r[j], kth_y, kth_id)
+            return h, float(ob.y[h]) if h >= 0 else np.inf
+
+        return lazy_messages(self.lists, subs, k, i, y_old, y_new, successor)

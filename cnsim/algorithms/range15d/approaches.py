@@ -36,6 +36,7 @@ import numpy as np
 from cnsim.algorithms.base import Approach, ApproachSpec, ServerView
 from cnsim.algorithms.messages import Messages
 from cnsim.algorithms.range15d.paint import Messages15, PaintDense15, PaintSparse15
+from cnsim.algorithms.unicast import lazy_messages
 from cnsim.server.object_index_2d import CallCounter2D, ObjectIndex2D
 from cnsim.subscriptions.index_3d import SubscriptionIndex3D
 from cnsim.subscriptions.lists import TopKLists
@@ -192,48 +193,10 @@ class Unicast15(Approach):
         ob.update(i, y_new)
         box = reach_box(ob.x1[i : i + 1], ob.x2[i : i + 1])
         _, subs = self.subscriptions.report(box)
-        lists = self.lists
-        rows = lists.rows(subs)
-        ids, ys = lists.row_ids[rows].astype(np.int64), lists.row_ys[rows]
-        full = ids[:, k - 1] >= 0
-        kth_y, kth_id = ys[:, k - 1], ids[:, k - 1]
-        held = (ids == i).any(axis=1)
-        new_below_kth = (y_new < kth_y) | ((y_new == kth_y) & (i < kth_id))
-        target, obj, yv, evict = [], [], [], []
-        # not held: i enters when it beats the k-th (or the list has room)
-        enter = ~held & (~full | new_below_kth) & np.isfinite(y_new)
-        # held: a list with room keeps i (or drops it at inf) with nothing to add; a
-        # raised i keeps its place; a lowered i that stays below the k-th (not itself
-        # the k-th) too
-        lowered = y_new > y_old
-        stay = held & (~full | (y_new < y_old) | (lowered & (kth_id != i) & new_below_kth))
-        for mask, evicts in ((enter, np.where(full, kth_id, -1)), (stay, np.full(len(subs), -1))):
-            if mask.any():
-                target.append(subs[mask])
-                obj.append(np.full(mask.sum(), i))
-                yv.append(np.full(mask.sum(), y_new))
-                evict.append(evicts[mask])
-        ask = np.flatnonzero(held & full & lowered & ~stay)
-        for j in ask.tolist():  # a full list that may lose i: one min_y for its successor
-            s = int(subs[j])
-            h = ob.min_y(self.subscriptions.l[s], self.subscriptions.r[s], -INF,
-                         self.subscriptions.v[s], float(kth_y[j]), int(kth_id[j]))  # fmt: skip
-            if h < 0 or h == i:  # nothing beats i's new value: i keeps the k-th place
-                h_obj, h_y, h_evict = i, y_new, -1
-            else:
-                h_obj, h_y, h_evict = h, float(ob.y[h]), i
-            target.append(np.array([s]))
-            obj.append(np.array([h_obj]))
-            yv.append(np.array([h_y]))
-            evict.append(np.array([h_evict]))
-        if not target:
-            e = np.empty(0, np.int64)
-            return e, e, np.empty(0), e
-        out = (
-            np.concatenate(target).astype(np.int64),
-            np.concatenate(obj).astype(np.int64),
-            np.concatenate(yv).astype(np.float64),
-            np.concatenate(evict).astype(np.int64),
-        )
-        lists.apply(out[0], out[1], out[2], out[3])
-        return out
+        sub = self.subscriptions
+
+        def successor(j: int, kth_y: float, kth_id: int) -> tuple[int, float]:
+            h = ob.min_y(sub.l[j], sub.r[j], -INF, sub.v[j], kth_y, kth_id)
+            return h, float(ob.y[h]) if h >= 0 else INF
+
+        return lazy_messages(self.lists, subs, k, i, y_old, y_new, successor)
