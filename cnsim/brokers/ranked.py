@@ -63,6 +63,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from cnsim.brokers.ranked_churn import JoinsAndLeaves, RankedChurn
 from cnsim.brokers.routing import route
 from cnsim.brokers.zones import Zones, build_zones
 from cnsim.errors import InputError
@@ -453,7 +454,7 @@ CHURN_COSTS = (  # with [ranked] commands > 0: the batch's joins, leaves and bou
 )
 
 
-class RankedOverlay:
+class RankedOverlay(JoinsAndLeaves):
     """Ranked delivery of a run (approach ``ranked``) over the Meghdoot zones of
     :class:`~cnsim.brokers.meghdoot.MeghdootCN`: the run's subscriptions, scored, held by
     the zones that hold them for the other approaches, answered in the ``[ranked]``
@@ -506,45 +507,15 @@ class RankedOverlay:
         ranked = scenario["ranked"]
         score = generate_scores(seeds.rng("scores"), l, r, ranked["scores"])
         net = RankedZones(zones, np.asarray(world.broker_hops), l, r, score, ranked["index"])
-        churn = None
-        if ranked.get("commands", 0):
-            from cnsim.brokers.ranked_churn import RankedChurn
-
-            subs = scenario["subscriptions"]
-            churn = RankedChurn.draw(
-                seeds.rng("ranked_churn"), len(l), n_events, ranked["commands"],
-                ranked["churn"], subs["distribution"], subs["spread"], ranked["scores"],
-                world.topology.n_nodes,
-            )  # fmt: skip
+        churn = RankedChurn.of_scenario(scenario, seeds, len(l), n_events, world.topology.n_nodes)
         return cls(net, ranked["k"], ranked["pruning"], world.broker_latency, churn, world)
 
-    def _apply_churn(self, upto: int, last_hop: np.ndarray) -> dict[str, int]:
-        """Apply the commands ``applied .. upto - 1``: joins insert at their zones, leaves
-        delete; every bound change is broadcast (counted by :class:`RankedZones`)."""
-        net, ch = self.net, self.churn
-        if self._last_hop is None:
-            self._last_hop = np.concatenate(
-                [np.asarray(last_hop, np.int64), np.zeros(ch.n_joins, np.int64)]
-            )
-        before = (net.bound_changes, net.bound_msgs, net.bound_ip_bytes)
-        joins = leaves = 0
-        for c in range(self.applied, upto):
-            i = int(ch.target[c])
-            if ch.leave[c]:
-                net.delete(i)
-                leaves += 1
-                continue
-            j = i - ch.m
-            got = net.insert(float(ch.l[j]), float(ch.r[j]), float(ch.score[j]))
-            assert got == i  # ids are given in join order
-            gateway = net.zones.owner[net._zone[i]]
-            hop = self.world.last_hops(np.array([gateway]), np.array([ch.node[j]]))
-            self._last_hop[i] = int(hop[0])
-            joins += 1
-        self.applied = max(self.applied, upto)
-        after = (net.bound_changes, net.bound_msgs, net.bound_ip_bytes)
-        counts = (joins, leaves, *(a - b for a, b in zip(after, before, strict=True)))
-        return dict(zip(CHURN_COSTS, counts, strict=True))
+    def _join(self, j: int) -> tuple[int, int]:
+        """The ``j``-th join inserted at its zone (every bound change broadcast, counted
+        by :class:`RankedZones`); its id and its zone's gateway."""
+        ch, net = self.churn, self.net
+        i = net.insert(float(ch.l[j]), float(ch.r[j]), float(ch.score[j]))
+        return i, int(net.zones.owner[net._zone[i]])
 
     @property
     def scores(self) -> np.ndarray:

@@ -112,3 +112,62 @@ class RankedChurn:
         alive[t[~lv]] = True
         alive[t[lv]] = False
         return alive
+
+    @classmethod
+    def of_scenario(cls, scenario, seeds, m: int, n_events: int, n_nodes: int):
+        """The schedule of a run's ``[ranked] commands`` (stream ``ranked_churn``), or
+        None without commands."""
+        ranked, subs = scenario["ranked"], scenario["subscriptions"]
+        if not ranked.get("commands", 0):
+            return None
+        return cls.draw(
+            seeds.rng("ranked_churn"), m, n_events, ranked["commands"], ranked["churn"],
+            subs["distribution"], subs["spread"], ranked["scores"], n_nodes,
+        )  # fmt: skip
+
+
+class JoinsAndLeaves:
+    """What a ranked overlay with joins and leaves shares (``RankedOverlay`` over the
+    zones, ``RankedTreeOverlay`` over the broker tree).  A subclass provides ``net``
+    (with ``insert``, ``delete`` and the counters ``bound_changes``, ``bound_msgs``,
+    ``bound_ip_bytes``), ``churn`` (a :class:`RankedChurn`), ``world``, and
+    :meth:`_join`; it sets ``applied = 0`` and ``_last_hop = None``."""
+
+    net: object
+    churn: RankedChurn
+    world: object
+    applied: int
+    _last_hop: np.ndarray | None
+
+    def _join(self, j: int) -> tuple[int, int]:
+        """Insert the ``j``-th join; ``(its id, the broker its subscriber hangs off)``."""
+        raise NotImplementedError
+
+    def _apply_churn(self, upto: int, last_hop: np.ndarray) -> dict[str, int]:
+        """Apply the commands ``applied .. upto - 1`` (joins, leaves; the bound changes
+        they cause are counted by ``net``); the batch's churn costs (``CHURN_COSTS``)."""
+        from cnsim.brokers.ranked import CHURN_COSTS
+
+        net, ch = self.net, self.churn
+        if self._last_hop is None:
+            self._last_hop = np.concatenate(
+                [np.asarray(last_hop, np.int64), np.zeros(ch.n_joins, np.int64)]
+            )
+        before = (net.bound_changes, net.bound_msgs, net.bound_ip_bytes)
+        joins = leaves = 0
+        for c in range(self.applied, upto):
+            i = int(ch.target[c])
+            if ch.leave[c]:
+                net.delete(i)
+                leaves += 1
+                continue
+            j = i - ch.m
+            got, broker = self._join(j)
+            assert got == i  # ids are given in join order
+            hop = self.world.last_hops(np.array([broker]), np.array([ch.node[j]]))
+            self._last_hop[i] = int(hop[0])
+            joins += 1
+        self.applied = max(self.applied, upto)
+        after = (net.bound_changes, net.bound_msgs, net.bound_ip_bytes)
+        counts = (joins, leaves, *(a - b for a, b in zip(after, before, strict=True)))
+        return dict(zip(CHURN_COSTS, counts, strict=True))

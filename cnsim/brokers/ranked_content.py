@@ -142,6 +142,7 @@ from cnsim.brokers.ranked import (
     check_k,
     check_mode,
 )
+from cnsim.brokers.ranked_churn import JoinsAndLeaves, RankedChurn
 from cnsim.brokers.spanning import Tree
 from cnsim.errors import InputError
 
@@ -853,7 +854,7 @@ class RankedTree:
 
 
 # ---------------------------------------------------------------- ranked delivery in a run
-class RankedTreeOverlay:
+class RankedTreeOverlay(JoinsAndLeaves):
     """Ranked delivery of a run (approach ``ranked``) over the content-based overlay
     (:class:`~cnsim.brokers.content_based.ContentBasedCN`): the run's ranges as scored
     1-d boxes held at their subscribers' brokers, answered in the ``[ranked]`` pruning
@@ -898,16 +899,7 @@ class RankedTreeOverlay:
             ranked["index"],
             ranked.get("regions", 1),
         )
-        churn = None
-        if ranked.get("commands", 0):
-            from cnsim.brokers.ranked_churn import RankedChurn
-
-            subs = scenario["subscriptions"]
-            churn = RankedChurn.draw(
-                seeds.rng("ranked_churn"), len(l), n_events, ranked["commands"],
-                ranked["churn"], subs["distribution"], subs["spread"], ranked["scores"],
-                world.topology.n_nodes,
-            )  # fmt: skip
+        churn = RankedChurn.of_scenario(scenario, seeds, len(l), n_events, world.topology.n_nodes)
         return cls(net, ranked["k"], ranked["pruning"], churn, world)
 
     @property
@@ -915,36 +907,15 @@ class RankedTreeOverlay:
         """Every subscription's score."""
         return self.net.kind.score[: self.net._size]
 
-    def _apply_churn(self, upto: int, last_hop: np.ndarray) -> dict[str, int]:
-        """Apply the commands ``applied .. upto - 1``: a join at its subscriber's nearest
-        broker, a leave; bound changes travel along the reverse paths (counted)."""
+    def _join(self, j: int) -> tuple[int, int]:
+        """The ``j``-th join at its subscriber's nearest broker (bound changes travel
+        along the reverse paths, counted by :class:`RankedTree`); its id and broker."""
         from cnsim.brokers.endpoints import _nearest
-        from cnsim.brokers.ranked import CHURN_COSTS
 
-        net, ch = self.net, self.churn
-        if self._last_hop is None:
-            self._last_hop = np.concatenate(
-                [np.asarray(last_hop, np.int64), np.zeros(ch.n_joins, np.int64)]
-            )
-        before = (net.bound_changes, net.bound_msgs, net.bound_ip_bytes)
-        joins = leaves = 0
-        for c in range(self.applied, upto):
-            i = int(ch.target[c])
-            if ch.leave[c]:
-                net.delete(i)
-                leaves += 1
-                continue
-            j = i - ch.m
-            node = np.array([ch.node[j]])
-            home = int(_nearest(self.world, node)[0])
-            got = net.insert((ch.l[j : j + 1], ch.r[j : j + 1], float(ch.score[j])), home)
-            assert got == i  # ids are given in join order
-            self._last_hop[i] = int(self.world.last_hops(np.array([home]), node)[0])
-            joins += 1
-        self.applied = max(self.applied, upto)
-        after = (net.bound_changes, net.bound_msgs, net.bound_ip_bytes)
-        counts = (joins, leaves, *(a - b for a, b in zip(after, before, strict=True)))
-        return dict(zip(CHURN_COSTS, counts, strict=True))
+        ch = self.churn
+        home = int(_nearest(self.world, np.array([ch.node[j]]))[0])
+        i = self.net.insert((ch.l[j : j + 1], ch.r[j : j + 1], float(ch.score[j])), home)
+        return i, home
 
     def deliver(self, messages, entry: np.ndarray, last_hop: np.ndarray, handled, update_events):
         """``(Delivery, Traffic)`` of the events ``messages`` (one per update) entering at
