@@ -249,35 +249,16 @@ def _snap_many(start, end, leaf, box, pts, qs):
 @numba.njit(cache=True)
 def any_in_box(start, end, leaf, box, pts, q):
     """Whether message box ``q`` reaches a subscription of the tree ``(start, end,
-    leaf, box, pts)`` (:meth:`SubscriptionIndexBox.tree`): :func:`_snap`'s walk,
-    stopping at the first subscription found."""
-    D = pts.shape[1]
-    stack = np.empty(kdtree.STACK, np.int64)
-    stack[0] = 0
-    sp = 1
-    while sp > 0:
-        sp -= 1
-        v = stack[sp]
-        if end[v] <= start[v] or _misses(q, box, v, D):
-            continue
-        if _holds(q, box, v, D):
-            return True
-        if leaf[v]:
-            for p in range(start[v], end[v]):
-                if _reaches(q, pts, p):
-                    return True
-            continue
-        stack[sp] = 2 * v + 1
-        stack[sp + 1] = 2 * v + 2
-        sp += 2
-    return False
+    leaf, box, pts)`` (:meth:`SubscriptionIndexBox.tree`): :func:`report_upto` stopping
+    at the first subscription found."""
+    return report_upto(start, end, leaf, box, pts, q, 0, np.empty(1, np.int64)) > 0
 
 
 @numba.njit(cache=True)
 def report_upto(start, end, leaf, box, pts, q, limit, out):
     """Positions (rows of ``pts``) of the subscriptions message box ``q`` reaches, written
     to ``out[:count]``, stopping once more than ``limit`` are found (then ``count`` is
-    ``limit + 1`` and ``out`` holds some of them): :func:`any_in_box` for ``limit = 0``."""
+    ``limit + 1`` and ``out`` holds some of them); :func:`_snap`'s walk."""
     D = pts.shape[1]
     n = 0
     stack = np.empty(kdtree.STACK, np.int64)
