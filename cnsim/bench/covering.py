@@ -17,7 +17,16 @@ import numpy as np
 
 from cnsim.bench import provenance
 from cnsim.subscriptions.covering import make_graph
-from cnsim.subscriptions.covering.kdtree import OVERFLOW, UNDERFLOW
+from cnsim.subscriptions.covering.base import qualifies
+from cnsim.subscriptions.covering.kdtree import (
+    BUCKET,
+    DIM,
+    LEFT,
+    OVERFLOW,
+    RIGHT,
+    UNDERFLOW,
+    _qualifies_row,
+)
 from cnsim.subscriptions.covering.workload import UNSUBSCRIBE, command_stream
 
 BITS = 10  # attribute domain [0, 2**BITS - 1]
@@ -405,6 +414,8 @@ def run_bench(quick: bool = False, overlay: bool = True) -> dict:
     res["per_command_kdtree"] = {"dims": max(dims), "commands": sizes[0], **r}
     log(f"per-command k-d tree D={max(dims)} n={sizes[0]}: {r['commands_per_s']:.0f}/s")
     res["targets"] = targets(vb, vc, res["graphs"], dims, sizes)
+    # the absolute rate at the largest size and dimension, and where the k-d tree's time goes
+    res["speed"] = bench_speed(sizes[-1], max(dims), log)
     if overlay:
         res["overlay"] = bench_overlay(quick, log)
     res["wall_s"] = time.perf_counter() - t0
@@ -429,13 +440,14 @@ def bench_speed(n: int = 100_000, D: int = 16, log=print, repeats: int = 2, seed
     its counted work (queries, nodes visited, point comparisons) times the cost of one
     node and one comparison measured on this machine:
 
-    * ``ns_per_comparison``: the dominance test of the leaf scans (early exit at the
-      first failing coordinate) over every live point stored contiguously, for the
-      stream's subscribe points as queries; ``ns_per_comparison_gathered``: the same
-      comparisons through a shuffled slot list into ``P`` (the layout without points in
-      the buckets, and Z-order's, which reads ``P`` by slot);
-    * ``ns_per_node``: the final tree queried with every subscribe point (``kd_query``,
-      k = 1), minus its comparisons at the contiguous rate, per node visited;
+    * ``ns_per_node`` and ``ns_per_comparison``: every subscribe point of the stream
+      queried against the final tree without the early stop (``_walk``: kd_query's
+      search for all coverers), once with the leaf tests and once with the tests left
+      out; the second is the nodes' time, the difference the comparisons' (process
+      time, in place: the same buckets in the same order as the real queries);
+    * ``ns_per_comparison_scan`` / ``_gathered``: the leaf test over every bucket of
+      the final tree in its stored layout (``bpt``) and reading each point's row of
+      ``P`` by slot instead (the layout without points in the buckets, and Z-order's);
     * the run's time left over (insert with splits, delete with merges, the graph)."""
     from cnsim.subscriptions.covering.kdtree import kd_query
 
@@ -445,16 +457,17 @@ def bench_speed(n: int = 100_000, D: int = 16, log=print, repeats: int = 2, seed
     for rep in range(repeats):
         for index in ("kdtree", "zorder"):
             g = make_graph("gk", cs.d, index, k=1, **index_params(index))
-            t = time.perf_counter()
+            t, cpu = time.perf_counter(), time.process_time()
             g.run_commands(cs.op, cs.sid, cs.lo, cs.hi)
-            dt = time.perf_counter() - t
+            dt, cpu = time.perf_counter() - t, time.process_time() - cpu
             s = g.stats()
             work = [sum(s[o][c] for o in s) for c in ("queries", "nodes_visited",
                                                        "point_comparisons")]  # fmt: skip
-            res["runs"][f"{index}/{rep}"] = {"time_s": dt, "commands_per_s": n / dt}
+            res["runs"][f"{index}/{rep}"] = {"time_s": dt, "cpu_s": cpu, "commands_per_s": n / dt}
             log(f"speed D={D} n={n} {index} run {rep}: {dt:.2f}s {n / dt:.0f}/s")
             if index not in best or dt < best[index]["time_s"]:
-                best[index] = {"time_s": dt, "commands_per_s": n / dt, "queries": work[0],
+                best[index] = {"time_s": dt, "cpu_s": cpu, "commands_per_s": n / dt,
+                               "commands_per_cpu_s": n / cpu, "queries": work[0],
                                "nodes_visited": work[1], "point_comparisons": work[2]}  # fmt: skip
                 if index == "kdtree":
                     tree = g.index
@@ -466,82 +479,149 @@ def bench_speed(n: int = 100_000, D: int = 16, log=print, repeats: int = 2, seed
     qs[:, 0::2] = -cs.lo[cs.sid[sub]]
     qs[:, 1::2] = cs.hi[cs.sid[sub]]
     live = np.flatnonzero(tree.alive)
-    pts = np.ascontiguousarray(tree.P[live])
-    perm = np.random.default_rng(0).permutation(len(live))
+    buckets = np.array(_leaf_buckets(tree.nodes), np.int64)
     n_q = min(len(qs), 2000)  # 2,000 queries x every live point
-    _scan(pts, qs[:2], np.arange(2))  # compile
-    _gather(tree.P, live[perm][:2], qs[:2])
-    t = time.perf_counter()
-    c1 = _scan(pts, qs[:n_q], np.arange(len(pts)))
-    ns_pc = (time.perf_counter() - t) * 1e9 / c1
-    t = time.perf_counter()
-    c2 = _gather(tree.P, live[perm], qs[:n_q])
-    ns_pc_g = (time.perf_counter() - t) * 1e9 / c2
+    st = tree.st
+    _scan(st, tree.seq, qs[:1], buckets[:1], False, tree.P)  # compile
+    _scan(st, tree.seq, qs[:1], buckets[:1], True, tree.P)
+    t = time.process_time()
+    c1, h1 = _scan(st, tree.seq, qs[:n_q], buckets, False, tree.P)
+    ns_pc_scan = (time.process_time() - t) * 1e9 / c1
+    t = time.process_time()
+    c2, h2 = _scan(st, tree.seq, qs[:n_q], buckets, True, tree.P)
+    ns_pc_g = (time.process_time() - t) * 1e9 / c2
+    assert c1 == c2 == n_q * len(live) and h1 == h2, (c1, c2, h1, h2)
     out = np.empty(tree.capacity + 1, np.int64)
-    _replay(kd_query, tree.st, tree.P, tree.seq, qs[:2], out)
-    t = time.perf_counter()
-    nq, nv, pc = _replay(kd_query, tree.st, tree.P, tree.seq, qs, out)
-    t_q = time.perf_counter() - t
-    ns_nv = max(t_q * 1e9 - pc * ns_pc, 0.0) / max(nv, 1)
+    _replay(kd_query, st, tree.P, tree.seq, qs[:2], out, tree.capacity)  # compile
+    nq, nv_all, pc_all = _replay(kd_query, st, tree.P, tree.seq, qs, out, tree.capacity)
+    _walk(st, tree.seq, qs[:2], True)
+    _walk(st, tree.seq, qs[:2], False)
+    t = time.process_time()
+    nv1, pc1, hits = _walk(st, tree.seq, qs, True)
+    t_with = time.process_time() - t
+    t = time.process_time()
+    nv0, pc0, _ = _walk(st, tree.seq, qs, False)
+    t_without = time.process_time() - t
+    # the walk is kd_query's search: the same counts as kd_query asked for every coverer
+    assert (nv0, pc0) == (nv1, pc1) == (nv_all, pc_all), (nv0, pc0, nv1, pc1, nv_all, pc_all)
+    ns_nv = t_without * 1e9 / nv1
+    ns_pc = max(t_with - t_without, 0.0) * 1e9 / pc1
     kb = best["kdtree"]
     t_cmp = kb["point_comparisons"] * ns_pc * 1e-9
     t_nodes = kb["nodes_visited"] * ns_nv * 1e-9
     res["where"] = {
         "ns_per_comparison": ns_pc,
-        "ns_per_comparison_gathered": ns_pc_g,
-        "final_tree_queries": {"queries": nq, "nodes_visited": nv, "point_comparisons": pc,
-                               "time_s": t_q},  # fmt: skip
         "ns_per_node": ns_nv,
+        "ns_per_comparison_scan": ns_pc_scan,
+        "ns_per_comparison_gathered": ns_pc_g,
+        "walk": {
+            "queries": nq,
+            "nodes_visited": nv1,
+            "point_comparisons": pc1,
+            "coverers_found": hits,
+            "cpu_s_with_tests": t_with,
+            "cpu_s_without_tests": t_without,
+        },  # fmt: skip
         "comparisons_per_command": kb["point_comparisons"] / n,
         "nodes_per_command": kb["nodes_visited"] / n,
         "comparisons_s": t_cmp,
         "nodes_s": t_nodes,
-        "rest_s": kb["time_s"] - t_cmp - t_nodes,
+        "rest_s": kb["cpu_s"] - t_cmp - t_nodes,
         "live_at_end": len(live),
     }
     log(f"where: {res['where']}")
     return res
 
 
-@numba.njit(cache=True)
-def _dominates_row(p, q) -> bool:
-    for j in range(q.shape[0]):  # noqa: SIM110 - a loop numba compiles
-        if p[j] < q[j]:
-            return False
-    return True
+def _leaf_buckets(nodes) -> list[int]:
+    """The buckets of the tree's leaves, depth first from the root (right child first)."""
+    out, stack = [], [0]
+    while stack:
+        v = stack.pop()
+        if nodes[v, BUCKET] >= 0:
+            out.append(int(nodes[v, BUCKET]))
+        else:
+            stack += [int(nodes[v, LEFT]), int(nodes[v, RIGHT])]
+    return out
 
 
 @numba.njit(cache=True)
-def _scan(pts, qs, rows):
-    """Every query against every row of ``pts`` (contiguous), early exit; comparisons."""
+def _scan(st, seq, qs, buckets, gathered, P):
+    """Every query against every point of ``buckets`` with the leaf scan's test
+    (``covering``, ties included), reading the bucket's copy or, if ``gathered``, the
+    slot's row of ``P``; (comparisons, matches)."""
+    bkt, bsize, bpt = st[2], st[3], st[11]
     c = 0
     hits = 0
     for i in range(qs.shape[0]):
-        for r in rows:
-            c += 1
-            hits += _dominates_row(pts[r], qs[i])
-    return c + 0 * hits
+        q = qs[i]
+        for b in buckets:
+            for j in range(bsize[b]):
+                s = bkt[b, j]
+                c += 1
+                if gathered:
+                    ok = qualifies(P, s, q, seq, 2**62, True)
+                else:
+                    ok = _qualifies_row(bpt, b, j, s, q, seq, 2**62, True)
+                if ok:
+                    hits += 1
+    return c, hits
 
 
 @numba.njit(cache=True)
-def _gather(P, slots, qs):
-    """:func:`_scan` through a slot list into ``P`` (rows in random order)."""
-    c = 0
-    hits = 0
-    for i in range(qs.shape[0]):
-        for s in slots:
-            c += 1
-            hits += _dominates_row(P[s], qs[i])
-    return c + 0 * hits
-
-
-@numba.njit(cache=True)
-def _replay(query, st, P, seq, qs, out):
-    """Every point of ``qs`` as a ``cov_1`` query (ties included); counted work."""
+def _replay(query, st, P, seq, qs, out, k=1):
+    """Every point of ``qs`` as a ``cov_k`` query (ties included); counted work."""
     nv = 0
     pc = 0
     for i in range(qs.shape[0]):
-        _, a, b = query(st, P, seq, qs[i], 2**62, 1, True, out)
+        _, a, b = query(st, P, seq, qs[i], 2**62, k, True, out)
         nv += a
         pc += b
     return qs.shape[0], nv, pc
+
+
+@numba.njit(cache=True)
+def _walk(st, seq, qs, tests):
+    """``kd_query``'s covering search (``up``, every coverer: no early stop) for every
+    point of ``qs``, with the leaf tests or, if not ``tests``, without them (the same
+    nodes and the same points counted); (nodes visited, point comparisons, found)."""
+    nodes, sval, bkt, bsize, stack, masks, bpt = st[0], st[1], st[2], st[3], st[9], st[10], st[11]
+    nv = 0
+    pc = 0
+    found = 0
+    for r in range(qs.shape[0]):
+        q = qs[r]
+        full = (1 << q.shape[0]) - 1
+        top = 1
+        stack[0] = 0
+        masks[0] = 0
+        while top > 0:
+            top -= 1
+            v = stack[top]
+            m = masks[top]
+            nv += 1
+            b = nodes[v, BUCKET]
+            if b >= 0:
+                n = bsize[b]
+                if m == full:
+                    found += n
+                elif tests:
+                    for i in range(n):
+                        pc += 1
+                        if _qualifies_row(bpt, b, i, bkt[b, i], q, seq, 2**62, True):
+                            found += 1
+                else:
+                    pc += n
+                continue
+            j = nodes[v, DIM]
+            x = sval[v]
+            if x >= q[j]:
+                stack[top] = nodes[v, LEFT]
+                masks[top] = m
+                top += 1
+                masks[top] = m | (1 << j)
+            else:
+                masks[top] = m
+            stack[top] = nodes[v, RIGHT]
+            top += 1
+    return nv, pc, found

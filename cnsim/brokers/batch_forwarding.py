@@ -60,12 +60,9 @@ from cnsim.subscriptions.covering.graph import MAX_FAST_K, GkGraph, GStream
 BATCHED = ("none", "g1", "gk", "full", "poset")
 
 
-def supports(covering: str, covering_k: int = 1, withdrawing: bool = True) -> bool:
-    """Whether the batch replay runs this covering setting (else: the reference);
-    ``withdrawing=False`` leaves out G and the poset (what timed mode replays: its
-    message timing has been built and tested for G_k and flooding only)."""
-    if not withdrawing and covering in WITHDRAWING:
-        return False
+def supports(covering: str, covering_k: int = 1) -> bool:
+    """Whether the batch replay runs this covering setting (else: the reference; timed
+    mode replays the batch replay's messages, so it runs exactly these)."""
     return covering in BATCHED and (covering != "gk" or int(covering_k) <= MAX_FAST_K)
 
 

@@ -20,7 +20,6 @@ import numpy as np
 
 from cnsim.algorithms.registry import FAMILIES_15D, FAMILIES_BOXES, canonical_name, parse
 from cnsim.brokers import NETWORKS
-from cnsim.brokers.batch_forwarding import supports as batch_supports
 from cnsim.brokers.forwarding import COVERINGS
 from cnsim.brokers.ranked import PRUNING
 from cnsim.brokers.zones import ZONE_MODES
@@ -424,17 +423,6 @@ RULES: tuple[Rule, ...] = (  # rules across the scenario's keys, checked after S
         lambda v: v["subscriptions"]["attributes"] == 1 or v["overlay"]["kind"] == "content-based",
         "needs the content-based overlay (boxes of several attributes)",
         "1 unless overlay.kind = 'content-based' (not {overlay[kind]!r})",
-    ),
-    Rule(
-        "run.mode",
-        lambda v: (
-            not _timed(v)
-            or not _commands(v)
-            or batch_supports(v["overlay"]["covering"], v["overlay"]["covering_k"], False)
-        ),  # timed_churn
-        "is not available for a command stream covered by G or the poset",
-        "'counting', or 'timed' with overlay.covering 'none', 'g1' or 'gk' (not "
-        "{overlay[covering]!r}) when subscriptions.churn > 0 or subscriptions.attributes > 1",
     ),
     Rule(
         "events.batch_size",

@@ -30,7 +30,9 @@ Clock
 Columns added to the churn rows: ``latency_first_s``, ``latency_last_s`` (the
 catalog's), ``sub_delay_mean_s`` and ``sub_delay_max_s`` over the commands since the
 previous event; per broker: ``utilisation``, ``wait_mean_s``, ``wait_max_s``,
-``messages_served``.  Covering ``none``, ``g1``, ``gk`` (the batch replay's).
+``messages_served``.  Every covering setting the batch replay runs (``none``, ``g1``,
+``gk`` with k <= 64, ``full``, ``poset``; G's and the poset's withdrawals are messages
+like the others).
 """
 
 from __future__ import annotations

@@ -251,7 +251,7 @@ def _verify_churn(scenario: Scenario, events: int | None) -> Report:
 
 
 def _check_batch_replay(report: Report, scenario: Scenario, events, rows: list[dict]) -> None:
-    """The batch replay (what counting runs use for covering none/g1/gk) gives the
+    """The batch replay (what counting runs use for every covering setting) gives the
     reference's row for every event, ``match_*`` aside (``churn-batch-agrees``)."""
     from cnsim.brokers.batch_forwarding import supports
     from cnsim.simulations.churn import ChurnRun

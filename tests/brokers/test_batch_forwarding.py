@@ -255,3 +255,45 @@ def test_content_based_network_builds_with_the_batch_replay(monkeypatch):
     cols = ["delivered_msgs", "overlay_bytes", "ip_bytes", "last_hop_ip_bytes"]
     pd.testing.assert_frame_equal(frames["g1"][cols], frames["poset"][cols])
     pd.testing.assert_frame_equal(frames["g1"][cols], frames["poset-reference"][cols])
+
+
+@pytest.mark.parametrize("covering", ["full", "poset"])
+def test_the_message_log_of_g_and_the_poset_times_like_g_k(covering):
+    """What timed mode needs for G and the poset: the kept message log
+    (``keep_messages``) is complete and causal — every message's parent is a message of
+    the same command into its sender, and, driven by ``TimedChurn`` without queueing,
+    every command's propagation delay is the tree distance to the farthest broker one
+    of its messages (withdrawals included) reached, and every broker serves what
+    counting mode counts."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import shortest_path
+
+    from cnsim.simulations.timed import publication_times
+    from cnsim.simulations.timed_churn import TimedChurn
+
+    sc = churn(covering, commands=240, events=60)
+    timing = {**sc["timing"], "broker_service_s": 0.0, "bandwidth_mbps": 1e9}
+    run = ChurnRun(sc, engine="batch")
+    run.keep_paths = True
+    run.forwarding.keep_messages = True
+    rows = list(run.rows(check=True))
+    f, m = run.forwarding, run.forwarding.messages
+    t = f.stats()
+    assert t["withdrawals"] > 0 and len(m["cmd"]) == t["sub_msgs"] + t["unsub_msgs"]
+    par = m["parent"]
+    kid = par >= 0
+    assert (m["cmd"][par[kid]] == m["cmd"][kid]).all()
+    assert (m["dst"][par[kid]] == m["src"][kid]).all()
+    timer = TimedChurn(run, timing, sc["messages"]["event_bytes"])
+    timer.simulate(publication_times(timing, len(rows), run.seeds))
+    tr, lat = run.tree, np.asarray(run.world.broker_latency, float) / 1000.0
+    w = csr_matrix((lat[tr.src, tr.nbr] + 1e-12, (tr.src, tr.nbr)), shape=(tr.n, tr.n))
+    dist = shortest_path(w, directed=False)
+    st, home, delay = run.workload.stream, run.workload.home, timer.delays()
+    for c in range(len(st)):
+        s = int(st.sid[c])
+        dst = m["dst"][m["cmd"] == c]
+        want = timer.sub_last[s] + (dist[home[s], dst].max() if len(dst) else 0.0)
+        assert abs(delay[c] - want) < 1e-6, (c, delay[c], want)
+    hops = sum(len(p[3]) for p in run.paths)
+    assert sum(timer.served) == len(st) + len(m["cmd"]) + len(rows) + hops

@@ -77,13 +77,9 @@ def test_no_events_still_runs_every_command():
     "changes, match",
     [
         ({"overlay": {"kind": "meghdoot"}}, "subscriptions.churn = 0.3 needs the content-based"),
-        (
-            {"run": {"mode": "timed"}, "overlay": {"kind": "content-based", "covering": "poset"}},
-            "run.mode = 'timed' is not available for a command stream covered by G or the poset",
-        ),
     ],
 )
-def test_churn_needs_the_content_based_overlay_in_counting_mode(changes, match):
+def test_churn_needs_the_content_based_overlay(changes, match):
     with pytest.raises(ConfigError, match=match):
         scenario(**changes)
 

@@ -32,7 +32,7 @@ def scenario(covering="g1", mode="timed", service=1e-5, bandwidth=100.0, d=2, **
     )
 
 
-@pytest.mark.parametrize("covering", ["none", "g1", "gk"])
+@pytest.mark.parametrize("covering", ["none", "g1", "gk", "full", "poset"])
 def test_timed_and_counting_modes_agree_on_every_count(covering):
     timed = simulate_churn(scenario(covering))
     counting = simulate_churn(scenario(covering, mode="counting"))

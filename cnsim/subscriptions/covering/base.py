@@ -79,23 +79,31 @@ def brute_covering(P: np.ndarray, seq: np.ndarray, q: np.ndarray, qseq: int, up:
 
 @numba.njit(cache=True, inline="always")
 def qualifies(P, s, q, seq, qseq, up) -> bool:
-    """Whether slot ``s`` covers (``up``) or is covered by point ``q`` (tie rule)."""
-    eq = True
-    if up:
-        for j in range(q.shape[0]):
-            v = P[s, j]
-            if v < q[j]:
-                return False
-            if v != q[j]:
-                eq = False
-        return (not eq) or seq[s] < qseq
-    for j in range(q.shape[0]):
-        v = P[s, j]
-        if v > q[j]:
-            return False
-        if v != q[j]:
-            eq = False
-    return (not eq) or seq[s] > qseq
+    """Whether slot ``s`` covers (``up``) or is covered by point ``q`` (tie rule).
+
+    Branch-free over the coordinates: it counts those below, above and equal to
+    ``q``'s and decides once, instead of leaving at the first coordinate on the wrong
+    side.  Whether a random point passes a coordinate is a coin toss the branch
+    predictor loses: k-d tree queries at 16 dimensions took 13.3 ns per point compared
+    (nodes included) with the early exit and 8.0 ns now (benchmarks/RESULTS.md, issue
+    12).  One
+    point compared is still one point comparison.  How it is written matters to
+    numba/LLVM, measured in place: one loop for both directions (two loops, chosen by
+    ``up``, ran 4x slower) and plain ``if``s at the end (``return bad == 0 and (...)``
+    ran 3x slower)."""
+    D = q.shape[0]
+    lt = 0  # coordinates below q's
+    gt = 0  # above
+    same = 0  # equal
+    for j in range(D):  # one loop for both directions (see above)
+        lt += P[s, j] < q[j]
+        gt += P[s, j] > q[j]
+        same += P[s, j] == q[j]
+    if (lt if up else gt) != 0:
+        return False
+    if same < D:
+        return True
+    return seq[s] < qseq if up else seq[s] > qseq
 
 
 def strictly_covers(P: np.ndarray, seq: np.ndarray, a: int, b: int) -> bool:

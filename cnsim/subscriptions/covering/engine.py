@@ -27,7 +27,11 @@ Graph arrays, by slot (``cap`` slots, ``k`` in-edges at most per node):
 
 The covering index is reached through ``ix_room``, ``ix_insert``, ``ix_delete`` and
 ``ix_query``, dispatched at compile time on its ``kernel_state()`` tuple (k-d tree,
-naive scan or Z-order), so the loop compiles once per index and is cached.
+naive scan or Z-order), so the loop compiles once per index and is cached.  The cache
+is keyed on this file only: after a change to the index functions (``kdtree.py``,
+``naive.py``, ``zorder.py``, ``base.qualifies``) this file must change too (or
+``__pycache__`` be cleared), else the loop keeps their old machine code — as it did,
+silently, for the branch-free ``qualifies`` (issue 12, fifth session) until this note.
 """
 
 from __future__ import annotations

@@ -48,25 +48,23 @@ ROOM, WIDEN, MORE_IDS = 0, 1, 2
 
 
 @numba.njit(cache=True, inline="always")
-def _qualifies_row(p, s, q, seq, qseq, up) -> bool:
-    """:func:`qualifies` on the bucket's copy ``p`` of slot ``s``'s point (a leaf scan
-    then reads one contiguous block instead of a row of ``P`` per point)."""
-    eq = True
-    if up:
-        for j in range(q.shape[0]):
-            v = p[j]
-            if v < q[j]:
-                return False
-            if v != q[j]:
-                eq = False
-        return (not eq) or seq[s] < qseq
-    for j in range(q.shape[0]):
-        v = p[j]
-        if v > q[j]:
-            return False
-        if v != q[j]:
-            eq = False
-    return (not eq) or seq[s] > qseq
+def _qualifies_row(bpt, b, i, s, q, seq, qseq, up) -> bool:
+    """:func:`qualifies` on the copy ``bpt[b, i]`` of slot ``s``'s point in its bucket
+    (a leaf scan then reads one contiguous block instead of a row of ``P`` per point).
+    Branch-free over the coordinates, as :func:`qualifies` (why and how: there)."""
+    D = q.shape[0]
+    lt = 0  # coordinates below q's
+    gt = 0  # above
+    same = 0  # equal
+    for j in range(D):  # one loop for both directions (see qualifies)
+        lt += bpt[b, i, j] < q[j]
+        gt += bpt[b, i, j] > q[j]
+        same += bpt[b, i, j] == q[j]
+    if (lt if up else gt) != 0:
+        return False
+    if same < D:
+        return True
+    return seq[s] < qseq if up else seq[s] > qseq
 
 
 @numba.njit(cache=True)
@@ -253,7 +251,7 @@ def kd_query(st, P, seq, q, qseq, k, up, out):
                 for i in range(n):
                     s = bkt[b, i]
                     pc += 1
-                    if _qualifies_row(bpt[b, i], s, q, seq, qseq, up):
+                    if _qualifies_row(bpt, b, i, s, q, seq, qseq, up):
                         out[found] = s
                         found += 1
                         if found == k:

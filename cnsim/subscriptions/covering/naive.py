@@ -6,6 +6,12 @@ looked at is one point comparison; the scan visits one "node" (the whole list).
 Insert, delete and scan are numba functions on ``kernel_state() = (order, pos,
 meta)`` (``meta[0]`` the number of live points), shared with the relation graphs'
 command loop (:mod:`cnsim.subscriptions.covering.engine`).
+
+numba's on-disk cache (``cache=True``) keys a compiled function on its own file only:
+after a change to a function it calls from another module (``qualifies`` in
+``base.py``, ``kd_query`` in ``kdtree.py``), this file must change too (or
+``__pycache__`` be cleared), else the old machine code is loaded.  Last done for the
+branch-free ``qualifies`` (issue 12, fifth session).
 """
 
 from __future__ import annotations

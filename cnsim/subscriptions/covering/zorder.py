@@ -33,6 +33,12 @@ a binary search away) and ``binfo[:, 3]`` a stack of free block ids.  A full blo
 splits in two; an empty one is freed.  Ranks, and therefore every decision and count
 of the query, are those of a single sorted list.  Insert, delete and the query run in
 numba on ``kernel_state()`` (shared with :mod:`cnsim.subscriptions.covering.engine`).
+
+numba's on-disk cache (``cache=True``) keys a compiled function on its own file only:
+after a change to a function it calls from another module (``qualifies`` in
+``base.py``, ``kd_query`` in ``kdtree.py``), this file must change too (or
+``__pycache__`` be cleared), else the old machine code is loaded.  Last done for the
+branch-free ``qualifies`` (issue 12, fifth session).
 """
 
 from __future__ import annotations

@@ -219,3 +219,21 @@ def test_batch_errors():
     assert len(g) == 1 and g.forwarded(7)
     with pytest.raises(InputError):
         make_graph("gk", 2, "naive", k=0)
+
+
+@pytest.mark.parametrize("index", ["kdtree", "zorder"])
+def test_gk_forwards_the_same_for_every_k(index):
+    """RESULTS' claim (the overlay's G_1 and G_3 rows are equal): under G_k a
+    subscription is forwarded exactly when it is first left without a live coverer,
+    whatever k — k changes the covering work only."""
+    cs = command_stream(1500, 2, 0.35, seed=9, bits=4)
+    params = {**SMALL[index], "high": 15} if index == "zorder" else SMALL[index]
+    runs = {}
+    for k in (1, 2, 3, 6):
+        g = make_graph("gk", 2, index, k=k, **params)
+        fwd, ptr, rsid = g.run_commands(cs.op, cs.sid, cs.lo, cs.hi)
+        runs[k] = (fwd.tolist(), ptr.tolist(), rsid.tolist(), g.stats())
+    for k in (2, 3, 6):
+        assert runs[k][:3] == runs[1][:3], k
+    assert runs[6][3] != runs[1][3]  # but not the same work
+    assert sum(runs[1][0]) < len(runs[1][0]) - 100 and len(runs[1][2]) > 10
