@@ -24,7 +24,10 @@ partitions need more than ``BUDGET`` slabs together is *censored* (``BUDGET``;
 of the means (which are then means over the events that finished — lower than the
 true mean). Paint-Sparse runs the same events with the same budget (its pruned
 partition is a numba kernel too, one snap per slab asked inside it); the
-``*_on_common_events`` means are over the events both finished, for the ratio. For
+``*_on_common_events`` means are over the events both finished, for the ratio. Then
+``sparse_wide`` runs Paint-Sparse alone on the d = 3, 4 workloads and events with a 10×
+larger budget (``SPARSE_BUDGET``), which leaves (almost) none of its events censored;
+``slabs_mean`` is each cell's partition work per finished event. For
 d = 1 the figures are checked against the 1-d Paint-Dense on the same workload;
 ``engines`` times each numba partition against its Python reference on the same
 events (identical messages and counts required).
@@ -49,12 +52,19 @@ from cnsim.subscriptions.index_box import SubscriptionIndexBox
 KS = [1, 2, 5, 10]
 DS = [1, 2, 3, 4]
 # Slabs one event's partitions may visit before it is censored (both approaches). The
-# full run fits ~20 minutes of one core: at d = 3, 4 Paint-Dense's events need 10^6 to
-# 10^8 slabs at 3-6 µs each, so a larger budget or more events costs hours.
+# full run fits ~20 minutes of one core (and ~15 more for ``sparse_wide``): at d = 3, 4
+# Paint-Dense's events need 10^6 to 10^8 slabs at 3-6 µs each, so a larger budget or more
+# events costs hours.
 BUDGET = 1_000_000
 BUDGET_QUICK = 200_000
 EVENTS = {1: 400, 2: 400, 3: 30, 4: 15}  # events per d, for both approaches
 EVENTS_QUICK = {1: 200, 2: 60, 3: 10, 4: 5}
+N, M = 2_000, 20_000  # objects and subscriptions
+# Paint-Sparse alone on the d = 3, 4 rows with a 10x larger budget (``sparse_wide``): its
+# pruned partitions are cheap enough, and at BUDGET it censors some events too.
+SPARSE_BUDGET = 10_000_000
+SPARSE_BUDGET_QUICK = 2_000_000
+SPARSE_WIDE_DS = [3, 4]
 
 
 def workload(d: int, n: int, m: int, events: int, seed: int = 0):
@@ -89,13 +99,14 @@ def bound(n: int, k: int, d: int) -> dict[str, float]:
 
 def measure(approach, stream, sky=None) -> dict:
     """Per-event means of one approach over ``stream`` (censored events left out)."""
-    msgs, censored, sizes, per_event = [], 0, [], []
+    msgs, censored, sizes, per_event, slabs = [], 0, [], [], []
     counter = approach.counter
     started = time.perf_counter()
     for i, y_new in stream:
         try:
             msgs.append(len(approach.process(np.array([i]), np.array([y_new]))))
             per_event.append(msgs[-1])
+            slabs.append(approach._slabs)  # visited by the event's partitions
         except RegionTooLarge:
             per_event.append(None)
             censored += 1
@@ -111,6 +122,8 @@ def measure(approach, stream, sky=None) -> dict:
         "msgs_sem": float(a.std(ddof=1) / np.sqrt(len(a))) if len(a) > 1 else None,
         "msgs_max": float(a.max()) if len(a) else None,
         "msgs_median": float(np.median(a)) if len(a) else None,
+        "slabs_mean": _mean(slabs),  # partition work per finished event
+        "slabs_max": int(max(slabs)) if slabs else None,
         **{k: v / len(stream) for k, v in counter.as_dict().items()},
         "server_time_s": wall / len(stream),
         "per_event": per_event,  # messages per event, None: censored
@@ -162,6 +175,40 @@ def compare_sparse_engines(d: int, k: int, events: int, n: int = 2_000, m: int =
             "snaps_per_event": calls["numba"]["calls_snap"] / events}  # fmt: skip
 
 
+def sparse_wide(quick: bool = False, log: Callable[[str], None] | None = None) -> dict:
+    """Paint-Sparse alone on the workloads and events of the d = 3, 4 rows with the
+    larger budget ``SPARSE_BUDGET``: its messages per event with fewer events censored."""
+    budget = SPARSE_BUDGET_QUICK if quick else SPARSE_BUDGET
+    results: dict[int, dict[int, dict]] = {}
+    for d in SPARSE_WIDE_DS:
+        x, y, l, r, stream = workload(d, N, M, (EVENTS_QUICK if quick else EVENTS)[d])
+        subs = SubscriptionIndexBox(l, r)
+        results[d] = {}
+        for k in KS:
+            row = measure(PaintSparseBoxes(ObjectIndexD(x, y), subs, k, budget=budget), stream)
+            results[d][k] = row
+            if log is not None:
+                log(f"sparse, budget {budget:,}: d={d} k={k}: {row['msgs_mean']} "
+                    f"({row['censored']} censored, {row['server_time_s']:.3f}s/event)")  # fmt: skip
+    return {"budget_slabs": budget, "results": results}
+
+
+def dense_wide(d: int, ks: list[int], budget: int,
+               log: Callable[[str], None] | None = None) -> dict:  # fmt: skip
+    """Paint-Dense alone on the workload and events of row d with a larger ``budget``
+    (not part of ``run_bench``: at d = 3 it takes tens of seconds per event); the same
+    per-event figures as the main table, plus the skyband sizes."""
+    x, y, _, _, stream = workload(d, N, M, EVENTS[d])
+    results = {}
+    for k in ks:
+        dense = PaintDenseBoxes(ObjectIndexD(x, y), k, budget=budget)
+        results[k] = row = measure(dense, stream)
+        if log is not None:
+            log(f"dense, budget {budget:,}: d={d} k={k}: {row['msgs_mean']} "
+                f"({row['censored']} censored, {row['server_time_s']:.3f}s/event)")  # fmt: skip
+    return {"d": d, "budget_slabs": budget, "results": results}
+
+
 def _logger(started: float) -> Callable[[str], None]:
     """Progress lines on stderr (stdout carries the headline JSON), with elapsed time."""
 
@@ -177,7 +224,7 @@ def _mean(values: list) -> float | None:
 
 def run_bench(quick: bool = False) -> dict:
     """Paint-Dense and Paint-Sparse for every d and k on one workload per d."""
-    n, m = 2_000, 20_000
+    n, m = N, M
     started = time.perf_counter()
     log = _logger(started)
     results: dict[int, dict[int, dict]] = {}
@@ -235,6 +282,7 @@ def run_bench(quick: bool = False) -> dict:
                       compare_sparse_engines(3, 1, 2 if quick else 5)]  # fmt: skip
     log("engines (Paint-Sparse): "
         f"{[(e['d'], e['k'], round(e['speedup'], 1)) for e in sparse_engines]}")  # fmt: skip
+    wide = sparse_wide(quick, log)
     return {
         **provenance("boxes", quick),
         "objects": n,
@@ -245,6 +293,7 @@ def run_bench(quick: bool = False) -> dict:
         "sparse_engines": sparse_engines,
         "message_bytes": {d: message_bytes(d) for d in DS},
         "results": results,
+        "sparse_wide": wide,
         "d1_vs_1d_paint_dense": checks,
         "headline": {
             f"d={d}": {

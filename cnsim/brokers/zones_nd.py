@@ -4,7 +4,7 @@ box messages over them — the dimension-generic form of :mod:`cnsim.brokers.zon
 
 S is the cube ``[lo, hi]^D``. It is 3-d for 1.5-d range subscriptions (seed 003
 appendix D: a subscription ``[l1, r1] × (−∞, r2]`` is the point ``(l1, r1, r2)``) and
-2d-dimensional for d-dimensional boxes (``(l_1, …, l_d, r_1, …, r_d)``).
+2d-dimensional for d-dimensional boxes (``(l_1, r_1, …, l_d, r_d)``).
 
 Messages. A message is a box given as D pairs ``(lo_d, hi_d)`` (a row of 2D values, in
 the column order of the run's messages: 1.5-d ``(lO, lI, rI, rO, vI, vO)``). Each

@@ -605,6 +605,10 @@ class Scenario:
             if all(self.values[s][k] == SCHEMA[s][k].default for s, k in group):
                 for section, key in group:
                     del out[section][key]
+        if self.values["subscriptions"]["kind"] == "box":  # the 1.5-d keys, which boxes refuse
+            for section, key in (("subscriptions", "dataset"), ("subscriptions", "cover"),
+                                 ("messages", "box_bytes")):  # fmt: skip
+                out.get(section, {}).pop(key, None)
         if "ranked" in out and not out["ranked"]["commands"]:  # no joins/leaves: as before
             del out["ranked"]["commands"], out["ranked"]["churn"]
         if "ranked" in out and out["ranked"].get("regions") == 1:  # the default: as before

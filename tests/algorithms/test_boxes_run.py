@@ -86,6 +86,9 @@ def test_one_d_scenarios_record_no_box_keys():
     d = scenario().as_dict()
     assert d["subscriptions"]["dims"] == 2 and d["subscriptions"]["kind"] == "box"
     assert d["algorithm"]["box_budget"] == 2_000_000
+    # the 1.5-d keys, which box scenarios refuse, are not recorded for them either
+    assert "dataset" not in d["subscriptions"] and "cover" not in d["subscriptions"]
+    assert "box_bytes" not in d.get("messages", {})
 
 
 def test_workload_attributes_and_boxes():
