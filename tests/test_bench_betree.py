@@ -63,11 +63,16 @@ def test_run_full_counts_agree_shares_points_and_resumes(monkeypatch):
         for c in fig["uniform"].values():
             m = {lab: r["mean_matches"] for lab, r in c.items()}
             assert len(set(m.values())) == 1, m  # all agree with the scan
-    # resuming from a partial result measures nothing again
+    # resuming from a partial result measures nothing again, and every partial result
+    # of the resumed run holds the prior's points from the start
     part = json.loads(json.dumps(res, default=B.json_default))
     calls.clear()
-    again = _run(prior=part)
+    seen = []
+    again = _run(prior=part, on_point=lambda r: seen.append(json.loads(json.dumps(r))))
     assert calls == []
+    for snap in seen:
+        for fig, per in part["figures"].items():
+            assert snap["figures"][fig]["uniform"].keys() == per["uniform"].keys()
     assert again["figures"]["fig8_size"]["uniform"]["600"]["k-ind"]["match_us"] == pytest.approx(
         res["figures"]["fig8_size"]["uniform"]["600"]["k-ind"]["match_us"]
     )
@@ -76,6 +81,19 @@ def test_run_full_counts_agree_shares_points_and_resumes(monkeypatch):
     text = B.tables(merged)
     assert "| uniform | 600 |" in text and "**fig7_clusters**" in text
     assert np.isfinite(cell["BE*-B"]["top_us"][1])
+
+
+def test_builds_are_warmed_before_they_are_timed(monkeypatch):
+    """No measured build includes numba compilation: run_full builds every structure on
+    a small workload before its first measured point."""
+    order = []
+    warm = B.warm_builds
+    monkeypatch.setattr(B, "warm_builds", lambda s, seed=0: order.append(("warm", tuple(s))))
+    real = B.measure
+    monkeypatch.setattr(B, "measure", lambda *a, **k: order.append(a[0]) or real(*a, **k))
+    _run()
+    assert order[0] == ("warm", tuple(STRUCT)) and len(order) > 1
+    warm({"BE*": ("betree_star", False, None, None), "k-ind": ("kindex", False, None, None)})
 
 
 def test_build_speedup_compares_the_same_trees():
@@ -121,6 +139,25 @@ def test_run_full_1m_resumes_without_measuring_again(monkeypatch):
     res = B.run_full_1m(speedup_n=0, n=300, n_events=6, axes=axes, prior=part)
     # 3 distinct points per distribution (0.001 is the n = 300 point): 6, 3 kept
     assert len(calls) == 3 * len(B.FULL_1M_STRUCTURES)
-    assert res["figures"]["fig8_size"]["uniform"]["300"] == part["figures"]["fig8_size"][
-        "uniform"
-    ]["300"]
+    assert (
+        res["figures"]["fig8_size"]["uniform"]["300"]
+        == part["figures"]["fig8_size"]["uniform"]["300"]
+    )
+    # the resumed run adds its wall time and peak memory to the first one's
+    assert len(part["runs"]) == 1 and len(res["runs"]) == 2
+    assert res["wall_s"] == pytest.approx(part["wall_s"] + res["runs"][1]["wall_s"])
+    assert res["max_rss_mb"] == max(r["max_rss_mb"] for r in res["runs"])
+    # a run stopped in the second stage (Fig 9) keeps its Fig 9 points when resumed
+    late = next(r for r in seen if "0.01" in r["figures"].get("fig9_match_prob", {}).get(
+        "uniform", {}))  # fmt: skip
+    assert "zipf" not in late["figures"]["fig9_match_prob"]
+    calls.clear()
+    again = B.run_full_1m(speedup_n=0, n=300, n_events=6, axes=axes, prior=late)
+    assert len(calls) == len(B.FULL_1M_STRUCTURES)  # zipf 0.01 only
+    for fig, per in late["figures"].items():
+        for dist, rows in per.items():
+            for val, cell in rows.items():
+                assert again["figures"][fig][dist][val] == cell
+    old = {k: v for k, v in part.items() if k != "runs"}  # a file written before ``runs``
+    res = B.run_full_1m(speedup_n=0, n=300, n_events=6, axes=axes, prior=old)
+    assert res["runs"][0] == {"wall_s": part["wall_s"], "max_rss_mb": part["max_rss_mb"]}

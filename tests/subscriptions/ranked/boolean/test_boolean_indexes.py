@@ -15,6 +15,7 @@ from cnsim.subscriptions.ranked.boolean import (
     brute_match,
     brute_top_k,
     parse,
+    parse_many,
 )
 
 NAMES = sorted(REGISTRY)
@@ -198,3 +199,45 @@ def test_from_arrays():
         Expressions.from_arrays([0, 1], [1], ["between"], [1.0], [0, 1], [3])
     with pytest.raises(InputError, match="two predicates"):
         Expressions.from_arrays([0, 2], [1, 1], [2, 2], [1.0, 1.0], [0, 1, 2], [3, 4])
+
+
+def test_table1_mapping():
+    """Seed 002 Table I, row by row (epsilon: the neighbouring float64)."""
+    inf = np.inf
+    below, above = np.nextafter(4.0, -inf), np.nextafter(4.0, inf)
+    rows = {
+        "a1 < 4": (-inf, below),
+        "a1 <= 4": (-inf, 4.0),
+        "a1 = 4": (4.0, 4.0),
+        "a1 != 4": (-inf, inf),
+        "a1 >= 4": (4.0, inf),
+        "a1 > 4": (above, inf),
+        "a1 in (7, 4, 9)": (4.0, 9.0),
+        "a1 not in (7, 4, 9)": (-inf, inf),
+        "a1 between 4 and 9": (4.0, 9.0),
+    }
+    for text, want in rows.items():
+        e = parse(text)
+        assert (e.lo[0], e.hi[0]) == want, text
+    # and the exact test behind the filter: Table I's boxes alone would match these
+    subs = parse_many(["a1 != 4", "a1 not in (4, 5)", "a1 in (3, 5)", "a1 < 4", "a1 > 4"])
+    assert list(brute_match(subs, parse("a1 = 4"))) == []
+    for name in NAMES:
+        ix = REGISTRY[name](subs)
+        assert list(ix.match("a1 = 4")) == []
+        assert list(ix.match("a1 = 5")) == [0, 2, 4]
+
+
+def test_betree_parameters_default_to_the_papers():
+    """Seed 002 §VII-B: A by match probability (Table II(a)), alpha = 10%, beta = 4, the
+    exhaustive split; bad values are rejected with the key and the value."""
+    cls = REGISTRY["betree_star"]
+    for p, a in ((0.0001, 5), (0.001, 5), (0.0099, 5), (0.01, 20), (0.09, 20), (0.1, 160)):
+        assert a == cls(match_probability=p).A
+    ix = cls()
+    assert (ix.A, ix.alpha, ix.beta, ix.split) == (5, 0.1, 4.0, "exhaustive")
+    assert ix.recycle_below == 2
+    for kw, key in (({"leaf_capacity": 0}, "leaf_capacity"), ({"alpha": 0.7}, "alpha"),
+                    ({"beta": 0.5}, "beta"), ({"split": "greedy"}, "split")):  # fmt: skip
+        with pytest.raises(InputError, match=key):
+            cls(**kw)
