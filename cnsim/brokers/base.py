@@ -132,11 +132,22 @@ class Network(ABC):
 
     @abstractmethod
     def deliver(
-        self, approach: ApproachSpec, messages: Messages, update_events: np.ndarray
+        self,
+        approach: ApproachSpec,
+        messages: Messages,
+        update_events: np.ndarray,
+        servers: np.ndarray | None = None,
     ) -> tuple[Delivery, Traffic]:
         """Deliver ``messages`` of ``approach``; ``update_events`` gives the event of
         each update of the batch (an approach whose events enter at the publisher sends
-        one message per update, from the publisher's broker)."""
+        one message per update, from the publisher's broker); ``servers``, with several
+        servers (:meth:`place_servers`), the server each message leaves from."""
+
+    def place_servers(self, zones, events) -> np.ndarray | None:
+        """Place the servers of the distributed object database (``zones``: a
+        :class:`cnsim.server.distributed.Zones`; ``events``: the run's events) and
+        return the IP hops between neighbouring servers' brokers, or None: no brokers."""
+        return None
 
     def publish_ip_hops(self, approach: ApproachSpec, first: int, stop: int) -> int:
         """IP hops of events ``first .. stop - 1`` from their publishers to where they

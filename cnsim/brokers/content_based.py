@@ -130,7 +130,11 @@ class ContentBasedCN(Network):
         return cn
 
     def deliver(
-        self, approach: ApproachSpec, messages: Messages, update_events: np.ndarray
+        self,
+        approach: ApproachSpec,
+        messages: Messages,
+        update_events: np.ndarray,
+        servers: np.ndarray | None = None,
     ) -> tuple[Delivery, Traffic]:
         """Publish every message's point ``x`` at its publisher's broker and route it."""
         assert (approach.entry, approach.message) in self.carries, approach

@@ -28,7 +28,11 @@ class IdealCN(Network):
         return cls(subscriptions)
 
     def deliver(
-        self, approach: ApproachSpec, messages: Messages, update_events: np.ndarray
+        self,
+        approach: ApproachSpec,
+        messages: Messages,
+        update_events: np.ndarray,
+        servers: np.ndarray | None = None,
     ) -> tuple[Delivery, Traffic]:
         """Deliveries of ``messages``, in send order; no traffic."""
         if approach.message == "targeted":

@@ -14,6 +14,10 @@ Traffic is counted in message-hops; the metrics weigh them by message sizes:
 Targeted (unicast) messages go from the server straight to the gateway broker over
 IP: one overlay link (none when the server is the gateway) of ``broker_hops`` IP hops.
 
+With ``[server] count > 1`` (seed 003 appendix C) the servers sit at distinct brokers
+(:meth:`MeghdootCN.place_servers`) and every message leaves from the zone of the
+broker of the server that generated it, region and targeted messages alike.
+
 Ranked events (approach ``ranked``, issue 13) reach the k best-scoring matching
 subscriptions of the whole network; the zones keep score bounds and answer them as
 :class:`~cnsim.brokers.ranked.RankedOverlay` describes (built only when a ranked
@@ -28,7 +32,7 @@ from cnsim.algorithms.base import ApproachSpec
 from cnsim.algorithms.messages import Messages
 from cnsim.algorithms.registry import parse
 from cnsim.brokers.base import ALL_CARRIED, Delivery, Network, Paths, Traffic
-from cnsim.brokers.endpoints import Endpoints
+from cnsim.brokers.endpoints import Endpoints, diagonal_servers
 from cnsim.brokers.gateways import Gateways
 from cnsim.brokers.routing import Routes, route
 from cnsim.brokers.zones import Zones, build_zones
@@ -91,20 +95,39 @@ class MeghdootCN(Network):
             cn.ranked = RankedOverlay.create(scenario, l, r, zones, world, seeds, n_events)
         return cn
 
+    def place_servers(self, zones, events) -> np.ndarray:
+        """Put the ``zones.count`` servers on distinct brokers along the diagonal of S
+        (:func:`~cnsim.brokers.endpoints.diagonal_servers`), every update at the server
+        owning its x; the IP hops between neighbouring servers' brokers."""
+        brokers = self.zones.owner[diagonal_servers(self.zones, zones.bounds)]
+        update_server = zones.owner(events.x)
+        self.endpoints = self.endpoints.with_servers(brokers, update_server, events.start)
+        return self.endpoints.server_link_ip_hops()
+
     def deliver(
-        self, approach: ApproachSpec, messages: Messages, update_events: np.ndarray
+        self,
+        approach: ApproachSpec,
+        messages: Messages,
+        update_events: np.ndarray,
+        servers: np.ndarray | None = None,
     ) -> tuple[Delivery, Traffic]:
         """Route ``messages`` from where ``approach``'s events enter and deliver them at
-        the zones reached, from the subscriptions their brokers hold."""
+        the zones reached, from the subscriptions their brokers hold (``servers``: the
+        server each message leaves from, when there are several)."""
         handled = self.handled.setdefault(approach.name, np.zeros(self.world.n_brokers, np.int64))
         if not len(messages):
             return Delivery.of(messages, np.zeros(1, np.int64), np.empty(0, np.int64)), Traffic()
+        entry = None  # several servers: the broker each message leaves from
+        if servers is not None and approach.entry == "server":
+            entry = self.endpoints.server_entry(servers)
         if approach.message == "targeted":
-            return self._targeted(messages, handled)
+            return self._targeted(messages, handled, entry)
         source = self.zone_of_broker[self.endpoints.entry_brokers(approach, update_events)]
         if approach.message == "ranked":
             return self.ranked.deliver(messages, source, self.last_hop, handled, update_events)
-        if approach.entry == "server":
+        if entry is not None:
+            source = self.zone_of_broker[entry]  # each message from its server's zone
+        elif approach.entry == "server":
             source = source[:1]  # every message leaves the server's zone
         r = messages.rects
         routes = self._route(r, source)
@@ -132,22 +155,31 @@ class MeghdootCN(Network):
         one gateway are runs of its leaves."""
         return self.gateways.ids
 
-    def _targeted(self, messages: Messages, handled: np.ndarray) -> tuple[Delivery, Traffic]:
-        """Each message straight from the server to the gateway holding its target."""
+    def _targeted(
+        self, messages: Messages, handled: np.ndarray, entry: np.ndarray | None = None
+    ) -> tuple[Delivery, Traffic]:
+        """Each message straight from the server (``entry``: the broker of its server,
+        when there are several) to the gateway holding its target."""
         gateways = self.gateway[messages.target]
-        remote = gateways != self.server
+        if entry is None:
+            server, server_zone = self.server, self.zones.server_zone
+            handled[self.server] += len(messages)
+            sources = np.full(len(messages), server_zone)
+        else:
+            server = entry
+            np.add.at(handled, entry, 1)
+            sources = self.zone_of_broker[entry]
+        remote = gateways != server
         np.add.at(handled, gateways[remote], 1)
-        handled[self.server] += len(messages)
-        server_zone = self.zones.server_zone
         gateway_zones = self.gateway_zone[messages.target][remote]
         traffic = Traffic(
             overlay_hops=int(remote.sum()),
-            ip_hops=int(self.world.broker_hops[self.server, gateways].sum(dtype=np.int64)),
+            ip_hops=int(self.world.broker_hops[server, gateways].sum(dtype=np.int64)),
             last_hop_ip_hops=int(self.last_hop[messages.target].sum()),
             paths=Paths(
-                np.full(len(messages), server_zone),
+                sources,
                 np.concatenate([[0], np.cumsum(remote)]),
-                np.full(len(gateway_zones), server_zone),
+                sources[remote],
                 gateway_zones,
             ),
         )

@@ -28,6 +28,15 @@ global ids). The *traversal length* of a query is the number of neighbour server
 walks to beyond the one it starts at (0 when the owner answers alone), the quantity
 of appendix C's estimate ``2k·s/n`` and its Figure 20.
 
+**Walk traffic.** Each server sits at a broker of the overlay (placed by the
+network, e.g. :meth:`cnsim.brokers.meghdoot.MeghdootCN.place_servers`), and every
+neighbour step of a walk is one *walk message* over the IP path between the two
+servers' brokers: the query passed on with the answer it brings back (:data:`WALK_BYTES`).
+A query walking ``h`` steps sends ``h`` walk messages, one over each neighbour link
+between its first and last server (a ``min_y`` from inside its range walks west and
+east, one link each, still ``last - first`` in all), so walk messages equal the
+traversals counted; their IP hops weigh each link by its brokers' IP hop count.
+
 **Zones** (:meth:`Zones.split`): with the ``n`` live objects' x-values sorted,
 ``x_(0) <= … <= x_(n-1)``, boundary ``ℓ_j`` (``j = 1 .. s-1``) is the midpoint
 ``(x_(a-1) + x_(a)) / 2`` with ``a = ⌊j·n/s⌋``, so server ``j`` starts with
@@ -59,7 +68,21 @@ from cnsim.server.object_index import (
 )
 from cnsim.subscriptions.workload import Updates
 
-__all__ = ["DistributedCounter", "DistributedIndex", "ServerIndex", "ServerLoad", "Zones"]
+__all__ = [
+    "WALK_BYTES",
+    "DistributedCounter",
+    "DistributedIndex",
+    "ServerIndex",
+    "ServerLoad",
+    "Zones",
+]
+
+# Bytes of one walk message (a neighbour step of first_k / min_y), counted once per step:
+# the query (its point or range: two values, y0, id0, the count still wanted) and the
+# answer it brings back (one object: id and y), six 4-byte values like a CN message. A
+# first_k step answering c > 1 objects is still counted as one message of this size
+# (an under-count for walks of large k, which return many objects).
+WALK_BYTES = 24
 
 
 @dataclass(frozen=True, eq=False)
@@ -111,10 +134,40 @@ class DistributedCounter(CallCounter):
     hops_min_y: int = 0
     max_hops: int = 0  # the longest walk of any query so far
     answered: np.ndarray = field(default=None)  # per server: local queries answered
+    walk_ip_hops: int = 0  # IP hops of the walk messages (0 until links are weighed)
+    # walk messages over each neighbour link j <-> j + 1, as differences (cumsum: counts)
+    _links: np.ndarray = field(default=None, repr=False)
+    _cum: np.ndarray = field(default=None, repr=False)  # prefix sums of the links' IP hops
 
     def __post_init__(self) -> None:
         if self.answered is None:
             self.answered = np.zeros(self.servers, np.int64)
+        self._links = np.zeros(self.servers, np.int64)
+        self._cum = np.zeros(self.servers, np.int64)
+
+    def weigh_links(self, link_ip_hops: np.ndarray) -> None:
+        """Set the IP hops between neighbouring servers' brokers (``s - 1`` values: link
+        ``j`` joins servers ``j`` and ``j + 1``); walk messages are weighed by them."""
+        link_ip_hops = np.asarray(link_ip_hops, np.int64)
+        assert link_ip_hops.shape == (self.servers - 1,)
+        self._cum = np.concatenate([[0], np.cumsum(link_ip_hops)])
+
+    def walk(self, first, last) -> None:
+        """Count one walk message over every link between servers ``first`` and
+        ``last`` (arrays: one walk each)."""
+        first, last = np.asarray(first, np.int64), np.asarray(last, np.int64)
+        np.add.at(self._links, first, 1)
+        np.add.at(self._links, last, -1)
+        self.walk_ip_hops += int((self._cum[last] - self._cum[first]).sum())
+
+    def link_msgs(self) -> np.ndarray:
+        """Walk messages over each neighbour link so far (``s - 1`` values)."""
+        return np.cumsum(self._links)[:-1]
+
+    def walks_handled(self) -> np.ndarray:
+        """Walk messages each server sent or received (over its west and east links)."""
+        links = self.link_msgs()
+        return np.concatenate([[0], links]) + np.concatenate([links, [0]])
 
     def as_dict(self) -> dict[str, int]:
         """The counts under their metric column names (sums only: they difference
@@ -125,6 +178,7 @@ class DistributedCounter(CallCounter):
             "dist_min_y": self.dist_min_y,
             "hops_first_k": self.hops_first_k,
             "hops_min_y": self.hops_min_y,
+            "walk_ip_hops": self.walk_ip_hops,
         }
 
 
@@ -299,6 +353,8 @@ class DistributedIndex(ObjectState):
             hops += 1
         c.hops_first_k += hops
         c.max_hops = max(c.max_hops, hops)
+        if hops:
+            c.walk(min(j, j - step * hops), max(j, j - step * hops))
         return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
     def _span(self, lo, hi):
@@ -320,6 +376,8 @@ class DistributedIndex(ObjectState):
         hops = last - first
         c.hops_min_y += hops
         c.max_hops = max(c.max_hops, hops)
+        if hops:
+            c.walk(first, last)
         best, best_y = -1, np.inf
         for j in range(a, b + 1):
             c.answered[j] += 1
@@ -345,6 +403,8 @@ class DistributedIndex(ObjectState):
         hops = np.where(empty, 0, last - first)
         c.hops_min_y += int(hops.sum())
         c.max_hops = max(c.max_hops, int(hops.max()))
+        walked = hops > 0
+        c.walk(first[walked], last[walked])
         best_y = np.full(n, np.inf)
         y0, id0 = np.asarray(y0, np.float64), np.asarray(id0, np.int64)
         for j in range(int(a.min()), int(b.max()) + 1):
@@ -371,44 +431,60 @@ class ServerLoad:
     it. A batch strategy (Paint-Batch, Coalesce, Online) reorders a batch across its
     events, so a message has no single generating event: a batch whose updates all
     belong to one server is charged to it, any other to the servers owning the objects
-    the messages carry.
+    the messages carry. The server a message is charged to is the one it leaves from:
+    it enters the overlay at that server's broker (:meth:`process_at`).
+
+    ``link_ip_hops`` (``s - 1`` values: IP hops between the brokers of servers ``j``
+    and ``j + 1``, from the network; None: no network of brokers) weighs every walk
+    message of the approaches' distributed indexes.
     """
 
-    def __init__(self, zones: Zones, approaches: list):
+    def __init__(self, zones: Zones, approaches: list, link_ip_hops: np.ndarray | None = None):
         self.zones = zones
         s = zones.count
         names = [a.name for a in approaches if a.spec.entry == "server"]
         self.updates = {name: np.zeros(s, np.int64) for name in names}
         self.messages = {name: np.zeros(s, np.int64) for name in names}
+        if link_ip_hops is not None:
+            for a in approaches:
+                if a.name in self.updates:
+                    a.counter.weigh_links(link_ip_hops)
 
     def process(self, approach, updates) -> Messages:
         """``approach.process(updates)``, run at the servers owning the updates."""
+        return self.process_at(approach, updates)[0]
+
+    def process_at(self, approach, updates) -> tuple[Messages, np.ndarray | None]:
+        """``approach.process(updates)``, run at the servers owning the updates, and
+        the server each message leaves from (None: an approach without a server)."""
         name = approach.name
         if name not in self.updates:
-            return approach.process(updates)  # no server (CN-Relax): nothing to charge
+            return approach.process(updates), None  # no server (CN-Relax): nothing to charge
         s = self.zones.count
         owner = np.asarray(self.zones.owner(updates.x), np.int64)
         self.updates[name] += np.bincount(owner, minlength=s)
         if len(updates) and (owner == owner[0]).all():
             messages = approach.process(updates)
             self.messages[name][owner[0]] += len(messages)
-            return messages
+            return messages, np.full(len(messages), owner[0], np.int64)
         if approach.spec.batch is not None:
             messages = approach.process(updates)
             by_object = np.asarray(self.zones.owner(messages.x), np.int64)
             self.messages[name] += np.bincount(by_object, minlength=s)
-            return messages
-        parts = []
+            return messages, by_object
+        parts, sent = [], []
         for u, j in enumerate(owner.tolist()):
             one = Updates(*(a[u : u + 1] for a in (updates.obj, updates.x, updates.y_old,
                                                     updates.y_new)))  # fmt: skip
             parts.append(approach.process(one))
             self.messages[name][j] += len(parts[-1])
-        return concat_messages(parts)
+            sent.append(np.full(len(parts[-1]), j, np.int64))
+        return concat_messages(parts), np.concatenate(sent) if sent else np.empty(0, np.int64)
 
     def frame(self, approaches: list, message_bytes) -> pd.DataFrame | None:
         """One row per (approach, server): objects held at the end, local queries
-        answered, updates routed to it, messages and bytes it generated."""
+        answered, updates routed to it, messages and bytes it generated, and walk
+        messages it sent or received."""
         parts = []
         for a in approaches:
             if a.name not in self.updates:
@@ -425,6 +501,7 @@ class ServerLoad:
                         "server_updates": self.updates[a.name].copy(),
                         "server_msgs": msgs.copy(),
                         "server_bytes": msgs * message_bytes(a.spec),
+                        "server_walks_handled": counter.walks_handled(),
                     }
                 )
             )

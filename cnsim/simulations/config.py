@@ -391,6 +391,15 @@ RULES: tuple[Rule, ...] = (  # rules across the scenario's keys, checked after S
     ),
     Rule(
         "server.count",
+        lambda v: (
+            not NETWORKS[v["overlay"]["kind"]].has_brokers
+            or v["server"]["count"] <= v["network"]["brokers"]
+        ),
+        "is more than the brokers of the network (each server sits at a broker of its own)",
+        "at most network.brokers = {network[brokers]}",
+    ),
+    Rule(
+        "server.count",
         lambda v: not _timed(v) or v["server"]["count"] == 1,
         "must be 1 in timed mode (it times one server's queue)",
         "1 when run.mode = 'timed'",

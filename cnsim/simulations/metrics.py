@@ -34,6 +34,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from cnsim.server.distributed import WALK_BYTES
+
 LEVELS = ("batch", "broker", "run", "server")
 AGGREGATES = ("mean", "max", "total", "p50", "p95", "p99", "run")
 MODES = ("counting", "timed", "distributed", "churn", "ranked")
@@ -515,6 +517,27 @@ CATALOG = Catalog(
             mode="distributed",
             collect=lambda o: o.calls.get("hops_min_y", 0),
         ),  # summed over the batch's min_y queries
+        # every neighbour step of a walk is one walk message between the two servers'
+        # brokers (a query and its answer, WALK_BYTES = 24 bytes, cnsim/server/distributed.py),
+        # over the IP path between them (0 bytes over an overlay without brokers)
+        Metric(
+            "server_walk_msgs",
+            "messages",
+            "walk messages between servers",
+            aggregates=("mean", "total"),
+            paper="App. C",
+            mode="distributed",
+            collect=lambda o: o.calls.get("hops_first_k", 0) + o.calls.get("hops_min_y", 0),
+        ),
+        Metric(
+            "server_walk_ip_bytes",
+            "bytes",
+            "IP bytes of walk messages between servers",
+            aggregates=("mean", "total"),
+            paper="App. C",
+            mode="distributed",
+            collect=lambda o: o.calls.get("walk_ip_hops", 0) * WALK_BYTES,
+        ),
         Metric(
             "traversed_per_first_k",
             "servers",
@@ -582,6 +605,13 @@ CATALOG = Catalog(
             "server_bytes",
             "bytes",
             "bytes generated",
+            level="server",
+            mode="distributed",
+        ),
+        Metric(
+            "server_walks_handled",
+            "messages",
+            "walk messages sent or received",
             level="server",
             mode="distributed",
         ),

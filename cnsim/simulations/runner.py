@@ -93,8 +93,10 @@ class Simulation:
         self.approaches = [make_approach(parse(name), view) for name in scenario.approaches]
         # [server] count > 1: the objects spread over servers by x (seed 003 appendix C)
         self.server_load: ServerLoad | None = None
-        if servers > 1:
-            self.server_load = ServerLoad(Zones.split(w.x, w.y, servers), self.approaches)
+        if servers > 1:  # each server at a broker of its own, walks weighed by their hops
+            zones = Zones.split(w.x, w.y, servers)
+            links = self.network.place_servers(zones, w.events)
+            self.server_load = ServerLoad(zones, self.approaches, links)
         self.lists: dict[str, TopKLists] = {}
         # approaches whose server keeps its subscribers' lists in step (Unicast): their
         # lists are shared, not applied twice
@@ -149,12 +151,13 @@ class Simulation:
         spec = approach.spec
         before = approach.calls()
         t0 = time.perf_counter()
+        servers = None  # with several servers: the server each message leaves from
         if self.server_load is None:
             messages = approach.process(updates)
         else:  # each update processed at the server owning it
-            messages = self.server_load.process(approach, updates)
+            messages, servers = self.server_load.process_at(approach, updates)
         t1 = time.perf_counter()
-        delivery, traffic = self.network.deliver(spec, messages, update_events)
+        delivery, traffic = self.network.deliver(spec, messages, update_events, servers)
         if approach.name in self.lists and approach.name not in self._in_step:
             self.lists[approach.name].apply(
                 delivery.subs, delivery.obj, delivery.y, delivery.evict, delivery.rows
