@@ -45,3 +45,16 @@ def test_a_case_is_measured_in_its_own_process(monkeypatch, tmp_path):
     data = scenario_of({"subscriptions.count": 2_000, "overlay.kind": "ideal"})
     peak = measure_peak(data)
     assert 50e6 < peak < estimate(from_dict(data, "case")).available + 1e9
+
+
+def test_subscriptions_cost_by_the_coordinates_of_their_point_in_s():
+    """The per-subscription costs, fitted on 1-d ranges (points of a 2-d S), scale with
+    the coordinates of a subscription's point: 3 for 1.5-d, 2d for a box over d."""
+    base = {"subscriptions": {"count": 1000}, "overlay": {"kind": "ideal"}}
+    one = quantities(from_dict(base))["subscription"]
+    q15 = quantities(from_dict({**base, "subscriptions": {"count": 1000, "kind": "range-1.5d"}}))
+    assert q15["subscription"] == 1.5 * one
+    for d in (1, 2, 4):
+        box = {"count": 1000, "kind": "box", "dims": d}
+        sc = from_dict({**base, "subscriptions": box, "algorithm": {"approaches": ["unicast"]}})
+        assert quantities(sc)["subscription"] == d * one

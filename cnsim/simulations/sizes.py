@@ -89,10 +89,15 @@ def quantities(scenario: Scenario, events: int | None = None, oracle: bool = Fal
     inserts = scenario["events"]["inserts"] * n_events  # objects grow with inserts
     net = scenario["network"]
     brokers = net["brokers"] if NETWORKS[scenario["overlay"]["kind"]].has_brokers else 0
+    # the costs per subscription were fitted on 1-d ranges, points (l, r) of a 2-d S; a
+    # 1.5-d subscription is a point of a 3-d S, a box over d attributes one of R^{2d}
+    s = scenario["subscriptions"]
+    coords = {"range-1.5d": 3, "box": 2 * (s["dims"] or 1)}.get(s["kind"], 2)
+    m_s = m * coords / 2
     return {
         "base": 1.0,
-        "subscription": m,
-        "subscription_brokers": m * (brokers > 0),
+        "subscription": m_s,
+        "subscription_brokers": m_s * (brokers > 0),
         "list_slot": m * k * with_lists,
         "subscription_approach": m * a,
         "object_approach": (n + inserts) * a,
