@@ -427,6 +427,12 @@ RULES: tuple[Rule, ...] = (  # rules across the scenario's keys, checked after S
         "needs the content-based overlay (subscriptions come and go there)",
         "0 unless overlay.kind = 'content-based' (not {overlay[kind]!r})",
     ),
+    Rule(  # seed 003's boxes take their d from subscriptions.dims
+        "subscriptions.attributes",
+        lambda v: v["subscriptions"]["attributes"] == 1 or not _boxes(v),
+        "is the width of seed 001's command stream's boxes, not of box subscriptions",
+        "1 when subscriptions.kind = 'box' (their d is subscriptions.dims)",
+    ),
     Rule(
         "subscriptions.attributes",
         lambda v: v["subscriptions"]["attributes"] == 1 or v["overlay"]["kind"] == "content-based",

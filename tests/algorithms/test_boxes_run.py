@@ -66,6 +66,7 @@ def scenario(**over):
         ({"messages": {"box_bytes": 40}}, "messages.box_bytes", "1.5-d"),
         ({"messages": {"cn_bytes": 30}}, "messages.cn_bytes", "4(5d + 1)"),
         ({"subscriptions": {"dataset": "DS#2"}}, "subscriptions.dataset", "1.5-d"),
+        ({"subscriptions": {"attributes": 3}}, "subscriptions.attributes", "subscriptions.dims"),
     ],
 )
 def test_bad_keys_are_refused_in_one_line_naming_the_key(over, key, words):
