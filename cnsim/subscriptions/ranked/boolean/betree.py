@@ -169,24 +169,37 @@ def _meets(a, b, lo, hi):
 def _visit(T, E, k, R, kind, node, ws_s, ws_p, base, width):
     (lf_start, lf_len, lf_pool, pd_start, pd_len, pd_attr, pd_pn, sm_start, sm_len,
      sm_attr, sm_w, cn_sum, pn_attr, pn_root, pn_sum, bk_lo, bk_hi, bk_olo, bk_ohi,
-     bk_left, bk_right, bk_cnode, bk_pnode, S, prune) = T  # fmt: skip
+     bk_left, bk_right, bk_cnode, bk_pnode, S, prune, bst, bsp) = T  # fmt: skip
     slot = E[0]
     e_attr = E[1]
     # (kinds as int64 values, not literals: one specialisation for the recursion)
     KC = node - node
     KB = KC + 1
-    if kind == 1:  # SearchCDir (Algorithm 7) over bucket `node`
-        t = slot[pn_attr[bk_pnode[node]]]
+    if kind == 1:  # SearchCDir (Algorithm 7) over the c-directory under bucket `node`
+        # Depth first in the recursion's order (a bucket's c-node, then its left, then
+        # its right sub-directory) on an explicit stack: a directory can be thousands of
+        # buckets deep (a cluster split again and again on one attribute), deeper than
+        # the C stack allows a recursion.  ``bst[bsp[0]:]`` is free; a nested search
+        # (from a c-node below) pushes above this one's entries and pops back to them.
+        t = slot[pn_attr[bk_pnode[node]]]  # every bucket of the directory: one p-node
         elo = E[3][t]
         ehi = E[4][t]
-        if _meets(elo, ehi, bk_olo[node], bk_ohi[node]):
-            _visit(T, E, k, R, KC, bk_cnode[node], ws_s, ws_p, base, width)
-        ch = bk_left[node]
-        if ch >= 0 and _meets(elo, ehi, bk_lo[ch], bk_hi[ch]):
-            _visit(T, E, k, R, KB, ch, ws_s, ws_p, base, width)
-        ch = bk_right[node]
-        if ch >= 0 and _meets(elo, ehi, bk_lo[ch], bk_hi[ch]):
-            _visit(T, E, k, R, KB, ch, ws_s, ws_p, base, width)
+        floor = bsp[0]
+        bst[floor] = node
+        bsp[0] = floor + 1
+        while bsp[0] > floor:
+            bsp[0] -= 1
+            b = bst[bsp[0]]
+            if _meets(elo, ehi, bk_olo[b], bk_ohi[b]):
+                _visit(T, E, k, R, KC, bk_cnode[b], ws_s, ws_p, base, width)
+            ch = bk_right[b]
+            if ch >= 0 and _meets(elo, ehi, bk_lo[ch], bk_hi[ch]):
+                bst[bsp[0]] = ch
+                bsp[0] += 1
+            ch = bk_left[b]  # popped first: the left sub-directory before the right
+            if ch >= 0 and _meets(elo, ehi, bk_lo[ch], bk_hi[ch]):
+                bst[bsp[0]] = ch
+                bsp[0] += 1
         return
     # MatchTopk (Algorithm 6) at c-node `node`
     c = node
@@ -1043,7 +1056,10 @@ class BEStarTree(BooleanIndex):
                 v(self.bk_lo), v(self.bk_hi), v(self.bk_olo), v(self.bk_ohi),
                 v(self.bk_left), v(self.bk_right), v(self.bk_cnode), v(self.bk_pnode),
             )  # fmt: skip
-        return betree_kernel, (*self._views, self._store.arrays(), self.prune)
+        # the c-directory search's stack: a bucket is pushed at most once per event
+        bst = np.empty(len(self.bk_left) + 1, np.int64)
+        return betree_kernel, (*self._views, self._store.arrays(), self.prune, bst,
+                               np.zeros(1, np.int64))  # fmt: skip
 
     def _nbytes(self) -> int:
         tabs = (self.cn_sum, self.cn_bucket, self.cn_cap, self.pn_attr, self.pn_root,

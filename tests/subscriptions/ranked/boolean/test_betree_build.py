@@ -288,3 +288,41 @@ def test_numba_inserts_build_the_python_tree_on_the_bench_workload():
         assert a.stats()["p_nodes"] > 50 and a.stats()["buckets"] > 500
         np.testing.assert_array_equal(a.top_k_batch(events, 5), b.top_k_batch(events, 5))
         np.testing.assert_array_equal(a.count_batch(events), b.count_batch(events))
+
+
+DEEP_DIRECTORY = """
+import sys, threading
+from cnsim.subscriptions.ranked.boolean import REGISTRY
+from cnsim.subscriptions.ranked.boolean.expressions import parse_many
+n = 2000
+subs = parse_many([f"a0 between {i} and {i + 1} : 1.0" for i in range(n)])
+tree = REGISTRY["betree_star"](leaf_capacity=2, bulk=False)
+tree.insert_many(subs)
+scan = REGISTRY["scan"]()
+scan.insert_many(subs)
+events = parse_many([f"a0 = {v}" for v in (0, 1, n // 2, n - 1, n)])
+out = {}
+threading.stack_size(256 * 1024)  # the C stack a 1,000-deep recursion overflows
+t = threading.Thread(target=lambda: out.update(c=tree.count_batch(events),
+                                               k=tree.top_k_batch(events, 3)))
+t.start()
+t.join()
+assert (out["c"] == scan.count_batch(events)).all(), out
+assert (out["k"] == scan.top_k_batch(events, 3)).all(), out
+print(tree.stats()["buckets"])
+"""
+
+
+def test_a_deep_c_directory_is_searched_without_deep_recursion():
+    """Expressions inserted in order on one attribute make a c-directory ~1,000
+    buckets deep (leaf capacity 2); the search walks it on an explicit stack, so
+    matching runs in a thread with a 256 KB C stack (the recursive search overflowed
+    it, and a 300,000-expression tree at 9% match probability the main 8 MB stack).
+    In a subprocess, so a regression fails this test instead of killing the run."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", DEEP_DIRECTORY], capture_output=True,
+                          text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert int(done.stdout.split()[-1]) > 1000  # the directory was built that deep
