@@ -533,12 +533,7 @@ class RankedOverlay(JoinsAndLeaves):
         from cnsim.brokers.base import Delivery, Traffic
 
         net, k = self.net, self.k
-        churned = {}
-        if self.churn is not None:
-            events = np.asarray(update_events)
-            assert len(events) and events.min() == events.max(), "one event per batch"
-            churned = self._apply_churn(self.churn.upto(int(events[0])), last_hop)
-            last_hop = self._last_hop
+        churned, last_hop = self._churn_before(update_events, last_hop)
         xs, entry = messages.x, np.asarray(entry_zone, np.int64)
         d = net.deliver(xs, k, entry, self.mode)
         n = len(xs)

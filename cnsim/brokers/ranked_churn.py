@@ -143,6 +143,17 @@ class JoinsAndLeaves:
         """Insert the ``j``-th join; ``(its id, the broker its subscriber hangs off)``."""
         raise NotImplementedError
 
+    def _churn_before(self, update_events, last_hop: np.ndarray) -> tuple[dict, np.ndarray]:
+        """Apply the commands scheduled before the batch's event (``update_events``: one
+        event per batch): the batch's churn costs (none without commands) and the last
+        hops of every subscription, joined ones included."""
+        if self.churn is None:
+            return {}, last_hop
+        events = np.asarray(update_events)
+        assert len(events) and events.min() == events.max(), "one event per batch"
+        churned = self._apply_churn(self.churn.upto(int(events[0])), last_hop)
+        return churned, self._last_hop
+
     def _apply_churn(self, upto: int, last_hop: np.ndarray) -> dict[str, int]:
         """Apply the commands ``applied .. upto - 1`` (joins, leaves; the bound changes
         they cause are counted by ``net``); the batch's churn costs (``CHURN_COSTS``)."""

@@ -923,12 +923,7 @@ class RankedTreeOverlay(JoinsAndLeaves):
         from cnsim.brokers.base import Delivery, Paths, Traffic
 
         net, k = self.net, self.k
-        churned = {}
-        if self.churn is not None:
-            events = np.asarray(update_events)
-            assert len(events) and events.min() == events.max(), "one event per batch"
-            churned = self._apply_churn(self.churn.upto(int(events[0])), last_hop)
-            last_hop = self._last_hop
+        churned, last_hop = self._churn_before(update_events, last_hop)
         xs = np.asarray(messages.x, np.float64)
         entry = np.asarray(entry, np.int64)
         d = net.deliver(xs[:, None], k, entry, self.mode)

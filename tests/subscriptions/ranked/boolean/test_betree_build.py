@@ -7,6 +7,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from expression_strategies import OPS
+from expression_strategies import expression as expressions
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -15,28 +17,10 @@ from cnsim.subscriptions.ranked.boolean._build import exhaustive
 from cnsim.subscriptions.ranked.boolean.betree import _length, _union_length
 
 INF = math.inf
-OPS = ["<", "<=", "=", "!=", ">=", ">", "in", "not in", "between"]
 
 
-@st.composite
-def predicate(draw, ops=OPS):
-    a = draw(st.integers(0, 7))
-    op = draw(st.sampled_from(ops))
-    v = draw(st.integers(0, 9))
-    if op in ("in", "not in"):
-        vals = draw(st.lists(st.integers(0, 9), min_size=1, max_size=4))
-        rhs = "(" + ", ".join(map(str, vals)) + ")"
-    elif op == "between":
-        rhs = f"{v} and {v + draw(st.integers(0, 4))}"
-    else:
-        rhs = str(v)
-    return a, f"a{a} {op} {rhs} : {draw(st.sampled_from([0.0, 0.5, 1.0, 2.0, 0.3]))!r}"
-
-
-@st.composite
-def expression(draw, max_size=5, ops=OPS):
-    preds = draw(st.lists(predicate(ops), max_size=max_size, unique_by=lambda p: p[0]))
-    return ", ".join(p[1] for p in preds)
+def expression(max_size=5, ops=OPS):
+    return expressions(max_size, ops, 8, st.sampled_from([0.0, 0.5, 1.0, 2.0, 0.3]))
 
 
 def exhaustive_reference(iv: np.ndarray, alpha: int):

@@ -14,35 +14,13 @@ builds, inserts, deletes and recycling, checked against the expressions themselv
 from __future__ import annotations
 
 import numpy as np
+from expression_strategies import expression
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cnsim.subscriptions.ranked.boolean import REGISTRY, brute_match, parse
 
 INF = np.inf
-OPS = ["<", "<=", "=", "!=", ">=", ">", "in", "not in", "between"]
-
-
-@st.composite
-def predicate(draw, n_attrs):
-    a = draw(st.integers(0, n_attrs - 1))
-    op = draw(st.sampled_from(OPS))
-    v = draw(st.integers(0, 9))
-    if op in ("in", "not in"):
-        vals = draw(st.lists(st.integers(0, 9), min_size=1, max_size=4))
-        rhs = "(" + ", ".join(map(str, vals)) + ")"
-    elif op == "between":
-        rhs = f"{v} and {v + draw(st.integers(0, 4))}"
-    else:
-        rhs = str(v)
-    return a, f"a{a} {op} {rhs} : {draw(st.sampled_from([0.0, 0.5, 1.0, 2.0]))!r}"
-
-
-@st.composite
-def expression(draw, max_size=4, n_attrs=5):
-    preds = draw(st.lists(predicate(n_attrs), max_size=max_size, unique_by=lambda p: p[0]))
-    return ", ".join(p[1] for p in preds)
-
 
 def _c_ids(ix, c: int) -> list[int]:
     out = list(ix._leaf.col(c))

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from expression_strategies import OPS
+from expression_strategies import expression as expressions
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -19,29 +21,11 @@ from cnsim.subscriptions.ranked.boolean import (
 )
 
 NAMES = sorted(REGISTRY)
-OPS = ["<", "<=", "=", "!=", ">=", ">", "in", "not in", "between"]
 WEIGHTS = st.sampled_from([0.0, 0.5, 1.0, 2.0]) | st.floats(0, 3, allow_subnormal=False)
 
 
-@st.composite
-def predicate(draw, n_attrs=8, ops=OPS):
-    a = draw(st.integers(0, n_attrs - 1))
-    op = draw(st.sampled_from(ops))
-    v = draw(st.integers(0, 9))
-    if op in ("in", "not in"):
-        vals = draw(st.lists(st.integers(0, 9), min_size=1, max_size=4))
-        rhs = "(" + ", ".join(map(str, vals)) + ")"
-    elif op == "between":
-        rhs = f"{v} and {v + draw(st.integers(0, 4))}"
-    else:
-        rhs = str(v)
-    return a, f"a{a} {op} {rhs} : {draw(WEIGHTS)!r}"
-
-
-@st.composite
-def expression(draw, max_size=5, ops=OPS, n_attrs=8):
-    preds = draw(st.lists(predicate(n_attrs, ops), max_size=max_size, unique_by=lambda p: p[0]))
-    return ", ".join(p[1] for p in preds)
+def expression(max_size=5, ops=OPS, n_attrs=8):
+    return expressions(max_size, ops, n_attrs, WEIGHTS)
 
 
 def events(point_only):
