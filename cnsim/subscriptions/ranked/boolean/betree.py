@@ -15,7 +15,11 @@ read by the numba query kernel through zero-copy numpy views):
   overlapping: descendant repelling) and its c-node ``bk_cnode``.
 
 For deletion every bucket and c-node also keeps its box over all the partition
-attributes of its path (the inactive dimensions of §IV-B; numpy rows per node).
+attributes of its path (the inactive dimensions of §IV-B): ``k`` rows of ``(lo, hi)`` in
+one float pool from ``bk_bx[b]`` / ``cn_bx[c]``, ``k`` = the number of attributes of the
+p-node's path (``pn_dlen[p]`` attributes in the pool ``pn_dims`` from ``pn_dstart[p]``);
+the BE-tree's grid cells are the columns ``bk_clo`` / ``bk_chi``.  No table holds a
+Python object per node: at 1M expressions the tree is millions of nodes.
 
 The builds run in numba on these tables, each the same tree as the Python code kept
 here as its reference: BE*-B and the BE-tree's bulk load (``_build.build_tables``;
@@ -356,39 +360,77 @@ class BEStarTree(BooleanIndex):
         self._pdir = Slab("q", "q")
         self._sum = Slab("q", "d")
         self.cn_sum, self.cn_bucket, self.cn_cap = array("q"), array("q"), array("q")
-        self.cn_used: list[frozenset] = []
-        self.cn_box: list[np.ndarray | None] = []
+        self.cn_bx = array("q")  # box offset in ``bx`` (-1: none, the root / rigid)
         self.pn_attr, self.pn_root, self.pn_cnode = array("q"), array("q"), array("q")
         self.pn_count, self.pn_sum = array("q"), array("q")
-        self.pn_dims: list[tuple[int, ...]] = []
+        # the attributes of a p-node's path, its own last (inactive ones, then active)
+        self.pn_dstart, self.pn_dlen, self.pn_dims = array("q"), array("q"), array("q")
         self.bk_lo, self.bk_hi, self.bk_olo, self.bk_ohi = (array("d") for _ in range(4))
         self.bk_left, self.bk_right, self.bk_parent = array("q"), array("q"), array("q")
         self.bk_cnode, self.bk_pnode, self.bk_split = array("q"), array("q"), array("b")
-        self.bk_box: list[np.ndarray | None] = []
-        self.bk_cell: list[tuple[float, float]] = []  # rigid: the grid cell
+        self.bk_bx = array("q")  # box offset in ``bx`` (-1: none, rigid)
+        self.bk_clo, self.bk_chi = array("d"), array("d")  # rigid: the grid cell
+        self.bx = np.empty(0)  # the box pool; ``bx[:bx_used]`` is in use
+        self.bx_used = 0
         self.sub_cnode = array("q")  # c-node holding each subscription (-1: none)
         self._views = None
-        self._new_cnode(-1, frozenset())  # the root
+        self._new_cnode(-1)  # the root
 
-    def _new_cnode(self, bucket: int, used: frozenset) -> int:
+    def _new_cnode(self, bucket: int) -> int:
         c = len(self.cn_bucket)
         self._leaf.new(self.A + 1)
         self._pdir.new(2)
         self.cn_sum.append(self._sum.new(4))
         self.cn_bucket.append(bucket)
         self.cn_cap.append(self.A)
-        self.cn_used.append(used)
-        self.cn_box.append(None)
+        self.cn_bx.append(-1)
         return c
+
+    def _new_box(self, k: int) -> int:
+        """Room for a k-row box in the pool (empty: every row (inf, -inf))."""
+        at, need = self.bx_used, self.bx_used + 2 * k
+        if need > len(self.bx):  # views of the old pool are not kept across this
+            self.bx = np.concatenate([self.bx[:at], np.empty(max(need, 2 * len(self.bx)) - at)])
+        self.bx[at:need:2], self.bx[at + 1 : need : 2] = INF, -INF
+        self.bx_used = need
+        return at
+
+    def _rows(self, at: int, k: int) -> np.ndarray | None:
+        return None if at < 0 else self.bx[at : at + 2 * k].reshape(k, 2)
+
+    # the read side of the tables (the tests' and the statistics' view of the nodes)
+    def dims_of(self, p: int) -> tuple[int, ...]:
+        """The attributes of p-node p's path, its own last."""
+        s = self.pn_dstart[p]
+        return tuple(self.pn_dims[s : s + self.pn_dlen[p]])
+
+    def used_of(self, c: int) -> frozenset:
+        """The attributes already partitioned on above c-node c (none at the root)."""
+        return frozenset(self.dims_of(self.bk_pnode[self.cn_bucket[c]])) if c else frozenset()
+
+    def bucket_box(self, b: int) -> np.ndarray | None:
+        """Bucket b's box over its path's attributes (a view; None in the BE-tree)."""
+        return self._rows(self.bk_bx[b], self.pn_dlen[self.bk_pnode[b]])
+
+    def cnode_box(self, c: int) -> np.ndarray | None:
+        """C-node c's own box (its l-node and p-nodes; a view; None at the root and in
+        the BE-tree)."""
+        return self._rows(self.cn_bx[c], self.pn_dlen[self.bk_pnode[self.cn_bucket[c]]] if c else 0)
+
+    def cell(self, b: int) -> tuple[float, float]:
+        """The BE-tree's grid cell of bucket b."""
+        return self.bk_clo[b], self.bk_chi[b]
 
     def _new_pnode(self, attr: int, c: int) -> int:
         p = len(self.pn_attr)
-        dims = (self.pn_dims[self.bk_pnode[self.cn_bucket[c]]] if c else ()) + (attr,)
+        dims = (self.dims_of(self.bk_pnode[self.cn_bucket[c]]) if c else ()) + (attr,)
         self.pn_attr.append(attr)
         self.pn_cnode.append(c)
         self.pn_count.append(0)
         self.pn_sum.append(self._sum.new(4))
-        self.pn_dims.append(dims)
+        self.pn_dstart.append(len(self.pn_dims))
+        self.pn_dlen.append(len(dims))
+        self.pn_dims.extend(dims)
         self.pn_root.append(-1)
         self.pn_root[p] = self._new_bucket(p, -1)
         if self.rigid:
@@ -404,13 +446,14 @@ class BEStarTree(BooleanIndex):
                      (self.bk_parent, parent), (self.bk_pnode, p), (self.bk_split, 0)):  # fmt: skip
             a.append(v)
         self.bk_cnode.append(-1)
-        dims = self.pn_dims[p]
-        self.bk_box.append(None if self.rigid else _empty_box(len(dims)))
-        self.bk_cell.append((0.0, 0.0))
-        c = self._new_cnode(b, frozenset(dims))
+        k = self.pn_dlen[p]
+        self.bk_bx.append(-1 if self.rigid else self._new_box(k))
+        self.bk_clo.append(0.0)
+        self.bk_chi.append(0.0)
+        c = self._new_cnode(b)
         self.bk_cnode[b] = c
         if not self.rigid:
-            self.cn_box[c] = _empty_box(len(dims))
+            self.cn_bx[c] = self._new_box(k)
         return b
 
     # ------------------------------------------------------- expression access
@@ -461,12 +504,12 @@ class BEStarTree(BooleanIndex):
     # ----------------------------------------------------------- bounds
     def _sync(self, b: int) -> None:
         """Copy the active dimension of the boxes into the kernel's arrays."""
-        box, own = self.bk_box[b], self.cn_box[self.bk_cnode[b]]
+        box, own = self.bucket_box(b), self.cnode_box(self.bk_cnode[b])
         self.bk_lo[b], self.bk_hi[b] = box[-1, 0], box[-1, 1]
         self.bk_olo[b], self.bk_ohi[b] = own[-1, 0], own[-1, 1]
 
     def _set_cell(self, b: int, lo: float, hi: float) -> None:
-        self.bk_cell[b] = (lo, hi)
+        self.bk_clo[b], self.bk_chi[b] = lo, hi
         mlo = -INF if lo <= self.domain[0] else lo
         mhi = INF if hi >= self.domain[1] else hi
         self.bk_lo[b], self.bk_hi[b], self.bk_olo[b], self.bk_ohi[b] = mlo, mhi, mlo, mhi
@@ -474,14 +517,14 @@ class BEStarTree(BooleanIndex):
     def _grow_total(self, b: int, box: np.ndarray) -> None:
         if self.rigid:
             return
-        _union_into(self.bk_box[b], box)
+        _union_into(self.bucket_box(b), box)
         self._sync(b)
 
     def _grow_own(self, b: int, box: np.ndarray) -> None:
         if self.rigid:
             return
-        _union_into(self.cn_box[self.bk_cnode[b]], box)
-        _union_into(self.bk_box[b], box)
+        _union_into(self.cnode_box(self.bk_cnode[b]), box)
+        _union_into(self.bucket_box(b), box)
         self._sync(b)
 
     # ------------------------------------------------------------ insert
@@ -513,26 +556,16 @@ class BEStarTree(BooleanIndex):
         def f(a):
             return np.array(a, np.float64)
 
-        # boxes: k rows of (lo, hi) per bucket and non-root c-node, in one pool
-        boxes = [*self.bk_box, *self.cn_box[1:]]
-        rows = np.array([len(x) for x in boxes], np.int64)
-        at = np.zeros(len(boxes) + 1, np.int64)
-        np.cumsum(2 * rows, out=at[1:])
-        pool = np.concatenate([x.ravel() for x in boxes]) if boxes else np.empty(0)
-        nb = len(self.bk_box)
-        cn_bx = np.concatenate([[-1], at[nb:-1]]).astype(np.int64)
-        dlen = np.array([len(d) for d in self.pn_dims], np.int64)
-        dstart = (np.cumsum(dlen) - dlen).astype(np.int64)
-        dims = np.array([a for d in self.pn_dims for a in d], np.int64)
         sub = q(self.sub_cnode)
         LF, PD, SM, CN, PN, BKI, BKF = _I.insert_many(
             S, self._leaf.columns(), self._pdir.columns(), self._sum.columns(),
-            (q(self.cn_sum), q(self.cn_bucket), q(self.cn_cap), cn_bx),
+            (q(self.cn_sum), q(self.cn_bucket), q(self.cn_cap), q(self.cn_bx)),
             (q(self.pn_attr), q(self.pn_root), q(self.pn_cnode), q(self.pn_count),
-             q(self.pn_sum), dstart, dlen, dims),
+             q(self.pn_sum), q(self.pn_dstart), q(self.pn_dlen), q(self.pn_dims)),
             (q(self.bk_left), q(self.bk_right), q(self.bk_parent), q(self.bk_cnode),
-             q(self.bk_pnode), q(self.bk_split), at[:nb].copy()),
-            (f(self.bk_lo), f(self.bk_hi), f(self.bk_olo), f(self.bk_ohi), pool),
+             q(self.bk_pnode), q(self.bk_split), q(self.bk_bx)),
+            (f(self.bk_lo), f(self.bk_hi), f(self.bk_olo), f(self.bk_ohi),
+             self.bx[: self.bx_used]),
             sub, (self.A, self.alpha, self.beta, self.split == "exhaustive"), ids,
         )  # fmt: skip
 
@@ -545,30 +578,17 @@ class BEStarTree(BooleanIndex):
         self._leaf = Slab.from_arrays(*LF)
         self._pdir = Slab.from_arrays(*PD)
         self._sum = Slab.from_arrays(*SM)
-        self.cn_sum, self.cn_bucket, self.cn_cap = (a_q(x) for x in CN[:3])
-        pn_attr, pn_root, pn_cnode, pn_count, pn_sum, dstart, dlen, dims = PN
-        self.pn_attr, self.pn_root, self.pn_cnode = a_q(pn_attr), a_q(pn_root), a_q(pn_cnode)
-        self.pn_count, self.pn_sum = a_q(pn_count), a_q(pn_sum)
-        self.pn_dims = [tuple(dims[a : a + n].tolist())
-                        for a, n in zip(dstart.tolist(), dlen.tolist(), strict=True)]  # fmt: skip
-        bk_left, bk_right, bk_parent, bk_cnode, bk_pnode, bk_split, bk_bx = BKI
-        self.bk_left, self.bk_right, self.bk_parent = a_q(bk_left), a_q(bk_right), a_q(bk_parent)
-        self.bk_cnode, self.bk_pnode = a_q(bk_cnode), a_q(bk_pnode)
-        self.bk_split = array("b", bk_split.astype(np.int8).tobytes())
-        bk_lo, bk_hi, bk_olo, bk_ohi, pool = BKF
+        self.cn_sum, self.cn_bucket, self.cn_cap, self.cn_bx = (a_q(x) for x in CN)
+        (self.pn_attr, self.pn_root, self.pn_cnode, self.pn_count, self.pn_sum,
+         self.pn_dstart, self.pn_dlen, self.pn_dims) = (a_q(x) for x in PN)  # fmt: skip
+        (self.bk_left, self.bk_right, self.bk_parent, self.bk_cnode, self.bk_pnode, _,
+         self.bk_bx) = (a_q(x) for x in BKI)  # fmt: skip
+        self.bk_split = array("b", BKI[5].astype(np.int8).tobytes())
         self.bk_lo, self.bk_hi, self.bk_olo, self.bk_ohi = (a_d(x) for x in BKF[:4])
-        rows = pool.reshape(-1, 2)
-        k = dlen[bk_pnode]
-        self.bk_box = [rows[s : s + n] for s, n in zip((bk_bx // 2).tolist(), k.tolist(),
-                                                        strict=True)]  # fmt: skip
-        cn_bx, cb = CN[3], CN[1]
-        kc = dlen[bk_pnode[cb[1:]]].tolist()
-        starts = (cn_bx[1:] // 2).tolist()
-        self.cn_box = [None] + [rows[s : s + n] for s, n in zip(starts, kc, strict=True)]
-        nb = len(bk_parent)
-        self.bk_cell = self.bk_cell + [(0.0, 0.0)] * (nb - len(self.bk_cell))
-        frozen = [frozenset(d) for d in self.pn_dims]
-        self.cn_used = [frozenset()] + [frozen[p] for p in bk_pnode[cb[1:]].tolist()]
+        self.bx, self.bx_used = BKF[4], len(BKF[4])
+        grow = len(self.bk_bx) - len(self.bk_clo)  # (cells: rigid trees only, not built here)
+        self.bk_clo.frombytes(bytes(8 * grow))
+        self.bk_chi.frombytes(bytes(8 * grow))
         self.sub_cnode = a_q(sub)
 
     # ------------------------------------------------------- bulk (BE*-B)
@@ -627,32 +647,30 @@ class BEStarTree(BooleanIndex):
         self.cn_sum, self.cn_bucket, self.cn_cap = q(cn_sum), q(cn_bucket), q(cn_cap)
         self.pn_attr, self.pn_root, self.pn_cnode = q(pn_attr), q(pn_root), q(pn_cnode)
         self.pn_count, self.pn_sum = q(pn_count), q(pn_sum)
-        dims = [
-            tuple(dims_pool[a : a + n].tolist())
-            for a, n in zip(pn_dstart.tolist(), pn_dlen.tolist(), strict=True)
-        ]
-        self.pn_dims = dims
+        self.pn_dstart, self.pn_dlen, self.pn_dims = q(pn_dstart), q(pn_dlen), q(dims_pool)
         nb = len(bk_parent)
+
+        def d(a):
+            return array("d", np.asarray(a, np.float64).tobytes())
+
+        self.bk_clo, self.bk_chi = d(bk_clo), d(bk_chi)
         if self.rigid:  # bounded by the grid cells (the outermost reach +-inf)
             olo = np.where(bk_clo <= dlo, -INF, bk_clo)
             ohi = np.where(bk_chi >= dhi, INF, bk_chi)
-            self.bk_lo, self.bk_hi = array("d", olo.tobytes()), array("d", ohi.tobytes())
-            self.bk_olo, self.bk_ohi = array("d", olo.tobytes()), array("d", ohi.tobytes())
-            self.bk_box = [None] * nb
-            self.bk_cell = list(zip(bk_clo.tolist(), bk_chi.tolist(), strict=True))
-            self.cn_box = [None] * nc
+            self.bk_lo, self.bk_hi, self.bk_olo, self.bk_ohi = d(olo), d(ohi), d(olo), d(ohi)
+            self.bk_bx, self.cn_bx = q(np.full(nb, -1)), q(np.full(nc, -1))
+            self.bx, self.bx_used = np.empty(0), 0
         else:
             last = ptr[1:] - 1
-            self.bk_lo, self.bk_hi = array("d", total[last, 0]), array("d", total[last, 1])
-            self.bk_olo, self.bk_ohi = array("d", own[last, 0]), array("d", own[last, 1])
-            self.bk_box = [total[ptr[b] : ptr[b + 1]] for b in range(nb)]
-            self.bk_cell = [(0.0, 0.0)] * nb
-            self.cn_box = [None] + [own[ptr[b] : ptr[b + 1]] for b in cn_bucket[1:].tolist()]
+            self.bk_lo, self.bk_hi = d(total[last, 0]), d(total[last, 1])
+            self.bk_olo, self.bk_ohi = d(own[last, 0]), d(own[last, 1])
+            self.bx = np.concatenate([total.ravel(), own.ravel()])
+            self.bx_used = len(self.bx)
+            self.bk_bx = q(2 * ptr[:-1])
+            self.cn_bx = q(np.concatenate([[-1], total.size + 2 * ptr[cn_bucket[1:]]]))
         self.bk_left, self.bk_right, self.bk_parent = q(bk_left), q(bk_right), q(bk_parent)
         self.bk_cnode, self.bk_pnode = q(bk_cnode), q(bk_pnode)
         self.bk_split = array("b", (bk_left >= 0).astype(np.int8).tobytes())
-        frozen = [frozenset(d) for d in dims]
-        self.cn_used = [frozenset()] + [frozen[p] for p in bk_pnode[cn_bucket[1:]].tolist()]
         sub = np.array(self.sub_cnode, np.int64)  # a copy: no view of the table outlives this
         owner, at = B.expand(leaf_start, leaf_len)
         sub[leaf_pool[at]] = owner
@@ -671,7 +689,7 @@ class BEStarTree(BooleanIndex):
         """Algorithm 4 on c-node c for the expressions ``ids`` (the plan in numba)."""
         if len(ids) > self.cn_cap[c]:
             st = self._store
-            used = np.array(sorted(self.cn_used[c] | set(self._pdir.col(c, 0))), np.int64)
+            used = np.array(sorted(self.used_of(c) | set(self._pdir.col(c, 0))), np.int64)
             attrs, gptr, members, ids, capped = B.partition_plan(
                 st.s_start, st.s_end, st.p_attr, ids, used, self.cn_cap[c]
             )
@@ -701,7 +719,7 @@ class BEStarTree(BooleanIndex):
             lo = B.gather(st.s_start, st.s_end, st.p_attr, st.p_lo, ids, attr)
             hi = B.gather(st.s_start, st.s_end, st.p_attr, st.p_hi, ids, attr)
             if self.rigid:
-                clo, chi = self.bk_cell[b]
+                clo, chi = self.cell(b)
                 if chi - clo <= 1:  # an atomic cell
                     self._bulk_partition(c, ids)
                     continue
@@ -713,7 +731,7 @@ class BEStarTree(BooleanIndex):
             R = self._new_bucket(p, b)
             self.bk_left[b], self.bk_right[b], self.bk_split[b] = L, R, 1
             if self.rigid:
-                clo, chi = self.bk_cell[b]
+                clo, chi = self.cell(b)
                 mid = _mid(clo, chi)
                 self._set_cell(L, clo, mid)
                 self._set_cell(R, mid, chi)
@@ -725,7 +743,7 @@ class BEStarTree(BooleanIndex):
         """Algorithm 1 from c-node c (iterative: the recursion is a tail call)."""
         while True:
             best, rank = -1, -1
-            used = self.cn_used[c]
+            used = self.used_of(c)
             pd_attrs = self._pdir.col(c, 0)
             if len(pd_attrs):
                 for a in self._attrs(i):
@@ -761,7 +779,7 @@ class BEStarTree(BooleanIndex):
         lo, hi = self._ival(i, attr)
         if self.rigid:
             while self.bk_split[b]:
-                clo, chi = self.bk_cell[b]
+                clo, chi = self.cell(b)
                 mid = _mid(clo, chi)
                 if hi < mid:
                     b = self.bk_left[b]
@@ -770,7 +788,7 @@ class BEStarTree(BooleanIndex):
                 else:
                     break
             return b
-        box = self._box(i, self.pn_dims[p])
+        box = self._box(i, self.dims_of(p))
         while True:
             if not self.bk_split[b]:  # a leaf bucket takes it
                 self._grow_own(b, box)
@@ -816,7 +834,7 @@ class BEStarTree(BooleanIndex):
         else:
             self.bk_left[nb], self.bk_right[nb] = b, other
         self.bk_split[nb] = 1
-        _union_into(self.bk_box[nb], self.bk_box[b])
+        _union_into(self.bucket_box(nb), self.bucket_box(b))
         self._grow_own(nb, box)
         return nb
 
@@ -836,7 +854,7 @@ class BEStarTree(BooleanIndex):
             attr = self.pn_attr[self.bk_pnode[b]]
             iv = np.array([self._ival(i, attr) for i in ids])
             if self.rigid:
-                clo, chi = self.bk_cell[b]
+                clo, chi = self.cell(b)
                 if chi - clo <= 1:  # an atomic cell
                     self._partition(c)
                     continue
@@ -848,7 +866,7 @@ class BEStarTree(BooleanIndex):
             R = self._new_bucket(self.bk_pnode[b], b)
             self.bk_left[b], self.bk_right[b], self.bk_split[b] = L, R, 1
             if self.rigid:
-                clo, chi = self.bk_cell[b]
+                clo, chi = self.cell(b)
                 mid = _mid(clo, chi)
                 self._set_cell(L, clo, mid)
                 self._set_cell(R, mid, chi)
@@ -860,7 +878,7 @@ class BEStarTree(BooleanIndex):
                 ch = L if s == 0 else R
                 self._leaf_add(self.bk_cnode[ch], i)
                 if not self.rigid:
-                    self._grow_own(ch, self._box(i, self.pn_dims[self.bk_pnode[b]]))
+                    self._grow_own(ch, self._box(i, self.dims_of(self.bk_pnode[b])))
             self._leaf.set(c, stay)
             self._sum_rebuild(self.cn_sum[c], stay)
             if not self.rigid:
@@ -928,7 +946,7 @@ class BEStarTree(BooleanIndex):
         highest-ranked unused attribute into a new p-node and cluster it."""
         while self._leaf.length[c] > self.cn_cap[c]:
             ids = list(self._leaf.col(c))
-            used = self.cn_used[c] | set(self._pdir.col(c, 0))
+            used = self.used_of(c) | set(self._pdir.col(c, 0))
             counts: dict[int, int] = {}
             for i in ids:
                 for a in self._attrs(i):
@@ -991,24 +1009,24 @@ class BEStarTree(BooleanIndex):
 
     def _recompute_own(self, c: int) -> None:
         """The c-node's box: its l-node's expressions and its p-nodes' root buckets."""
-        box = self.cn_box[c]
+        box = self.cnode_box(c)
         k = len(box)
         box[:, 0], box[:, 1] = INF, -INF
-        dims = self.pn_dims[self.bk_pnode[self.cn_bucket[c]]]
+        dims = self.dims_of(self.bk_pnode[self.cn_bucket[c]])
         leaf = self._leaf.col(c)
         if len(leaf):
             st = self._store
             B.union_box(st.s_start, st.s_end, st.p_attr, st.p_lo, st.p_hi,
                         np.frombuffer(leaf, np.int64), np.array(dims, np.int64), box)  # fmt: skip
         for p in self._pdir.col(c, 1):
-            _union_into(box, self.bk_box[self.pn_root[p]][:k])
+            _union_into(box, self.bucket_box(self.pn_root[p])[:k])
 
     def _recompute_total(self, b: int) -> None:
-        box = self.bk_box[b]
-        box[:] = self.cn_box[self.bk_cnode[b]]
+        box = self.bucket_box(b)
+        box[:] = self.cnode_box(self.bk_cnode[b])
         for ch in (self.bk_left[b], self.bk_right[b]):
             if ch >= 0:
-                _union_into(box, self.bk_box[ch])
+                _union_into(box, self.bucket_box(ch))
         self._sync(b)
 
     def _subtree_ids(self, p: int) -> list[int]:
@@ -1065,19 +1083,16 @@ class BEStarTree(BooleanIndex):
         tabs = (self.cn_sum, self.cn_bucket, self.cn_cap, self.pn_attr, self.pn_root,
                 self.pn_cnode, self.pn_count, self.pn_sum, self.bk_lo, self.bk_hi, self.bk_olo,
                 self.bk_ohi, self.bk_left, self.bk_right, self.bk_parent, self.bk_cnode,
-                self.bk_pnode, self.bk_split, self.sub_cnode)  # fmt: skip
-        boxes = sum(b.nbytes for b in self.bk_box if b is not None)
-        boxes += sum(b.nbytes for b in self.cn_box if b is not None)
+                self.bk_pnode, self.bk_split, self.sub_cnode, self.cn_bx, self.pn_dstart,
+                self.pn_dlen, self.pn_dims, self.bk_bx, self.bk_clo, self.bk_chi)  # fmt: skip
         return (
             sum(t.itemsize * len(t) for t in tabs)
-            + self._leaf.nbytes() + self._pdir.nbytes() + self._sum.nbytes() + boxes
+            + self._leaf.nbytes() + self._pdir.nbytes() + self._sum.nbytes() + self.bx.nbytes
         )  # fmt: skip
 
     def stats(self) -> dict:
         """Node counts and depth (for the benchmark)."""
-        depth = 0
-        for dims in self.pn_dims:
-            depth = max(depth, len(dims))
+        depth = max(self.pn_dlen, default=0)
         return {
             "c_nodes": len(self.cn_bucket),
             "p_nodes": len(self.pn_attr),
@@ -1121,12 +1136,6 @@ class BETree(BEStarTree):
 
 
 # ---------------------------------------------------------------- helpers
-
-
-def _empty_box(k: int) -> np.ndarray:
-    box = np.empty((k, 2))
-    box[:, 0], box[:, 1] = INF, -INF
-    return box
 
 
 def _union_into(box: np.ndarray, other: np.ndarray) -> None:

@@ -132,7 +132,11 @@ def _tables_equal(a, b) -> None:
               "bk_parent", "bk_cnode", "bk_pnode", "bk_split", "sub_cnode")  # fmt: skip
     for name in tables:
         np.testing.assert_array_equal(np.asarray(getattr(a, name)), np.asarray(getattr(b, name)))
-    assert a.pn_dims == b.pn_dims and a.cn_used == b.cn_used and a.bk_cell == b.bk_cell
+    for p in range(len(a.pn_attr)):
+        assert a.dims_of(p) == b.dims_of(p)
+    if a.rigid:
+        for k in range(len(a.bk_lo)):
+            assert a.cell(k) == b.cell(k)
     for c in range(len(a.cn_bucket)):
         for slab in ("_leaf", "_pdir"):
             sa, sb = getattr(a, slab), getattr(b, slab)
@@ -141,7 +145,9 @@ def _tables_equal(a, b) -> None:
     for lst in range(len(a._sum.start)):
         for k in (0, 1):
             assert list(a._sum.col(lst, k)) == list(b._sum.col(lst, k))
-    for x, y in (*zip(a.bk_box, b.bk_box, strict=True), *zip(a.cn_box, b.cn_box, strict=True)):
+    pairs = [(a.bucket_box(k), b.bucket_box(k)) for k in range(len(a.bk_lo))]
+    pairs += [(a.cnode_box(c), b.cnode_box(c)) for c in range(len(a.cn_bucket))]
+    for x, y in pairs:
         assert (x is None and y is None) or np.array_equal(x, y)
 
 

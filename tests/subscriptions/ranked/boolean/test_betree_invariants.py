@@ -79,7 +79,7 @@ def check_invariants(ix) -> None:
         assert attrs == sorted(attrs) and not used & set(attrs)
         for a, p in zip(attrs, ix._pdir.col(c, 1), strict=True):
             assert ix.pn_attr[p] == a and ix.pn_cnode[p] == c
-            dims = ix.pn_dims[p]
+            dims = ix.dims_of(p)
             assert set(dims) == used | {a} and dims[-1] == a
             below = _b_ids(ix, ix.pn_root[p])
             assert ix.pn_count[p] == len(below)
@@ -95,15 +95,15 @@ def check_invariants(ix) -> None:
                 assert ix.cn_bucket[cb] == b
                 work.append((cb, used | {a}))
                 if ix.rigid:
-                    lo, hi = ix.bk_cell[b]
+                    lo, hi = ix.cell(b)
                     for i in _b_ids(ix, b):  # enclosed by the cell on the active dim
                         ilo, ihi = ix._ival(i, a)
                         assert ix.bk_lo[b] <= ilo and ihi <= ix.bk_hi[b]
                 else:
                     want = _union(ix, _b_ids(ix, b), dims)
-                    np.testing.assert_array_equal(ix.bk_box[b], want)  # tight, all dims
+                    np.testing.assert_array_equal(ix.bucket_box(b), want)  # tight, all dims
                     own = _union(ix, _c_ids(ix, cb), dims)
-                    np.testing.assert_array_equal(ix.cn_box[cb], own)
+                    np.testing.assert_array_equal(ix.cnode_box(cb), own)
                     assert (ix.bk_lo[b], ix.bk_hi[b]) == tuple(want[-1])
                     assert (ix.bk_olo[b], ix.bk_ohi[b]) == tuple(own[-1])
                 L, R = ix.bk_left[b], ix.bk_right[b]
@@ -155,10 +155,12 @@ def test_deletion_shrinks_bounds_on_active_and_inactive_dimensions():
     for v in range(8):  # a1 partitions the root; a1's (atomic) bucket is partitioned on a2
         ix.insert(f"a1 between 0 and 1, a2 between {2 * v} and {2 * v + 1}")
     check_invariants(ix)
-    assert (1, 2) in ix.pn_dims  # two levels: a2 is active under a1 (inactive)
+    paths = [ix.dims_of(p) for p in range(len(ix.pn_attr))]
+    assert (1, 2) in paths  # two levels: a2 is active under a1 (inactive)
 
     def boxes():  # every bound of the tree, bucket and c-node boxes
-        return [x.copy() for x in (*ix.bk_box, *ix.cn_box[1:])]
+        buckets = [ix.bucket_box(b).copy() for b in range(len(ix.bk_lo))]
+        return buckets + [ix.cnode_box(c).copy() for c in range(1, len(ix.cn_bucket))]
 
     def widened(now, was):
         return len(now) > len(was) or any(
@@ -169,14 +171,15 @@ def test_deletion_shrinks_bounds_on_active_and_inactive_dimensions():
                  "a1 between 0 and 1.5, a2 between 2 and 3",
                  "a1 between 0 and 1, a2 between 3 and 9",
                  "a1 between -500 and 500, a2 between 4 and 5"):  # fmt: skip
-        n_b, n_c = len(ix.bk_box), len(ix.cn_box)
+        n_b, n_c = len(ix.bk_lo), len(ix.cn_bucket)
         before = boxes()
         i = ix.insert(wide)
         check_invariants(ix)
         assert widened(boxes(), before)
         ix.delete(i)
         check_invariants(ix)  # every bound exact again, so the old ones as they were
-        np.testing.assert_equal(ix.bk_box[:n_b] + ix.cn_box[1:n_c], before)
+        now = boxes()
+        np.testing.assert_equal(now[:n_b] + now[len(ix.bk_lo) : len(ix.bk_lo) + n_c - 1], before)
 
 
 def test_recycling_dissolves_p_nodes():
