@@ -315,7 +315,8 @@ class BEStarTree(BooleanIndex):
     ``beta`` the bottom-up growth factor; ``split`` is ``"exhaustive"`` (the paper's
     choice) or ``"approximate"``; p-nodes whose subtree falls below
     ``recycle_below`` expressions (default A // 2) are dissolved and their expressions
-    reinserted."""
+    reinserted; ``merge`` applies §IV-C's merge rule after deletions (:meth:`_merge_up`;
+    ``stats()["merged"]`` counts the merges)."""
 
     name: ClassVar[str] = "betree_star"
     rigid: ClassVar[bool] = False  # BE-tree: grid cells instead of data clustering
@@ -336,6 +337,7 @@ class BEStarTree(BooleanIndex):
         split: str = "exhaustive",
         recycle_below: int | None = None,
         bulk: bool = True,
+        merge: bool = True,
     ):
         if leaf_capacity is None:
             leaf_capacity = _capacity_for(match_probability)
@@ -350,7 +352,8 @@ class BEStarTree(BooleanIndex):
         self.A = int(leaf_capacity)
         self.alpha, self.beta, self.split = float(alpha), float(beta), split
         self.recycle_below = self.A // 2 if recycle_below is None else int(recycle_below)
-        self.bulk = bool(bulk)
+        self.bulk, self.merge = bool(bulk), bool(merge)
+        self.merged = 0  # merges of the merge rule so far
         self._init_tables()
         super().__init__(subscriptions)
 
@@ -988,6 +991,8 @@ class BEStarTree(BooleanIndex):
         ids = self._leaf.col(c)
         self._leaf.pop(c, ids.index(i))
         self._sum_rebuild(self.cn_sum[c], self._leaf.col(c))
+        if self.merge:
+            c = self._merge_up(c)
         recycle = -1
         while c:  # up the path: counts, and boxes from the inactive dimensions
             if not self.rigid:
@@ -1006,6 +1011,43 @@ class BEStarTree(BooleanIndex):
             c = self.pn_cnode[p]
         if recycle >= 0:
             self._recycle(recycle)
+
+    def _merge_up(self, c: int) -> int:
+        """The merge rule of §IV-C: an underflowing leaf bucket is merged with its parent
+        only if the parent is an open bucket (not partitioned).  A c-directory is binary,
+        so a leaf bucket merges together with its sibling: when both are open leaf
+        buckets and the three l-nodes together fit the parent's capacity (our reading
+        of "underflowing": the split that made them is no longer needed), their
+        expressions move up into the parent's l-node and the parent becomes a leaf
+        bucket again; repeated up the directory.  The two buckets and their c-nodes are
+        left unreachable in the tables.  Returns the c-node now holding c's
+        expressions (its boxes are recomputed by the caller, up the path)."""
+        leaf, pdir = self._leaf, self._pdir
+        while c:
+            b = self.cn_bucket[c]
+            pb = self.bk_parent[b]
+            if pb < 0 or self.bk_split[b] or pdir.length[c]:
+                return c
+            pc = self.bk_cnode[pb]
+            sib = self.bk_right[pb] if self.bk_left[pb] == b else self.bk_left[pb]
+            sc = self.bk_cnode[sib]
+            if pdir.length[pc] or self.bk_split[sib] or pdir.length[sc]:
+                return c
+            if leaf.length[pc] + leaf.length[c] + leaf.length[sc] > self.cn_cap[pc]:
+                return c
+            ids = [*leaf.col(pc), *leaf.col(c), *leaf.col(sc)]
+            leaf.set(pc, ids)
+            self._sum_rebuild(self.cn_sum[pc], ids)
+            for x in (c, sc):
+                leaf.set(x, [])
+                self._sum.set(self.cn_sum[x], [], [])
+            for i in ids:
+                self.sub_cnode[i] = pc
+            self.bk_left[pb] = self.bk_right[pb] = -1
+            self.bk_split[pb] = 0
+            self.merged += 1
+            c = pc
+        return c
 
     def _recompute_own(self, c: int) -> None:
         """The c-node's box: its l-node's expressions and its p-nodes' root buckets."""
@@ -1099,6 +1141,7 @@ class BEStarTree(BooleanIndex):
             "buckets": len(self.bk_lo),
             "max_partition_depth": depth,
             "root_leaf": int(self._leaf.length[0]),
+            "merged": self.merged,
         }
 
 
@@ -1121,6 +1164,7 @@ class BETree(BEStarTree):
         domain: tuple[float, float] = (0.0, 2.0**32),
         recycle_below: int | None = None,
         bulk: bool = True,
+        merge: bool = True,
     ):
         lo, hi = (float(x) for x in domain)
         if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
@@ -1132,6 +1176,7 @@ class BETree(BEStarTree):
             match_probability=match_probability,
             recycle_below=recycle_below,
             bulk=bulk,
+            merge=merge,
         )
 
 

@@ -199,3 +199,47 @@ def test_recycling_dissolves_p_nodes():
     for v in (18, 19, 5):
         e = parse(f"a1 = {v}, a{2 + v % 3} = {v + 1}")
         np.testing.assert_array_equal(ix.match(e), brute_match(subs, e, ix.alive()))
+
+
+def _split_buckets(ix, p: int) -> int:
+    """Split buckets reachable in p-node p's c-directory."""
+    n, todo = 0, [ix.pn_root[p]]
+    while todo:
+        b = todo.pop()
+        if ix.bk_split[b]:
+            n += 1
+            todo += [ix.bk_left[b], ix.bk_right[b]]
+    return n
+
+
+def test_merge_rule_collapses_the_directory_after_deletions():
+    """§IV-C's merge rule: once the expressions under a split fit their open parent
+    again, the two leaf buckets merge into it (the directory shrinks back); with
+    ``merge=False`` the split buckets stay.  Answers exact and invariants hold at every
+    step, in the BE*-tree and the BE-tree."""
+    for name, kw in (("betree_star", {}), ("betree", {"domain": (0.0, 64.0)})):
+        trees = {m: REGISTRY[name](leaf_capacity=2, recycle_below=0, bulk=False, merge=m, **kw)
+                 for m in (True, False)}  # fmt: skip
+        for ix in trees.values():
+            ids = [ix.insert(f"a1 between {4 * v} and {4 * v + 1}") for v in range(12)]
+        p = trees[True]._pdir.col(0, 1)[0]
+        assert _split_buckets(trees[True], p) > 0
+        for i in ids[:-2]:
+            for ix in trees.values():
+                ix.delete(i)
+                check_invariants(ix)
+        on, off = trees[True], trees[False]
+        assert on.stats()["merged"] > 0 and off.stats()["merged"] == 0, name
+        assert _split_buckets(on, p) == 0  # two expressions left: one leaf bucket holds them
+        assert _split_buckets(off, p) > 0
+        assert sorted(on._leaf.col(on.bk_cnode[on.pn_root[p]])) == ids[-2:]
+        subs = on.subscriptions()
+        for v in (0, 40, 44, 45, 47):
+            e = parse(f"a1 = {v}")
+            want = brute_match(subs, e, on.alive())
+            np.testing.assert_array_equal(on.match(e), want)
+            np.testing.assert_array_equal(off.match(e), want)
+        for ix in trees.values():  # and the merged directory splits again as it fills
+            more = [ix.insert(f"a1 between {4 * v} and {4 * v + 1}") for v in range(6)]
+            check_invariants(ix)
+        assert _split_buckets(on, p) > 0 and more
