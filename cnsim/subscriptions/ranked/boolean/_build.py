@@ -279,13 +279,92 @@ def summary(s_start, s_end, p_attr, p_w, ids):
     return ka[: u + 1], kw[: u + 1]
 
 
+#: the selectivity ranking's histogram: equi-width buckets over an attribute's range
+HIST_BUCKETS = 10
+
+
 @numba.njit(cache=True)
-def partition_plan(s_start, s_end, p_attr, ids, used, cap):
+def rank_attribute(s_start, s_end, p_attr, p_lo, p_hi, ids, used, n_buckets):
+    """§V-B's selectivity ranking for splitting an overflowing l-node: for every
+    attribute of the expressions ``ids`` not in ``used`` (sorted),
+    ``rank(l_i) = gain(l_i) - loss(l_i)`` with ``gain`` the number of expressions with a
+    predicate on it and ``loss`` the average size of the non-empty buckets of an
+    ``n_buckets``-bucket equi-width histogram of their Table I intervals over the range
+    of their finite endpoints (an interval counts in every bucket it meets; no range,
+    all endpoints equal or infinite: one bucket, loss = gain).  Returns the attribute of
+    highest rank (ties: the smaller), -1 if there is none."""
+    m = 0
+    for t in range(ids.size):
+        m += s_end[ids[t]] - s_start[ids[t]]
+    pa = np.empty(m, np.int64)
+    lo = np.empty(m)
+    hi = np.empty(m)
+    w = 0
+    for t in range(ids.size):
+        for j in range(s_start[ids[t]], s_end[ids[t]]):
+            a = p_attr[j]
+            if used.size and used[min(np.searchsorted(used, a), used.size - 1)] == a:
+                continue
+            pa[w] = a
+            lo[w] = p_lo[j]
+            hi[w] = p_hi[j]
+            w += 1
+    if w == 0:
+        return -1
+    o = argsort_int(pa[:w])
+    hist = np.zeros(n_buckets, np.int64)
+    best = -1
+    best_rank = -np.inf
+    t = 0
+    while t < w:
+        a = pa[o[t]]
+        u = t
+        fmin = np.inf
+        fmax = -np.inf
+        while u < w and pa[o[u]] == a:
+            x = o[u]
+            for v in (lo[x], hi[x]):
+                if np.isfinite(v):
+                    fmin = min(fmin, v)
+                    fmax = max(fmax, v)
+            u += 1
+        gain = u - t
+        loss = float(gain)
+        if fmin < fmax:
+            hist[:] = 0
+            width = (fmax - fmin) / n_buckets
+            for r in range(t, u):
+                x = o[r]
+                b0 = min(n_buckets - 1, int((max(lo[x], fmin) - fmin) / width))
+                b1 = min(n_buckets - 1, int((min(hi[x], fmax) - fmin) / width))
+                for b in range(b0, b1 + 1):
+                    hist[b] += 1
+            tot = 0
+            full = 0
+            for b in range(n_buckets):
+                tot += hist[b]
+                full += hist[b] > 0
+            loss = tot / full
+        rank = gain - loss
+        if rank > best_rank:  # attributes ascend: a tie keeps the smaller
+            best_rank = rank
+            best = a
+        t = u
+    return best
+
+
+@numba.njit(cache=True)
+def partition_plan(s_start, s_end, p_attr, p_lo, p_hi, ids, used, cap, selectivity=False):
     """Algorithm 4 on the expressions ``ids`` of one l-node: while more than ``cap``
-    remain, the unused attribute occurring in most of them (ties: the smaller) takes
-    every remaining expression having it.  Returns the chosen attributes, the pointer
-    of each one's members into ``members`` (in ``ids`` order), the expressions left in
-    the l-node, and whether it ran out of attributes (capacity doubling)."""
+    remain, the unused attribute of highest rank takes every remaining expression having
+    it; the rank is the optimistic popularity (the number of remaining expressions with
+    the attribute; ties: the smaller attribute), or with ``selectivity``
+    :func:`rank_attribute` over the remaining expressions.  Returns the chosen
+    attributes, the pointer of each one's members into ``members`` (in ``ids`` order),
+    the expressions left in the l-node, and whether it ran out of attributes (capacity
+    doubling)."""
+    if selectivity:
+        return _partition_plan_selective(s_start, s_end, p_attr, p_lo, p_hi, ids, used, cap)
     n = ids.size
     ptr = np.zeros(n + 1, np.int64)
     for t in range(n):
@@ -352,6 +431,45 @@ def partition_plan(s_start, s_end, p_attr, ids, used, cap):
         if remaining[t]:
             rest[r] = ids[t]
             r += 1
+    return out_attr[:g], out_ptr[: g + 1], members[:w], rest, capped
+
+
+@numba.njit(cache=True)
+def _partition_plan_selective(s_start, s_end, p_attr, p_lo, p_hi, ids, used, cap):
+    """:func:`partition_plan` with the selectivity ranking, recomputed over the
+    remaining expressions at every round (the histogram changes as expressions leave)."""
+    n = ids.size
+    rest = ids.copy()
+    taken = np.empty(0, np.int64)
+    used_now = used.copy()
+    out_attr = np.empty(n, np.int64)
+    out_ptr = np.zeros(n + 1, np.int64)
+    members = np.empty(n, np.int64)
+    g = 0
+    w = 0
+    capped = False
+    while rest.size > cap:
+        a = rank_attribute(s_start, s_end, p_attr, p_lo, p_hi, rest, used_now, HIST_BUCKETS)
+        if a < 0:
+            capped = True
+            break
+        out_attr[g] = a
+        keep = np.empty(rest.size, np.int64)
+        k = 0
+        for t in range(rest.size):
+            i = rest[t]
+            j = s_start[i] + np.searchsorted(p_attr[s_start[i] : s_end[i]], a)
+            if j < s_end[i] and p_attr[j] == a:
+                members[w] = i
+                w += 1
+            else:
+                keep[k] = i
+                k += 1
+        rest = keep[:k]
+        g += 1
+        out_ptr[g] = w
+        taken = np.append(taken, a)
+        used_now = np.sort(np.concatenate((used, taken)))
     return out_attr[:g], out_ptr[: g + 1], members[:w], rest, capped
 
 
@@ -451,7 +569,7 @@ def split(lo, hi, alpha_share, exhaustive_split):
 
 @numba.njit(cache=True)
 def build_tables(s_start, s_end, p_attr, p_lo, p_hi, p_w, ids, A, alpha_share, exh,
-                 rigid=False, dlo=0.0, dhi=1.0):  # fmt: skip
+                 rigid=False, dlo=0.0, dhi=1.0, selectivity=False):  # fmt: skip
     """BE*-B (``BEStarTree._bulk``) for an empty tree, entirely in numba: the same
     Algorithms 4 and 5 applied top-down to the batch, nodes numbered in the order the
     Python build creates them (its recursion replayed on one explicit stack).  With
@@ -602,7 +720,7 @@ def build_tables(s_start, s_end, p_attr, p_lo, p_hi, p_w, ids, A, alpha_share, e
             else:
                 used = np.empty(0, np.int64)
             attrs, gptr, members, rest, capped = partition_plan(
-                s_start, s_end, p_attr, arr, used, cn_cap[c]
+                s_start, s_end, p_attr, p_lo, p_hi, arr, used, cn_cap[c], selectivity
             )
             for g in range(attrs.size - 1, -1, -1):  # the first group on top
                 st_kind.append(1)

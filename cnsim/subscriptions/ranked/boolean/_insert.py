@@ -26,7 +26,13 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from cnsim.subscriptions.ranked.boolean._build import gather, split, summary
+from cnsim.subscriptions.ranked.boolean._build import (
+    HIST_BUCKETS,
+    gather,
+    rank_attribute,
+    split,
+    summary,
+)
 
 INF = np.inf
 PARTITION = 0
@@ -595,18 +601,22 @@ def _partition_step(T, c, st_kind, st_node):
     if w == 0:  # UpdateClusterCapacity: nothing left to partition on
         CN[2][c] = max(A, 2 * n)
         return
-    cand = np.sort(cand[:w])
-    attr = cand[0]
-    best = 0
-    t = 0
-    while t < w:  # the most frequent, ties by the smaller attribute
-        u = t
-        while u < w and cand[u] == cand[t]:
-            u += 1
-        if u - t > best:
-            best = u - t
-            attr = cand[t]
-        t = u
+    if T[9][4]:  # the selectivity ranking (§V-B's histogram)
+        attr = rank_attribute(s_start, s_end, p_attr, S[3], S[4], ids, np.sort(used),
+                              HIST_BUCKETS)  # fmt: skip
+    else:  # optimistic popularity: the most frequent, ties by the smaller attribute
+        cand = np.sort(cand[:w])
+        attr = cand[0]
+        best = 0
+        t = 0
+        while t < w:
+            u = t
+            while u < w and cand[u] == cand[t]:
+                u += 1
+            if u - t > best:
+                best = u - t
+                attr = cand[t]
+            t = u
     p = _new_pnode(T, attr, c)
     root = PN[1][p]
     rc = BKI[3][root]

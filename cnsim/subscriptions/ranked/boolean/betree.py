@@ -316,7 +316,9 @@ class BEStarTree(BooleanIndex):
     choice) or ``"approximate"``; p-nodes whose subtree falls below
     ``recycle_below`` expressions (default A // 2) are dissolved and their expressions
     reinserted; ``merge`` applies §IV-C's merge rule after deletions (:meth:`_merge_up`;
-    ``stats()["merged"]`` counts the merges)."""
+    ``stats()["merged"]`` counts the merges); ``ranking`` is Algorithm 4's attribute
+    rank (§V-B): ``"popularity"`` (the optimistic one the paper measures: loss = 0) or
+    ``"selectivity"`` (loss from a histogram, :meth:`_rank`)."""
 
     name: ClassVar[str] = "betree_star"
     rigid: ClassVar[bool] = False  # BE-tree: grid cells instead of data clustering
@@ -338,6 +340,7 @@ class BEStarTree(BooleanIndex):
         recycle_below: int | None = None,
         bulk: bool = True,
         merge: bool = True,
+        ranking: str = "popularity",
     ):
         if leaf_capacity is None:
             leaf_capacity = _capacity_for(match_probability)
@@ -349,10 +352,15 @@ class BEStarTree(BooleanIndex):
             raise InputError(f"beta must be >= 1, got {beta!r}")
         if split not in ("exhaustive", "approximate"):
             raise InputError(f"split must be 'exhaustive' or 'approximate', got {split!r}")
+        if ranking not in ("popularity", "selectivity"):
+            raise InputError(
+                f"ranking must be 'popularity' or 'selectivity', got {ranking!r}"
+            )
         self.A = int(leaf_capacity)
         self.alpha, self.beta, self.split = float(alpha), float(beta), split
         self.recycle_below = self.A // 2 if recycle_below is None else int(recycle_below)
-        self.bulk, self.merge = bool(bulk), bool(merge)
+        self.bulk, self.merge, self.ranking = bool(bulk), bool(merge), ranking
+        self._selective = ranking == "selectivity"
         self.merged = 0  # merges of the merge rule so far
         self._init_tables()
         super().__init__(subscriptions)
@@ -569,7 +577,8 @@ class BEStarTree(BooleanIndex):
              q(self.bk_pnode), q(self.bk_split), q(self.bk_bx)),
             (f(self.bk_lo), f(self.bk_hi), f(self.bk_olo), f(self.bk_ohi),
              self.bx[: self.bx_used]),
-            sub, (self.A, self.alpha, self.beta, self.split == "exhaustive"), ids,
+            sub, (self.A, self.alpha, self.beta, self.split == "exhaustive", self._selective),
+            ids,
         )  # fmt: skip
 
         def a_q(x):
@@ -622,7 +631,7 @@ class BEStarTree(BooleanIndex):
         dlo, dhi = self.domain if self.rigid else (0.0, 1.0)
         cn, pn, pd, bk, sm = B.build_tables(
             *cols, st.p_lo, st.p_hi, st.p_w, ids, self.A, self.alpha, self.split == "exhaustive",
-            self.rigid, float(dlo), float(dhi),
+            self.rigid, float(dlo), float(dhi), self._selective,
         )  # fmt: skip
         cn_bucket, cn_cap, cn_sum, leaf_start, leaf_len, leaf_pool = cn
         pn_attr, pn_cnode, pn_count, pn_root, pn_sum, pn_dstart, pn_dlen, dims_pool = pn
@@ -694,8 +703,9 @@ class BEStarTree(BooleanIndex):
             st = self._store
             used = np.array(sorted(self.used_of(c) | set(self._pdir.col(c, 0))), np.int64)
             attrs, gptr, members, ids, capped = B.partition_plan(
-                st.s_start, st.s_end, st.p_attr, ids, used, self.cn_cap[c]
-            )
+                st.s_start, st.s_end, st.p_attr, st.p_lo, st.p_hi, ids, used, self.cn_cap[c],
+                self._selective,
+            )  # fmt: skip
             for g in range(len(attrs)):
                 p = self._new_pnode(int(attrs[g]), c)
                 mids = members[gptr[g] : gptr[g + 1]]
@@ -950,16 +960,10 @@ class BEStarTree(BooleanIndex):
         while self._leaf.length[c] > self.cn_cap[c]:
             ids = list(self._leaf.col(c))
             used = self.used_of(c) | set(self._pdir.col(c, 0))
-            counts: dict[int, int] = {}
-            for i in ids:
-                for a in self._attrs(i):
-                    a = int(a)
-                    if a not in used:
-                        counts[a] = counts.get(a, 0) + 1
-            if not counts:  # UpdateClusterCapacity: nothing left to partition on
+            attr = self._rank(ids, used)
+            if attr < 0:  # UpdateClusterCapacity: nothing left to partition on
                 self.cn_cap[c] = max(self.A, 2 * len(ids))
                 return
-            attr = min(counts, key=lambda a: (-counts[a], a))
             p = self._new_pnode(attr, c)
             root = self.pn_root[p]
             rc = self.bk_cnode[root]
@@ -982,6 +986,25 @@ class BEStarTree(BooleanIndex):
                 b = self.cn_bucket[c]
                 self._sync(b)
             self._cluster(root)
+
+    def _rank(self, ids: list[int], used: set[int]) -> int:
+        """Algorithm 4's choice: the unused attribute of highest rank (§V-B) among the
+        expressions ``ids``, -1 if none.  ``ranking = "popularity"`` (the paper's
+        optimistic choice): the number of expressions with the attribute, ties by the
+        smaller; ``"selectivity"``: gain minus the histogram's loss
+        (:func:`_build.rank_attribute`)."""
+        if self._selective:
+            st = self._store
+            return int(B.rank_attribute(st.s_start, st.s_end, st.p_attr, st.p_lo, st.p_hi,
+                                        np.array(ids, np.int64), np.array(sorted(used), np.int64),
+                                        B.HIST_BUCKETS))  # fmt: skip
+        counts: dict[int, int] = {}
+        for i in ids:
+            for a in self._attrs(i):
+                a = int(a)
+                if a not in used:
+                    counts[a] = counts.get(a, 0) + 1
+        return min(counts, key=lambda a: (-counts[a], a)) if counts else -1
 
     # ------------------------------------------------------------ delete
     def _remove(self, i: int) -> None:
@@ -1165,6 +1188,7 @@ class BETree(BEStarTree):
         recycle_below: int | None = None,
         bulk: bool = True,
         merge: bool = True,
+        ranking: str = "popularity",
     ):
         lo, hi = (float(x) for x in domain)
         if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
@@ -1177,6 +1201,7 @@ class BETree(BEStarTree):
             recycle_below=recycle_below,
             bulk=bulk,
             merge=merge,
+            ranking=ranking,
         )
 
 

@@ -96,9 +96,10 @@ def _check(ix, evs, k):
     ops=st.lists(st.one_of(st.integers(0, 10**6), expression(max_size=5)), max_size=80),
     cap=st.sampled_from([1, 2, 3, 5]),
     k=st.integers(1, 6),
+    ranking=st.sampled_from(["popularity", "selectivity"]),
 )
-def test_bulk_then_dynamic(name, subs, evs, ops, cap, k):
-    ix = REGISTRY[name](subs, leaf_capacity=cap)
+def test_bulk_then_dynamic(name, subs, evs, ops, cap, k, ranking):
+    ix = REGISTRY[name](subs, leaf_capacity=cap, ranking=ranking)
     _check(ix, evs, k)
     live = list(range(len(subs)))
     for op in ops:  # deletes (with recycling) and inserts after the bulk build
@@ -163,10 +164,11 @@ def _python_bulk(cls, subs, **kw):
     subs=st.lists(expression(max_size=5), min_size=2, max_size=150),
     cap=st.sampled_from([1, 2, 3, 5]),
     split=st.sampled_from(["exhaustive", "approximate"]),
+    ranking=st.sampled_from(["popularity", "selectivity"]),
 )
-def test_numba_bulk_builds_the_python_tree(subs, cap, split):
+def test_numba_bulk_builds_the_python_tree(subs, cap, split, ranking):
     cls = REGISTRY["betree_star"]
-    kw = {"leaf_capacity": cap, "split": split}
+    kw = {"leaf_capacity": cap, "split": split, "ranking": ranking}
     _tables_equal(cls(subs, **kw), _python_bulk(cls, subs, **kw))
 
 
@@ -243,13 +245,14 @@ def _python_inserts(cls, subs, **kw):
     split=st.sampled_from(["exhaustive", "approximate"]),
     beta=st.sampled_from([1.0, 4.0]),
     bulk=st.booleans(),
+    ranking=st.sampled_from(["popularity", "selectivity"]),
 )
-def test_numba_inserts_build_the_python_tree(subs, more, dels, cap, split, beta, bulk):
+def test_numba_inserts_build_the_python_tree(subs, more, dels, cap, split, beta, bulk, ranking):
     """One-by-one insertion in numba (insert_many) builds the tree the Python
     Algorithm 1 builds, node for node: into an empty tree, and into a tree already
     built (in bulk or one by one) and thinned by deletions (recycling)."""
     cls = REGISTRY["betree_star"]
-    kw = {"leaf_capacity": cap, "split": split, "beta": beta}
+    kw = {"leaf_capacity": cap, "split": split, "beta": beta, "ranking": ranking}
     a, b = cls(subs, bulk=bulk, **kw), cls(bulk=bulk, **kw)
     b.numba_insert = False
     b.insert_many(subs)
@@ -316,3 +319,66 @@ def test_a_deep_c_directory_is_searched_without_deep_recursion():
                           text=True, timeout=300)  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     assert int(done.stdout.split()[-1]) > 1000  # the directory was built that deep
+
+
+def rank_reference(subs, ids, used, n_buckets=10):
+    """§V-B's selectivity rank written out plainly (the oracle of ``rank_attribute``):
+    per unused attribute, gain = expressions with it, loss = mean size of the non-empty
+    buckets of an equi-width histogram of their intervals over the finite endpoints."""
+    ivs: dict[int, list] = {}
+    for i in ids:
+        for j in range(subs.indptr[i], subs.indptr[i + 1]):  # Table I intervals: lo, hi
+            a = int(subs.attr[j])
+            if a not in used:
+                ivs.setdefault(a, []).append((subs.lo[j], subs.hi[j]))
+    best, best_rank = -1, -INF
+    for a in sorted(ivs):
+        fin = [v for iv in ivs[a] for v in iv if math.isfinite(v)]
+        gain = len(ivs[a])
+        loss = float(gain)
+        if fin and min(fin) < max(fin):
+            f0, f1 = min(fin), max(fin)
+            width = (f1 - f0) / n_buckets
+            hist = [0] * n_buckets
+            for lo, hi in ivs[a]:
+                b0 = min(n_buckets - 1, int((max(lo, f0) - f0) / width))
+                b1 = min(n_buckets - 1, int((min(hi, f1) - f0) / width))
+                for b in range(b0, b1 + 1):
+                    hist[b] += 1
+            full = [h for h in hist if h]
+            loss = sum(full) / len(full)
+        if gain - loss > best_rank:
+            best, best_rank = a, gain - loss
+    return best
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    subs=st.lists(expression(max_size=5), min_size=1, max_size=60),
+    used=st.sets(st.integers(0, 8), max_size=4),
+)
+def test_rank_attribute_is_the_selectivity_rank(subs, used):
+    from cnsim.subscriptions.ranked.boolean import parse_many
+    from cnsim.subscriptions.ranked.boolean._build import rank_attribute
+
+    ix = REGISTRY["scan"](subs)
+    st_ = ix._store
+    ids = np.arange(len(subs), dtype=np.int64)
+    got = rank_attribute(st_.s_start, st_.s_end, st_.p_attr, st_.p_lo, st_.p_hi, ids,
+                         np.array(sorted(used), np.int64), 10)  # fmt: skip
+    assert got == rank_reference(parse_many(subs), ids, used)
+
+
+def test_selectivity_ranking_prefers_the_spread_attribute():
+    """An attribute present everywhere but with one value cannot cut anything (rank 0);
+    a rarer one spread over its range wins; popularity picks the former."""
+    subs = [f"a1 = 5, a2 between {10 * v} and {10 * v + 1}" for v in range(8)]
+    subs += ["a1 = 5", "a1 = 5"]
+    pop = REGISTRY["betree_star"](subs, leaf_capacity=2)
+    sel = REGISTRY["betree_star"](subs, leaf_capacity=2, ranking="selectivity")
+    assert list(pop._pdir.col(0, 0))[0] == 1 and list(sel._pdir.col(0, 0))[0] == 2
+    for v in (5, 20, 71):
+        e = parse(f"a1 = 5, a2 = {v}")
+        want = brute_match(sel.subscriptions(), e, sel.alive())
+        np.testing.assert_array_equal(sel.match(e), want)
+        np.testing.assert_array_equal(pop.match(e), want)

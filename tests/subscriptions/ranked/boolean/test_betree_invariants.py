@@ -140,9 +140,10 @@ def _run(name, subs, ops, kw, bulk):
     split=st.sampled_from(["exhaustive", "approximate"]),
     beta=st.sampled_from([1.0, 4.0]),
     bulk=st.booleans(),
+    ranking=st.sampled_from(["popularity", "selectivity"]),
 )
-def test_invariants_under_random_updates(name, subs, ops, cap, split, beta, bulk):
-    kw = {"leaf_capacity": cap}
+def test_invariants_under_random_updates(name, subs, ops, cap, split, beta, bulk, ranking):
+    kw = {"leaf_capacity": cap, "ranking": ranking}
     if name == "betree_star":
         kw |= {"split": split, "beta": beta}
     _run(name, subs, ops, kw, bulk)

@@ -220,8 +220,9 @@ def test_betree_parameters_default_to_the_papers():
         assert a == cls(match_probability=p).A
     ix = cls()
     assert (ix.A, ix.alpha, ix.beta, ix.split) == (5, 0.1, 4.0, "exhaustive")
-    assert ix.recycle_below == 2
+    assert ix.recycle_below == 2 and (ix.ranking, ix.merge) == ("popularity", True)
     for kw, key in (({"leaf_capacity": 0}, "leaf_capacity"), ({"alpha": 0.7}, "alpha"),
-                    ({"beta": 0.5}, "beta"), ({"split": "greedy"}, "split")):  # fmt: skip
+                    ({"beta": 0.5}, "beta"), ({"split": "greedy"}, "split"),
+                    ({"ranking": "loss"}, "ranking must be .* got 'loss'")):  # fmt: skip
         with pytest.raises(InputError, match=key):
             cls(**kw)
