@@ -25,17 +25,18 @@ from cnsim.bench.betree import _make, workload
 RANKINGS = ("popularity", "selectivity")
 
 
-def _best(f, *args, reps=2):
-    """Best of ``reps`` wall times of ``f(*args)``, and its answer."""
-    best, out = np.inf, None
-    for _ in range(reps):
-        t = time.perf_counter()
-        out = f(*args)
-        best = min(best, time.perf_counter() - t)
-    return best, out
+def _per_event(f, *args) -> tuple[float, object]:
+    """Wall time of ``f(*args)`` and its answer."""
+    t = time.perf_counter()
+    out = f(*args)
+    return time.perf_counter() - t, out
 
 
-def run(n: int, n_events: int = 200, seed: int = 0) -> dict:
+def run(n: int, n_events: int = 200, seed: int = 0, rounds: int = 5) -> dict:
+    """Per distribution and build: both rankings' trees built twice (in alternating
+    order, the better build time kept), then ``rounds`` rounds of matching / top-1 /
+    top-5 over the events, the rankings alternating which goes first; the median and the
+    range over the rounds (the machine is shared: single timings are noisy)."""
     # compile every path once, off the clock
     s0, e0, w0 = workload(seed + 1, 2, n=300)
     for ranking in RANKINGS:
@@ -48,25 +49,42 @@ def run(n: int, n_events: int = 200, seed: int = 0) -> dict:
     for dist in ("uniform", "zipf"):
         subs, events, w = workload(seed, n_events, n=n, dist=dist)
         for label, bulk in (("BE*-B", True), ("BE*", False)):
-            rows, answers = {}, []
+            trees, build = {}, {r: np.inf for r in RANKINGS}
+            for rep in range(2):
+                for ranking in RANKINGS[:: 1 if rep % 2 == 0 else -1]:
+                    trees.pop(ranking, None)
+                    ix = _make("betree_star", w, bulk=bulk, ranking=ranking)
+                    dt, _ = _per_event(ix.insert_many, subs)
+                    build[ranking] = min(build[ranking], dt)
+                    trees[ranking] = ix
+            times = {r: {"match": [], "top1": [], "top5": []} for r in RANKINGS}
+            answers: dict = {}
+            for rnd in range(rounds):
+                for ranking in RANKINGS[:: 1 if rnd % 2 == 0 else -1]:
+                    ix = trees[ranking]
+                    for key, f, a in (("match", ix.count_batch, ()), ("top1", ix.top_k_batch, (1,)),
+                                      ("top5", ix.top_k_batch, (5,))):  # fmt: skip
+                        dt, ans = _per_event(f, events, *a)
+                        times[ranking][key].append(dt / len(events) * 1e6)
+                        answers.setdefault((ranking, key), ans)
+            rows: dict = {}
             for ranking in RANKINGS:
-                ix = _make("betree_star", w, bulk=bulk, ranking=ranking)
-                t = time.perf_counter()
-                ix.insert_many(subs)
-                build = time.perf_counter() - t
-                m, counts = _best(ix.count_batch, events)
-                t1, top1 = _best(ix.top_k_batch, events, 1)
-                t5, top5 = _best(ix.top_k_batch, events, 5)
-                answers.append((counts, top1, top5))
-                per = 1e6 / len(events)
-                rows[ranking] = {"build_s": build, "match_us": m * per, "top1_us": t1 * per,
-                                 "top5_us": t5 * per, "stats": ix.stats()}  # fmt: skip
+                rows[ranking] = {"build_s": build[ranking], "stats": trees[ranking].stats()}
+                for key, ts in times[ranking].items():
+                    rows[ranking][f"{key}_us"] = float(np.median(ts))
+                    rows[ranking][f"{key}_us_range"] = [float(min(ts)), float(max(ts))]
                 print(dist, label, ranking, {k: v for k, v in rows[ranking].items()
                                              if k != "stats"}, flush=True)  # fmt: skip
-                del ix
-            same = all(np.array_equal(a, b) for a, b in zip(*answers, strict=True))
-            rows["same_answers"] = bool(same)
+            rows["same_answers"] = all(
+                np.array_equal(answers[(RANKINGS[0], k)], answers[(RANKINGS[1], k)])
+                for k in ("match", "top1", "top5")
+            )
+            rows["ratio_selectivity_over_popularity"] = {
+                k: rows["selectivity"][f"{k}_us"] / rows["popularity"][f"{k}_us"]
+                for k in ("match", "top1", "top5")
+            } | {"build": build["selectivity"] / build["popularity"]}
             out.setdefault(dist, {})[label] = rows
+            del trees
     return out
 
 
