@@ -64,6 +64,30 @@ COUNTERS = (
 )
 
 
+#: the per-event columns of a churn run, in order, with their types (declared, so a run
+#: with no events still writes its whole, typed schema)
+EVENT_COLUMNS = {
+    "event": "int64",
+    "command": "int64",
+    "live": "int64",
+    **dict.fromkeys(COUNTERS, "int64"),
+    "routing_entries_mean": "float64",
+    "routing_entries_max": "int64",
+    "delivered_msgs": "int64",
+    "overlay_bytes": "int64",
+    "ip_bytes": "int64",
+    "last_hop_ip_bytes": "int64",
+    "publish_ip_bytes": "int64",
+}
+
+
+def event_frame(rows) -> pd.DataFrame:
+    """The rows of :meth:`ChurnRun.rows` as a frame with :data:`EVENT_COLUMNS`."""
+    frame = pd.DataFrame(list(rows))
+    assert frame.empty or list(frame.columns) == list(EVENT_COLUMNS), list(frame.columns)
+    return frame.reindex(columns=list(EVENT_COLUMNS)).astype(EVENT_COLUMNS)
+
+
 def uses_churn(scenario: Scenario) -> bool:
     """Whether the scenario is a command-stream (churn) workload."""
     s = scenario["subscriptions"]
@@ -278,7 +302,7 @@ def simulate_churn(scenario: Scenario, events: int | None = None, check: bool = 
     started, cpu_started = time.perf_counter(), time.process_time()
     run = ChurnRun(scenario, events)
     setup_s = time.perf_counter() - started
-    frame = pd.DataFrame(list(run.rows(check)))
+    frame = event_frame(run.rows(check))
     assert not run.mismatches, run.mismatches[0][1]
     f = run.forwarding
     brokers = pd.DataFrame(

@@ -43,7 +43,7 @@ import numpy as np
 import pandas as pd
 import simpy
 
-from cnsim.simulations.churn import ChurnRun, _aggregates
+from cnsim.simulations.churn import ChurnRun, _aggregates, event_frame
 from cnsim.simulations.config import Scenario
 from cnsim.simulations.timed import publication_times
 
@@ -229,7 +229,7 @@ def simulate_churn_timed(scenario: Scenario, events: int | None = None, check: b
     run = ChurnRun(scenario, events, engine="batch")
     run.keep_paths = True
     run.forwarding.keep_messages = True
-    frame = pd.DataFrame(list(run.rows(check)))
+    frame = event_frame(run.rows(check))
     assert not run.mismatches, run.mismatches[0][1]
     timing = scenario["timing"]
     times = publication_times(timing, len(run.workload.event_after), run.seeds)

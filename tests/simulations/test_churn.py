@@ -69,8 +69,14 @@ def test_the_runner_hands_churn_scenarios_over_and_is_deterministic():
 
 
 def test_no_events_still_runs_every_command():
+    """...and writes the whole event schema, typed as a run with events has it."""
+    from cnsim.simulations.churn import EVENT_COLUMNS
+
     r = simulate_churn(scenario(events=0, churn=0.0, commands=50))
     assert len(r.events) == 0 and r.summary["totals"]["sub_msgs"] > 0
+    full = simulate_churn(scenario(events=5, churn=0.0, commands=50)).events
+    assert list(r.events.columns) == list(full.columns) == ["approach", *EVENT_COLUMNS]
+    assert r.events.dtypes.equals(full.dtypes)
 
 
 @pytest.mark.parametrize(
