@@ -37,7 +37,7 @@ def test_head_keeps_the_first_events():
 def test_full_plan_runs_every_point_once_headline_first_largest_last():
     plan = B.full_plan(B.FULL_AXES)
     assert sorted(plan, key=str) == sorted(
-        [(f, v) for f, (_, vals) in B.FULL_AXES.items() for v in vals], key=str
+        [(f, v) for f, spec in B.FULL_AXES.items() for v in spec[1]], key=str
     )
     assert plan[0][0] == "fig7_clusters" and plan[-1] == ("fig8_size", 1_000_000)
 
@@ -161,3 +161,233 @@ def test_run_full_1m_resumes_without_measuring_again(monkeypatch):
     old = {k: v for k, v in part.items() if k != "runs"}  # a file written before ``runs``
     res = B.run_full_1m(speedup_n=0, n=300, n_events=6, axes=axes, prior=old)
     assert res["runs"][0] == {"wall_s": part["wall_s"], "max_rss_mb": part["max_rss_mb"]}
+
+
+# ------------------------------ Table III's size column and the DBLP-like workloads
+
+
+from cnsim.bench import dblp_like as D  # noqa: E402
+from cnsim.errors import ConfigError  # noqa: E402
+from cnsim.subscriptions.ranked.boolean import REGISTRY  # noqa: E402
+
+
+def _scan_counts(subs, events):
+    ix = REGISTRY["scan"]()
+    ix.insert_many(subs)
+    return ix.count_batch(events)
+
+
+def test_windows_map_to_two_letter_attributes_and_trigram_values():
+    word = "abcdefg"  # windows abcde, bcdef, cdefg; then the length
+    codes = np.array([ord(c) - 97 for c in word + "abab" + "abxab"], np.int8)
+    ptr = np.array([0, 7, 11, 16])
+    p, attr, val = D.predicates(ptr, codes)
+    assert p.tolist() == [0, 4, 5, 7]
+    tri = lambda s: (ord(s[0]) - 97) * 676 + (ord(s[1]) - 97) * 26 + ord(s[2]) - 97  # noqa: E731
+    assert attr[:4].tolist() == [0 * 26 + 1, 1 * 26 + 2, 2 * 26 + 3, D.LENGTH_ATTR]
+    assert val[:4].tolist() == [tri("cde"), tri("def"), tri("efg"), 7]
+    assert attr[4] == D.LENGTH_ATTR and val[4] == 4  # "abab": no window of 5
+    # "abxab": one window; a repeated prefix keeps its first window only
+    codes2 = np.array([ord(c) - 97 for c in "ababzab"], np.int8)
+    p2, attr2, val2 = D.predicates(np.array([0, 7]), codes2)
+    assert attr2.tolist() == [1, 26 * 1 + 0, D.LENGTH_ATTR]  # "ab" (first: abab z), "ba"
+    assert val2[0] == tri("abz")
+
+
+@pytest.mark.parametrize(("dataset", "size"), [("author", 8), ("title", 35)])
+def test_dblp_like_strings_sizes_validity_determinism_and_skew(dataset, size):
+    ptr, letters = D.strings(dataset, 3, 4000)
+    assert len(ptr) == 4001 and letters.min() >= 0 and letters.max() < 26
+    h = D._row_hashes(ptr, letters)
+    assert len(np.unique(h)) == 4000  # distinct strings (DBLP lists an author once)
+    p, attr, val = D.predicates(ptr, letters)
+    sizes = np.diff(p)
+    assert abs(sizes.mean() - size) < 0.1 * size  # Table III's average size
+    assert attr.min() >= 0 and attr.max() == D.LENGTH_ATTR and D.DIMS == 677
+    assert val.min() >= 0 and val.max() < D.CARDINALITY == 26**3
+    row = np.repeat(np.arange(4000), sizes)
+    assert (np.diff(attr)[np.diff(row) == 0] > 0).all()  # ascending, one per attribute
+    assert (attr[p[1:] - 1] == D.LENGTH_ATTR).all()  # every string has its length
+    again = D.strings(dataset, 3, 4000)
+    assert np.array_equal(again[0], ptr) and np.array_equal(again[1], letters)
+    other = D.strings(dataset, 4, 4000)
+    assert not (len(other[1]) == len(letters) and np.array_equal(other[1], letters))
+    # real-data-like skew: the ten most frequent window attributes hold far more than
+    # their uniform share (10 / 676), and some two-letter prefixes are (nearly) unused
+    freq = np.bincount(attr[attr != D.LENGTH_ATTR], minlength=676) / (attr != 676).sum()
+    top10 = np.sort(freq)[::-1][:10].sum()
+    assert top10 > 5 * 10 / 676
+    assert (freq < 0.1 / 676).sum() > 20
+    probs = D.attribute_probs(dataset)
+    assert probs.shape == (677,) and probs.sum() == pytest.approx(1.0)
+
+
+def test_popularity_is_zipf_and_deterministic():
+    q = D.popularity_ranks(0, 1000, 20_000)
+    assert np.array_equal(q, D.popularity_ranks(0, 1000, 20_000))
+    counts = np.sort(np.bincount(q, minlength=1000))[::-1]
+    # Zipf (1 / rank): the most popular string is drawn ~ 1 / H(1000) = 13% of the time
+    assert 0.10 < counts[0] / 20_000 < 0.16 and counts[1] < counts[0]
+
+
+@pytest.mark.parametrize("dataset", ["author", "title"])
+def test_string_workload_events_match_their_own_string(dataset):
+    subs, events, w = B.workload(1, 40, n=600, dataset=dataset)
+    assert len(subs) == 600 and len(events) == 40
+    assert w["dims"] == 677 and w["cardinality"] == 26**3 and w["dist"] == "real"
+    assert w["match_prob"] == pytest.approx(1 / 600)
+    assert abs(w["mean_sub_size"] - B.STRING_DATASETS[dataset]["sub_size"]) < 4
+    counts = _scan_counts(subs, events)
+    assert counts.min() >= 1  # its own string's subscription
+    again = B.workload(1, 40, n=600, dataset=dataset)
+    for a, b in zip((subs, events), again[:2], strict=True):
+        assert np.array_equal(a.attr, b.attr) and np.array_equal(a.lo, b.lo)
+        assert np.array_equal(a.weight, b.weight)
+    assert not np.array_equal(B.workload(2, 40, n=600, dataset=dataset)[0].lo, subs.lo)
+
+
+@pytest.mark.parametrize(("ss", "es"), [(5, 13), (16, 26), (8, 8), (33, 48)])
+def test_sub_event_sizes_keep_the_core_point_inside_every_event(ss, es):
+    n = 1000
+    subs, events, w = B.workload(0, 30, n=n, sub_size=ss, event_size=es, match_prob=0.01)
+    assert (np.diff(subs.indptr) == ss).all() and (np.diff(events.indptr) == es).all()
+    # every event holds a whole group's core point, so it matches the group's members
+    assert _scan_counts(subs, events).min() >= round(0.01 * n)
+
+
+def test_match_prob_variant_draws_attributes_like_the_strings():
+    subs, events, w = B.workload(0, 20, **{**B.MP_AUTHOR, "n": 2000, "match_prob": 0.01})
+    assert (np.diff(subs.indptr) == 8).all() and (np.diff(events.indptr) == 16).all()
+    assert subs.attr.max() < 677 and _scan_counts(subs, events).min() >= 20
+    # the length attribute (every string has it) is the most frequent one
+    assert np.bincount(subs.attr, minlength=677).argmax() == D.LENGTH_ATTR
+
+
+@pytest.mark.parametrize(
+    ("params", "words"),
+    [
+        ({"sub_size": 16, "event_size": 13}, ["event_size = 13", "sub_size = 16", "<="]),
+        ({"sub_size": 0}, ["sub_size = 0", ">= 1"]),
+        ({"sub_size": 500}, ["sub_size = 500", "dims = 400"]),
+        ({"event_size": 401}, ["event_size = 401", "dims = 400"]),
+        ({"subsize": 5}, ["unknown key 'subsize'", "sub_size"]),
+        ({"dataset": "dblp"}, ["dataset = 'dblp'", "'author'"]),
+        ({"dataset": "author", "dims": 400}, ["dims = 400", "677"]),
+        ({"dataset": "title", "sub_size": 8}, ["sub_size = 8", "35"]),
+        ({"dist": "real"}, ["dist = 'real'", "synthetic"]),
+        ({"dist": "author"}, ["dims = 400", "677"]),
+        ({"dist": "pareto"}, ["dist = 'pareto'", "'zipf'"]),
+        ({**B.MP_TITLE, "event_size": 677}, ["event_size = 677", "at most"]),
+        ({"n": 0}, ["n = 0", ">= 1"]),
+        ({"match_prob": 0}, ["match_prob = 0", "(0, 1]"]),
+        ({"clusters": -1}, ["clusters = -1", ">= 0"]),
+        ({"n": 10.5}, ["n = 10.5", "integer"]),
+    ],
+)
+def test_bad_workload_parameters_are_named(params, words):
+    with pytest.raises(ConfigError) as e:
+        B.workload(0, 5, **params)
+    msg = str(e.value)
+    assert "\n" not in msg
+    for word in words:
+        assert word in msg, msg
+
+
+def test_run_full_paired_axis_and_dblp_figures_share_resume_and_report(monkeypatch):
+    axes = {
+        "table3_sub_event_size": (("sub_size", "event_size"), [(5, 13), (8, 15)]),
+        "fig8_author": ("n", [300, 500], B.AUTHOR),
+        "fig9_author": ("match_prob", [0.01], {**B.MP_AUTHOR, "n": 300}),
+        "fig8_size": ("n", [300]),
+    }
+    calls = []
+    real = B.measure
+    monkeypatch.setattr(B, "measure", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
+    res = B.run_full(dists=("uniform", "zipf", "real"), axes=axes, n=300, n_events=8,
+                     structures=STRUCT)  # fmt: skip
+    figs = res["figures"]
+    assert list(figs["table3_sub_event_size"]) == ["uniform", "zipf"]
+    assert list(figs["table3_sub_event_size"]["uniform"]) == ["5/13", "8/15"]
+    assert list(figs["fig8_author"]) == ["real"] and list(figs["fig9_author"]) == ["real"]
+    assert list(figs["fig8_author"]["real"]) == ["300", "500"]
+    # (8, 15) at 300 is the Table III point of fig8_size: measured once per distribution
+    # (BE*-B, k-ind, SCAN at 5/13 and 8/15, BE* only in fig8_size), and the "real"
+    # figures once (3 points, 3 structures)
+    assert len(calls) == 2 * (3 + 3 + 1) + 3 * 3
+    for fig in figs.values():
+        for rows in fig.values():
+            for cell in rows.values():
+                assert len({c["mean_matches"] for c in cell.values()}) == 1
+    u = figs["table3_sub_event_size"]["uniform"]["8/15"]
+    assert u["k-ind"] == figs["fig8_size"]["uniform"]["300"]["k-ind"]
+    assert figs["fig8_author"]["real"]["300"]["k-ind"]["mean_matches"] >= 1
+    h = res["headline"] if "headline" in res else B.merge_full([res])["headline"]
+    assert any(k.startswith("author: top-1 faster than matching, BE*-B") for k in h)
+    assert any("sub/event size 5/13" in k for k in h)
+    assert "| real | 500 |" in B.tables(B.merge_full([res]))
+    # resuming measures nothing again (row keys of a paired axis included)
+    part = json.loads(json.dumps(res, default=B.json_default))
+    calls.clear()
+    B.run_full(dists=("uniform", "zipf", "real"), axes=axes, n=300, n_events=8,
+               structures=STRUCT, prior=part)  # fmt: skip
+    assert calls == []
+    # run_table3 keeps another run's figures and adds its wall time and peak memory
+    t3 = B.run_table3(axes={"fig8_title": ("n", [200], B.TITLE)}, n_events=4,
+                      structures={"k-ind": STRUCT["k-ind"]}, prior=part)  # fmt: skip
+    assert set(t3["figures"]) == set(axes) | {"fig8_title"}
+    assert t3["figures"]["fig8_title"]["real"]["200"]["k-ind"]["mean_matches"] >= 1
+    assert len(t3["runs"]) == 1 and t3["max_rss_mb"] > 0
+
+
+def test_quick_run_has_tiny_points_of_the_new_figures(monkeypatch):
+    seen = {}
+
+    def fake_sweep(axis, values, base, n_events, structures=B.STRUCTURES, seed=0,
+                   dists=("uniform", "zipf")):  # fmt: skip
+        cell = {s: {"match_us": 2.0, "top_us": {1: 1.0, 5: 1.0, 10: 1.0}} for s in structures}
+        out = {d: {B.axis_label(v): cell for v in values} for d in dists}
+        seen[B.axis_name(axis)] = (values, base, dists)
+        return out
+
+    monkeypatch.setattr(B, "sweep", fake_sweep)
+    monkeypatch.setattr(B, "build_rates", lambda *a, **k: {})
+    res = B.run_bench(quick=True)
+    for fig in B.QUICK_TABLE3:
+        assert fig in res["figures"]
+    assert list(res["figures"]["fig8_author"]) == ["real"]
+    assert list(res["figures"]["table3_sub_event_size"]["zipf"]) == ["5/13", "16/26"]
+    for fig, (axis, values, base) in B.QUICK_TABLE3.items():
+        sizes = [v for v in values if axis == "n"] + [base.get("n", 0)]
+        assert max(sizes) <= 2_000, fig  # tiny: the quick run stays fast
+    # every quick point is a valid workload
+    for axis, values, base in B.QUICK_TABLE3.values():
+        for v in values:
+            B.check_workload(1, {"dist": "uniform", **base, **B.axis_params(axis, v)})
+
+
+def test_quick_points_of_the_new_figures_run_and_agree():
+    for fig, (axis, values, base) in B.QUICK_TABLE3.items():
+        b = {**base, "n": 300}
+        res = B.sweep(axis, values[:1] if axis != "n" else [300], b, 6,
+                      dists=("real",) if "dist" in base else ("zipf",))  # fmt: skip
+        for rows in res.values():
+            for cell in rows.values():
+                assert len({c["mean_matches"] for c in cell.values()}) == 1, fig
+
+
+def test_table3_entry_point_rejects_unknown_figures(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        B._main(["table3", "--figures", "fig8_nope", "--json", str(tmp_path / "x.json")])
+    assert "'fig8_nope' is not a figure" in capsys.readouterr().err
+
+
+def test_drop_attribute_removes_only_that_attribute():
+    subs, events, _ = B.workload(0, 20, n=300, dataset="author")
+    for ex in (subs, events):
+        out = D.drop_attribute(ex, D.LENGTH_ATTR)
+        assert len(out) == len(ex) and (out.attr != D.LENGTH_ATTR).all()
+        for i in (0, 7, len(ex) - 1):
+            want = [p for p in ex.predicates(i) if p[0] != D.LENGTH_ATTR]
+            assert out.predicates(i) == want
+    # without the length every event still matches its own string
+    assert _scan_counts(D.drop_attribute(subs, 676), D.drop_attribute(events, 676)).min() >= 1

@@ -10,9 +10,18 @@ load in ``_build.build_tables``, the one-by-one BE* in ``_insert.insert_many``),
 k-index's in vectorised numpy.
 
 ``python -m cnsim.bench.betree full-1m --json FILE`` runs :func:`run_full_1m` (the
-numba builds' speed-ups over their Python references, Fig 8 up to 1M and Fig 9 with
-every structure where it fits 3 GB, see :data:`FULL_1M_STRUCTURES`; RESULTS.md "Full run,
-dynamic BE* and BE-tree at 1M").
+numba builds' speed-ups over their Python references, Fig 8 up to 1M and Fig 9 at 1M
+with every structure, see :data:`FULL_1M_STRUCTURES`; RESULTS.md "Full run, dynamic BE*
+and BE-tree at 1M").
+
+``python -m cnsim.bench.betree table3 [--figures F,..] --json FILE [--resume]`` runs
+:func:`run_table3`: Table III's "Sub/Event Size" column (a paired axis, sizes moving
+together) and its DBLP-driven workloads, Fig 8's author and title panels and the "Match
+Prob (Author / Title)" variants, on our DBLP-like stand-in for BEGen's DBLP data
+(``workload(dataset="author" | "title")``, :mod:`cnsim.bench.dblp_like`, where every
+assumption is written down); RESULTS.md "Table III's size sweep and DBLP-like workloads".
+The full run and ``--quick`` hold these figures too (new keys of the JSON; the quick run
+tiny points of them, :data:`QUICK_TABLE3`).
 """
 
 from __future__ import annotations
@@ -22,7 +31,8 @@ import time
 
 import numpy as np
 
-from cnsim.bench import provenance
+from cnsim.bench import dblp_like, provenance
+from cnsim.errors import ConfigError
 from cnsim.subscriptions.ranked.boolean import REGISTRY, Expressions
 from cnsim.subscriptions.ranked.boolean.expressions import BETWEEN, EQ
 
@@ -36,13 +46,32 @@ DEFAULTS = {
     "sub_size": 8,
     "event_size": 15,
     "match_prob": 0.001,
-    "dist": "uniform",  # attribute choice: uniform or zipf
+    "dist": "uniform",  # attribute choice: uniform or zipf (or author / title, below)
+    "dataset": "synthetic",  # or the DBLP-like strings: author, title (dblp_like.py)
 }
+#: Table III's DBLP-driven workloads (our DBLP-like stand-in, ``cnsim.bench.dblp_like``):
+#: their fixed parameters (``dist = "real"``: the attributes follow the strings)
+STRING_DATASETS = {
+    "author": {"dims": dblp_like.DIMS, "cardinality": dblp_like.CARDINALITY, "sub_size": 8,
+               "event_size": 8, "dist": "real"},
+    "title": {"dims": dblp_like.DIMS, "cardinality": dblp_like.CARDINALITY, "sub_size": 35,
+              "event_size": 35, "dist": "real"},
+}  # fmt: skip
+DISTS = ("uniform", "zipf", "author", "title", "real")
+#: Table III's DBLP-driven workloads (``dataset``; our DBLP-like stand-in) and their
+#: "Match Prob" variants (the synthetic groups with the strings' attribute choice)
+AUTHOR = {"dataset": "author", **STRING_DATASETS["author"]}
+TITLE = {"dataset": "title", **STRING_DATASETS["title"]}
+MP_AUTHOR = {"n": 400_000, "dims": dblp_like.DIMS, "cardinality": dblp_like.CARDINALITY,
+             "sub_size": 8, "event_size": 16, "dist": "author"}  # fmt: skip
+MP_TITLE = {**MP_AUTHOR, "n": 150_000, "sub_size": 30, "event_size": 43, "dist": "title"}
 STRUCTURES = tuple(s for s in ("betree_star", "betree", "kindex", "scan") if s in REGISTRY)
 WIDTH = 4  # a subscription range is [core - u, core + v], u, v uniform in 0..WIDTH
 
 
 def _attr_probs(dims: int, dist: str) -> np.ndarray:
+    if dist in dblp_like.DATASETS:  # the DBLP-like strings' attribute frequencies
+        return dblp_like.attribute_probs(dist)
     p = 1.0 / np.arange(1, dims + 1) if dist == "zipf" else np.ones(dims)
     return p / p.sum()
 
@@ -60,6 +89,76 @@ def _values(rng, n: int, dims: int, attrs: np.ndarray, w: dict) -> np.ndarray:
     return np.clip(v, 0, card - 1)
 
 
+def _int(key: str, v, lo: int, what: str = "") -> None:
+    if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < lo:
+        raise ConfigError(f"workload: {key} = {v!r}; allowed: an integer >= {lo}{what}")
+
+
+def check_workload(n_events, params: dict) -> dict:
+    """The workload's parameters (``DEFAULTS``, a string dataset's fixed ones, then
+    ``params``), checked: a bad one raises ``ConfigError`` naming the key, the value and
+    what is allowed, before anything is generated."""
+    bad = sorted(set(params) - set(DEFAULTS))
+    if bad:
+        raise ConfigError(f"workload: unknown key {bad[0]!r}; allowed: {', '.join(DEFAULTS)}")
+    ds = params.get("dataset", DEFAULTS["dataset"])
+    if ds != "synthetic" and ds not in STRING_DATASETS:
+        raise ConfigError(
+            f"workload: dataset = {ds!r}; allowed: 'synthetic', "
+            + ", ".join(repr(d) for d in STRING_DATASETS)
+        )
+    w = {**DEFAULTS, **STRING_DATASETS.get(ds, {}), **params}
+    _int("n_events", n_events, 1)
+    for key in ("n", "dims", "cardinality"):
+        _int(key, w[key], 1)
+    for key in ("clusters", "cluster_size"):
+        _int(key, w[key], 0)
+    ss, es = w["sub_size"], w["event_size"]
+    _int("sub_size", ss, 1, f" and <= dims = {w['dims']}")
+    if ss > w["dims"]:
+        raise ConfigError(
+            f"workload: sub_size = {ss}; allowed: 1 <= sub_size <= dims = {w['dims']}"
+        )
+    _int("event_size", es, 1)
+    if es < ss or es > w["dims"]:
+        raise ConfigError(
+            f"workload: event_size = {es} with sub_size = {ss}, dims = {w['dims']}; allowed: "
+            f"sub_size <= event_size <= dims (an event holds its group's core point on the "
+            f"sub_size attributes of the group, plus event_size - sub_size others)"
+        )
+    mp = w["match_prob"]
+    if isinstance(mp, bool) or not isinstance(mp, int | float) or not 0 < mp <= 1:
+        raise ConfigError(f"workload: match_prob = {mp!r}; allowed: a number in (0, 1]")
+    dist = w["dist"]
+    if dist not in DISTS:
+        raise ConfigError(f"workload: dist = {dist!r}; allowed: {', '.join(map(repr, DISTS))}")
+    if ds in STRING_DATASETS:
+        for key, fixed in STRING_DATASETS[ds].items():
+            if w[key] != fixed:
+                raise ConfigError(
+                    f"workload: {key} = {w[key]!r} with dataset = {ds!r}; allowed: {fixed!r} "
+                    "(set by the DBLP-like strings, Table III)"
+                )
+    elif dist == "real":
+        raise ConfigError(
+            "workload: dist = 'real' with dataset = 'synthetic'; allowed: 'uniform', 'zipf', "
+            "'author', 'title' ('real' is the string datasets' own attribute distribution)"
+        )
+    elif dist in dblp_like.DATASETS and w["dims"] != dblp_like.DIMS:
+        raise ConfigError(
+            f"workload: dims = {w['dims']} with dist = {dist!r}; allowed: {dblp_like.DIMS} "
+            "(the DBLP-like strings' attributes, 26^2 + 1)"
+        )
+    elif dist in dblp_like.DATASETS:
+        used = int((dblp_like.attribute_probs(dist) > 0).sum())
+        if es > used:
+            raise ConfigError(
+                f"workload: event_size = {es} with dist = {dist!r}; allowed: at most {used} "
+                "(the attributes the DBLP-like strings use)"
+            )
+    return w
+
+
 def workload(seed: int, n_events: int, **params) -> tuple[Expressions, Expressions, dict]:
     """Subscriptions and point events after Table III.
 
@@ -73,8 +172,20 @@ def workload(seed: int, n_events: int, **params) -> tuple[Expressions, Expressio
     probability is about g / n (plus chance matches, measured and reported).
     Weights follow §VII: ``min(inv(a), N(0.8 inv(a), 0.05 inv(a)))`` with ``inv`` the
     inverse attribute frequency (the paper prints ``max``, which would make almost every
-    weight equal to inv(a))."""
-    w = {**DEFAULTS, **params}
+    weight equal to inv(a)).
+
+    Table III's "Sub/Event Size" column moves ``sub_size`` and ``event_size`` together
+    (5-66 and 13-81); ``1 <= sub_size <= event_size <= dims`` is required, so an event
+    always holds its group's whole core point.  ``dist = "author" | "title"`` draws the
+    attributes with the DBLP-like strings' frequencies (Table III's "Match Prob (Author /
+    Title)" workloads, with ``dims = 677``); ``dataset = "author" | "title"`` is the
+    DBLP-like string workload itself (:func:`string_workload`; its dims, cardinality,
+    sizes and dist are fixed, ``clusters``, ``cluster_size`` and ``match_prob`` are not
+    used).  Bad parameters raise
+    ``ConfigError`` (:func:`check_workload`)."""
+    w = check_workload(n_events, params)
+    if w["dataset"] != "synthetic":
+        return string_workload(seed, n_events, w)
     rng = np.random.default_rng(seed)
     n, dims, ss, es = w["n"], w["dims"], w["sub_size"], w["event_size"]
     if w["clusters"]:
@@ -123,6 +234,48 @@ def workload(seed: int, n_events: int, **params) -> tuple[Expressions, Expressio
         np.arange(len(ea) + 1), np.concatenate(e_val).astype(float),
     )  # fmt: skip
     w.pop("_centres", None)
+    return subs, events, w
+
+
+def _inv_weights(rng, attr: np.ndarray, dims: int):
+    """§VII's weight rule (see :func:`workload`) over the subscriptions' attributes."""
+    freq = np.bincount(attr, minlength=dims).astype(float)
+    inv = np.where(freq > 0, freq.max() / np.maximum(freq, 1), 1.0)
+    inv = inv / inv.max()
+    return lambda a: np.minimum(inv[a], np.abs(rng.normal(0.8 * inv[a], 0.05 * inv[a])))
+
+
+def string_workload(seed: int, n_events: int, w: dict) -> tuple[Expressions, Expressions, dict]:
+    """Table III's DBLP (Author) / (Title) workloads, after our DBLP-like stand-in
+    (``cnsim.bench.dblp_like``, where every assumption is written down): ``n`` distinct
+    strings, one subscription each (``between v - u and v + w`` on every window's
+    attribute and on the length, u, w uniform in 0..``dblp_like.DBLP_WIDTH``); each event
+    is the point expression of one of these strings, drawn by Zipf popularity.  So an
+    event matches its own string's subscription (and any other that agrees with it
+    within the ranges): ``match_prob`` is returned as 1 / n (it sets the leaf capacity),
+    the measured mean is what the benchmark reports.  ``mean_sub_size`` and
+    ``mean_event_size`` are the sizes the strings gave."""
+    n = w["n"]
+    card = w["cardinality"]
+    sptr, attr, val = dblp_like.predicates(*dblp_like.strings(w["dataset"], seed, n))
+    rng = np.random.default_rng(seed)
+    m = len(attr)
+    lo = np.maximum(val - rng.integers(0, dblp_like.DBLP_WIDTH + 1, m), 0)
+    hi = np.minimum(val + rng.integers(0, dblp_like.DBLP_WIDTH + 1, m), card - 1)
+    weights = _inv_weights(rng, attr, w["dims"])
+    subs = Expressions.from_arrays(
+        sptr, attr, np.full(m, BETWEEN, np.int8), weights(attr), np.arange(m + 1) * 2,
+        np.stack([lo, hi], axis=1).ravel().astype(float),
+    )  # fmt: skip
+    q = dblp_like.popularity_ranks(seed, n, n_events)
+    eptr, ea = dblp_like.gather(sptr, attr, q)
+    _, ev = dblp_like.gather(sptr, val, q)
+    events = Expressions.from_arrays(
+        eptr, ea, np.full(len(ea), EQ, np.int8), weights(ea), np.arange(len(ea) + 1),
+        ev.astype(float),
+    )  # fmt: skip
+    w = {**w, "match_prob": 1.0 / n, "mean_sub_size": m / n,
+         "mean_event_size": len(ea) / n_events}  # fmt: skip
     return subs, events, w
 
 
@@ -219,20 +372,32 @@ def _log(msg: str) -> None:
     print(msg, flush=True)
 
 
-def sweep(axis: str, values, base: dict, n_events: int, structures=STRUCTURES, seed=0) -> dict:
+def sweep(axis, values, base: dict, n_events: int, structures=STRUCTURES, seed=0,
+          dists=("uniform", "zipf")) -> dict:  # fmt: skip
+    """Every structure one by one at every value of ``axis`` (a key, or a tuple of keys
+    moved together), per distribution; a ``dist`` in ``base`` wins (label it "real")."""
     out = {}
-    for dist in ("uniform", "zipf"):
+    for dist in dists:
         rows = {}
         for val in values:
-            params = {**base, "dist": dist, axis: val}
+            params = {"dist": dist, **base, **axis_params(axis, val)}
             subs, events, w = workload(seed, n_events, **params)
             cell = {}
             for name in structures:
-                _log(f"  {axis}={val} {dist} {name}")
+                _log(f"  {axis_name(axis)}={axis_label(val)} {dist} {name}")
                 cell[name] = measure(name, subs, events, w)
-            rows[str(val)] = cell
+            rows[axis_label(val)] = cell
         out[dist] = rows
     return out
+
+
+#: the quick run's points of the figures of Table III's size column and DBLP workloads
+QUICK_TABLE3 = {
+    "table3_sub_event_size": (("sub_size", "event_size"), [(5, 13), (16, 26)], {"n": 2_000}),
+    "fig8_author": ("n", [2_000], AUTHOR),
+    "fig8_title": ("n", [1_000], TITLE),
+    "fig9_author": ("match_prob", [0.01], {**MP_AUTHOR, "n": 2_000}),
+}
 
 
 def run_bench(quick: bool = False) -> dict:
@@ -268,6 +433,10 @@ def run_bench(quick: bool = False) -> dict:
         res["build"] = build_rates([100_000, 1_000_000], 100_000, n_ev)
     for fig, (axis, values) in axes.items():
         figs[fig] = sweep(axis, values, base, n_ev)
+    if quick:  # tiny points of Table III's size column and DBLP-like workloads
+        for fig, (axis, values, b) in QUICK_TABLE3.items():
+            figs[fig] = sweep(axis, values, b, n_ev, dists=("real",) if "dist" in b else
+                              ("uniform", "zipf"))  # fmt: skip
     res["wall_s"] = time.perf_counter() - t0
     res["headline"] = headline(res)
     return res
@@ -293,39 +462,85 @@ def head(events: Expressions, m: int) -> Expressions:
 FULL_N = 100_000
 FULL_EVENTS = 200
 SCAN_EVENTS = 30  # the scan is O(n) per event
+#: Table III's "Sub/Event Size" column (5-66 / 13-81, 100K): the sizes move together;
+#: the paper gives only the range, the three pairs between its ends are our choice
+SUB_EVENT_SIZES = [(5, 13), (8, 15), (16, 26), (33, 48), (66, 81)]
 FULL_AXES = {
     "fig6_cardinality": ("cardinality", [2_500, 250_000, 250_000_000]),
     "fig7_clusters": ("clusters", [0, 2, 4, 26]),
     "fig6_dims": ("dims", [50, 400, 1400]),
     "fig7_cluster_size": ("cluster_size", [25, 100, 800]),
     "fig9_match_prob": ("match_prob", [0.0001, 0.001, 0.01, 0.09]),
+    # a figure is (axis, values[, base]): a paired axis names its keys in a tuple and
+    # moves them together; ``base`` overrides the defaults (a ``dist`` in it is the
+    # figure's only distribution, its rows labelled "real": measured when ``run_full``'s
+    # ``dists`` hold "real")
+    "table3_sub_event_size": (("sub_size", "event_size"), SUB_EVENT_SIZES),
+    "fig8_author": ("n", [100_000, 300_000, 760_000], AUTHOR),
+    "fig8_title": ("n", [50_000, 150_000, 250_000], TITLE),
+    "fig9_author": ("match_prob", [0.0001, 0.001, 0.01, 0.09], MP_AUTHOR),
+    "fig9_title": ("match_prob", [0.0001, 0.001, 0.01, 0.09], MP_TITLE),
     "fig8_size": ("n", [100_000, 300_000, 1_000_000]),
 }
+DBLP_FIGS = ("fig8_author", "fig8_title")
 #: label -> (structure, bulk, largest n, only in these figures or (figure, value)
 #: points (None: all); a row shows every structure measured at its point)
 FULL_STRUCTURES = {
     "BE*-B": ("betree_star", True, None, None),
-    "BE*": ("betree_star", False, 100_000, ("fig8_size",)),
+    # the one-by-one BE* passed 3 GB building the 250,000 titles (9M predicates)
+    "BE*": ("betree_star", False, None, (("fig8_size", 100_000), "table3_sub_event_size",
+                                          ("fig8_author", 100_000), ("fig8_author", 300_000),
+                                          ("fig8_title", 50_000), ("fig8_title", 150_000))),
     "BE": (
         "betree",
         True,
-        100_000,
-        ("fig8_size", ("fig6_cardinality", 2_500), ("fig7_clusters", 0), ("fig7_clusters", 2)),
+        None,
+        (("fig8_size", 100_000), ("fig6_cardinality", 2_500), ("fig7_clusters", 0),
+         ("fig7_clusters", 2), "table3_sub_event_size", ("fig8_author", 100_000),
+         ("fig8_author", 300_000), "fig8_title"),
     ),
     "k-ind": ("kindex", False, None, None),
     "SCAN": ("scan", False, 300_000, ("fig8_size",)),
 }
 
 
+def axis_params(axis, val) -> dict:
+    """The workload parameters a figure's axis sets: one key, or a paired axis' keys."""
+    return dict(zip(axis, val, strict=True)) if isinstance(axis, tuple) else {axis: val}
+
+
+def axis_label(val) -> str:
+    """A value's row key (``"5/13"`` for a paired axis' ``(5, 13)``)."""
+    return "/".join(map(str, val)) if isinstance(val, tuple | list) else str(val)
+
+
+def axis_name(axis) -> str:
+    return "/".join(axis) if isinstance(axis, tuple) else axis
+
+
+def fig_base(spec) -> dict:
+    """A figure's overrides of the defaults (its third element, if any)."""
+    return spec[2] if len(spec) > 2 else {}
+
+
+def fig_dists(spec, dists) -> list[str]:
+    """The row labels a figure is measured under: "real" (if ``dists`` has it) when its
+    base names its own ``dist`` (the DBLP-like strings' attributes), else ``dists`` but
+    "real"."""
+    if "dist" in fig_base(spec):
+        return [d for d in dists if d == "real"]
+    return [d for d in dists if d != "real"]
+
+
 def full_plan(axes: dict) -> list[tuple[str, object]]:
     """``(figure, value)`` in the order a full run measures them: the headline figures
     (clusters, size) first, every figure's largest value last (the 1M point)."""
     firsts = [(f, v) for f in ("fig7_clusters", "fig8_size") if f in axes for v in axes[f][1][:-1]]
-    rest = [(f, v) for f, (_, vals) in axes.items() for v in vals[:-1] if (f, v) not in firsts]
-    return firsts + rest + [(f, vals[-1]) for f, (_, vals) in axes.items()]
+    rest = [(f, v) for f, spec in axes.items() for v in spec[1][:-1] if (f, v) not in firsts]
+    return firsts + rest + [(f, spec[1][-1]) for f, spec in axes.items()]
 
 
-def run_full(dists=("uniform", "zipf"), axes=None, n=FULL_N, n_events=FULL_EVENTS,
+def run_full(dists=("uniform", "zipf", "real"), axes=None, n=FULL_N, n_events=FULL_EVENTS,
              structures=None, seed=0, on_point=None, prior=None) -> dict:  # fmt: skip
     """Every figure's sweep, a point shared by several figures measured once; each
     point measures every structure in turn in this one process (ratios side by side).
@@ -334,28 +549,34 @@ def run_full(dists=("uniform", "zipf"), axes=None, n=FULL_N, n_events=FULL_EVENT
     axes = FULL_AXES if axes is None else axes
     structures = FULL_STRUCTURES if structures is None else structures
     t0 = time.perf_counter()
-    figs: dict = {fig: {d: {} for d in dists} for fig in axes}
+    figs: dict = {fig: {d: {} for d in fig_dists(axes[fig], dists)} for fig in axes}
     res = {"provenance": provenance("betree", False), "defaults": {**DEFAULTS, "n": n},
            "events": n_events, "scan_events": SCAN_EVENTS,
            "structures": {k: list(v[:3]) for k, v in structures.items()},
            "figures": figs}  # fmt: skip
     cache: dict = {}
 
+    def params_of(dist, fig, val):
+        spec = axes[fig]
+        return {**DEFAULTS, "n": n, "dist": dist, **fig_base(spec), **axis_params(spec[0], val)}
+
     def key_of(dist, fig, val):
-        return tuple(sorted({**DEFAULTS, "n": n, "dist": dist, axes[fig][0]: val}.items()))
+        return tuple(sorted(params_of(dist, fig, val).items()))
 
     for fig, per in (prior or {}).get("figures", {}).items():
         for dist, rows in per.items():
             for val, cell in rows.items():
-                v = next(x for x in axes[fig][1] if str(x) == val)
+                v = next(x for x in axes[fig][1] if axis_label(x) == val)
                 cache.setdefault(key_of(dist, fig, v), {}).update(cell)
                 if dist in figs[fig]:  # in every partial result from the start
                     figs[fig][dist][val] = dict(cell)
     warm_builds(structures, seed)
     for dist in dists:
         for fig, val in full_plan(axes):
-            axis = axes[fig][0]
-            params = {**DEFAULTS, "n": n, "dist": dist, axis: val}
+            if dist not in figs[fig]:
+                continue
+            axis = axis_name(axes[fig][0])
+            params = params_of(dist, fig, val)
             key = key_of(dist, fig, val)
             cell = cache.setdefault(key, {})
             todo = [lab for lab, (_, _, top, only) in structures.items()
@@ -366,18 +587,20 @@ def run_full(dists=("uniform", "zipf"), axes=None, n=FULL_N, n_events=FULL_EVENT
                 for lab in todo:
                     name, bulk, _, _ = structures[lab]
                     ev = head(events, SCAN_EVENTS) if name == "scan" else events
-                    _log(f"  {fig} {axis}={val} {dist} {lab}")
+                    _log(f"  {fig} {axis}={axis_label(val)} {dist} {lab}")
                     reps = 1 if name == "scan" else 2
                     cell[lab] = measure(name, subs, ev, w, ks=(1, 5), bulk=bulk, reps=reps)
                     cell[lab]["events"] = len(ev)
                 del subs, events
-            figs[fig][dist][str(val)] = {lab: cell[lab] for lab in structures if lab in cell}
+            figs[fig][dist][axis_label(val)] = {lab: cell[lab] for lab in structures
+                                                if lab in cell}  # fmt: skip
             res["wall_s"] = time.perf_counter() - t0
             if on_point is not None:
                 on_point(res)
-    for fig, (_, vals) in axes.items():  # rows in the axis' order
-        for d in dists:
-            figs[fig][d] = {str(v): figs[fig][d][str(v)] for v in vals if str(v) in figs[fig][d]}
+    for fig, spec in axes.items():  # rows in the axis' order
+        for d, rows in figs[fig].items():
+            figs[fig][d] = {axis_label(v): rows[axis_label(v)] for v in spec[1]
+                            if axis_label(v) in rows}  # fmt: skip
     return res
 
 
@@ -450,6 +673,50 @@ def headline_full(res: dict) -> dict:
                     h[f"{dist}: {lab} build of {v}"] = (
                         f"{c[lab]['build_s']:.1f} s (paper: 1M in 2.30 / 2.45 s, C)"
                     )
+        for v, c in figs.get("table3_sub_event_size", {}).get(dist, {}).items():
+            for other in ("k-ind", "BE"):
+                if "BE*-B" in c and other in c:
+                    h[f"{dist}: sub/event size {v}, BE*-B faster than {other}"] = _pct(
+                        c["BE*-B"]["match_us"], c[other]["match_us"]
+                    )
+    h.update(headline_dblp(figs))
+    return h
+
+
+#: the paper's DBLP figures: top-1 gains (Fig 8: BE*(1) over BE*, k-ind(1) over the
+#: k-index, "up to") and construction times (Table II(b), the largest size)
+DBLP_PAPER = {"fig8_author": ("author", "72%", "3.5%", "760K in 4.98 s"),
+              "fig8_title": ("title", "71%", "8.5%", "250K in 2.83 s")}  # fmt: skip
+
+
+def headline_dblp(figs: dict) -> dict:
+    """The paper's claims on its DBLP panels beside ours (dist "real")."""
+    h: dict = {}
+    for fig, (name, star1, kind1, build) in DBLP_PAPER.items():
+        rows = figs.get(fig, {}).get("real", {})
+        if not rows:
+            continue
+        for lab in ("BE*", "BE*-B", "k-ind", "BE"):
+            gains = {v: 1 - _top(c[lab], 1) / c[lab]["match_us"] for v, c in rows.items()
+                     if lab in c}  # fmt: skip
+            if gains:
+                h[f"{name}: top-1 faster than matching, {lab} (n = {', '.join(gains)})"] = (
+                    ", ".join(f"{g * 100:.0f}%" for g in gains.values())
+                    + f" (paper: BE* up to {star1}, k-index up to {kind1})"
+                )
+        for lab in ("k-ind", "BE"):
+            gains = {v: 1 - c["BE*-B"]["match_us"] / c[lab]["match_us"]
+                     for v, c in rows.items() if "BE*-B" in c and lab in c}  # fmt: skip
+            if gains:
+                h[f"{name}: BE*-B faster than {lab} (n = {', '.join(gains)})"] = ", ".join(
+                    f"{g * 100:.0f}%" for g in gains.values()
+                )
+        v, c = list(rows.items())[-1]
+        for lab in ("BE*-B", "BE*"):
+            if lab in c:
+                h[f"{name}: {lab} build of {v}"] = (
+                    f"{c[lab]['build_s']:.1f} s (paper, Table II(b): {build}, C)"
+                )
     return h
 
 
@@ -463,7 +730,7 @@ def tables(res: dict) -> str:
     out = []
     labs = list(res["structures"])
     for fig, per in res["figures"].items():
-        axis = FULL_AXES.get(fig, (fig,))[0]
+        axis = axis_name(FULL_AXES.get(fig, (fig,))[0])
         out.append(f"**{fig}** ({axis}) — match µs/event (top-1 / top-5 µs); build s\n")
         head_ = ["dist", axis, "matches", *[f"{x} match (top1/top5)" for x in labs],
                  *[f"{x} build s" for x in labs]]  # fmt: skip
@@ -576,29 +843,23 @@ def build_speedup(n: int = 30_000, seed: int = 0, dists=("uniform", "zipf")) -> 
 
 
 #: the run at 1M (RESULTS "Full run, dynamic BE* and BE-tree at 1M"): Fig 8's sizes up
-#: to 1M and Fig 9's match probabilities at 300,000 (scaled down from the paper's 1M to
-#: fit ~30 min of one core), every structure at every point that fits 3 GB (below)
-FULL_1M_N = 300_000
+#: to 1M and Fig 9's match probabilities at 1M, the paper's sizes, every structure at
+#: every point (the node tables and the k-index's build are columnar: the BE-tree at 1M
+#: peaks at ~4.4 GB, the one-by-one BE* at ~2.7 GB), but for one (below)
+FULL_1M_N = 1_000_000
 FULL_1M_AXES = {
     "fig8_size": ("n", [100_000, 300_000, 1_000_000]),
     "fig9_match_prob": ("match_prob", [0.0001, 0.001, 0.01, 0.09]),
 }
-#: all but BE*-B stop at 300,000: at 1M they do not fit the 3 GB a benchmark may take
-#: here (RESULTS "Full run, dynamic BE* and BE-tree at 1M"): the one-by-one BE*'s and the
-#: BE-tree's node tables hold a Python box array, frozenset and cell tuple per node
-#: besides the flat columns (the first 1M attempt reached 3.17 GB inside the one-by-one
-#: build), the k-index's posting-list build sorts ~10 entries per predicate (the second
-#: reached 3.34 GB inside it); both attempts were stopped
-#: The one-by-one BE* also skips match probability 9% (A = 20, groups of 27,000
-#: expressions with one attribute set): its build grows faster than n there (30,000 in
-#: 3 s, 100,000 in 52 s, measured alone) and a run at 300,000 ended without a result
-FULL_1M_OTHERS_MAX = 300_000
+#: The one-by-one BE* skips match probability 9% (A = 20, groups of 90,000 expressions
+#: with one attribute set at 1M): its build grows much faster than n there (300,000 in
+#: 239-274 s; RESULTS gives the one-off measurement at 300,000)
 FULL_1M_BESTAR_POINTS = ("fig8_size", *(("fig9_match_prob", p) for p in (0.0001, 0.001, 0.01)))
 FULL_1M_STRUCTURES = {
     "BE*-B": ("betree_star", True, None, None),
-    "BE*": ("betree_star", False, FULL_1M_OTHERS_MAX, FULL_1M_BESTAR_POINTS),
-    "BE": ("betree", True, FULL_1M_OTHERS_MAX, None),
-    "k-ind": ("kindex", False, FULL_1M_OTHERS_MAX, None),
+    "BE*": ("betree_star", False, None, FULL_1M_BESTAR_POINTS),
+    "BE": ("betree", True, None, None),
+    "k-ind": ("kindex", False, None, None),
 }
 
 
@@ -664,14 +925,75 @@ def run_full_1m(on_point=None, speedup_n: int = 30_000, n: int = FULL_1M_N,
     return merged()
 
 
+# ------------------------------- Table III's size column and DBLP-like workloads
+
+#: the figures of :func:`run_table3` (RESULTS "Table III's size sweep and DBLP-like
+#: workloads"): the sub / event size sweep at 100,000 (both distributions), Fig 8's
+#: author and title panels, the "Match Prob (Author / Title)" variants
+TABLE3_FIGS = ("table3_sub_event_size", "fig8_author", "fig8_title", "fig9_author", "fig9_title")
+#: figures measured otherwise than in :data:`FULL_AXES` (none now; a scaled-down
+#: figure goes here, its reason beside it)
+TABLE3_AXES: dict = {}
+#: the structures of :func:`run_table3`: :data:`FULL_STRUCTURES`' but the scan, and in the
+#: "Match Prob" figures also the one-by-one BE* (not at 9%, as in the run at 1M) and the
+#: BE-tree (the full run leaves both out there, for time)
+_MP = [0.0001, 0.001, 0.01]
+TABLE3_STRUCTURES = {k: v for k, v in FULL_STRUCTURES.items() if k != "SCAN"}
+TABLE3_STRUCTURES["BE*"] = (*FULL_STRUCTURES["BE*"][:3], (
+    *FULL_STRUCTURES["BE*"][3], *(("fig9_author", p) for p in _MP),
+    *(("fig9_title", p) for p in _MP)))  # fmt: skip
+TABLE3_STRUCTURES["BE"] = (*FULL_STRUCTURES["BE"][:3],
+                           (*FULL_STRUCTURES["BE"][3], "fig9_author", "fig9_title"))  # fmt: skip
+
+
+def run_table3(figures=TABLE3_FIGS, on_point=None, prior=None, n_events: int = FULL_EVENTS,
+               axes=None, structures=None) -> dict:  # fmt: skip
+    """:func:`run_full` over ``figures`` of :data:`FULL_AXES` (:data:`TABLE3_AXES` where
+    it has them; or ``axes``) with every structure of :data:`TABLE3_STRUCTURES` at the
+    points :data:`FULL_STRUCTURES` allows; ``prior`` (a partial result, possibly of
+    other figures: they are kept) is resumed; ``runs`` lists every process' figures,
+    wall time and peak memory (max RSS)."""
+    import resource
+
+    axes = {f: TABLE3_AXES.get(f, FULL_AXES[f]) for f in figures} if axes is None else axes
+    structures = TABLE3_STRUCTURES if structures is None else structures
+    prior = prior or {}
+    keep = {f: r for f, r in prior.get("figures", {}).items() if f not in axes}
+    mine = {f: r for f, r in prior.get("figures", {}).items() if f in axes}
+    t0 = time.perf_counter()
+
+    def done(res):
+        res = merge_full([{**res, "figures": {**keep, **res["figures"]}}])
+        res["provenance"] = {**res["provenance"],
+                             "command": "python -m cnsim.bench.betree table3"}  # fmt: skip
+        now = {"figures": list(axes), "wall_s": time.perf_counter() - t0,
+               "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}  # fmt: skip
+        res["runs"] = [*prior.get("runs", ()), now]
+        res["wall_s"] = sum(r["wall_s"] for r in res["runs"])
+        res["max_rss_mb"] = max(r["max_rss_mb"] for r in res["runs"])
+        return res
+
+    def point(res):
+        if on_point is not None:
+            on_point(done(res))
+
+    res = run_full(("uniform", "zipf", "real"), axes=axes, n=FULL_N, n_events=n_events,
+                   structures=structures, prior={**prior, "figures": mine},
+                   on_point=point)  # fmt: skip
+    return done(res)
+
+
 def _main(argv: list[str] | None = None) -> None:
     """``python -m cnsim.bench.betree full-1m --json FILE``: :func:`run_full_1m`, the
-    JSON rewritten after every point (a partial run is kept)."""
+    JSON rewritten after every point (a partial run is kept); ``table3 [--figures F,..]``:
+    :func:`run_table3`."""
     import argparse
     from pathlib import Path
 
     ap = argparse.ArgumentParser(prog="python -m cnsim.bench.betree")
-    ap.add_argument("plan", choices=["full-1m"])
+    ap.add_argument("plan", choices=["full-1m", "table3"])
+    ap.add_argument("--figures", default=",".join(TABLE3_FIGS),
+                    help="table3: comma-separated figures of FULL_AXES")  # fmt: skip
     ap.add_argument("--json", required=True, type=Path)
     ap.add_argument("--resume", action="store_true",
                     help="keep what the --json file holds and measure only the rest")  # fmt: skip
@@ -690,7 +1012,15 @@ def _main(argv: list[str] | None = None) -> None:
         tmp.write_text(json.dumps(res, indent=1, default=json_default) + "\n")
         tmp.replace(args.json)
 
-    res = run_full_1m(on_point=write, prior=prior)
+    if args.plan == "table3":
+        figures = [f for f in args.figures.split(",") if f]
+        bad = [f for f in figures if f not in FULL_AXES]
+        if bad or not figures:
+            ap.error(f"--figures: {bad[0] if bad else ''!r} is not a figure; allowed: "
+                     + ", ".join(FULL_AXES))  # fmt: skip
+        res = run_table3(figures, on_point=write, prior=prior)
+    else:
+        res = run_full_1m(on_point=write, prior=prior)
     write(res)
     print(json.dumps(res["headline"], indent=1))
 
