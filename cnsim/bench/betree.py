@@ -7,7 +7,7 @@ count, dimensions, cardinality, number of clusters, match probability), for unif
 Zipf attribute choice.  Query times come from ``top_k_batch`` / ``count_batch`` (the
 event loop runs in numba); the builds run in numba too (BE*-B and the BE-tree's bulk
 load in ``_build.build_tables``, the one-by-one BE* in ``_insert.insert_many``), the
-k-index's in vectorised numpy.
+k-index's in numba (two passes, a counting sort).
 
 ``python -m cnsim.bench.betree full-1m --json FILE`` runs :func:`run_full_1m` (the
 numba builds' speed-ups over their Python references, Fig 8 up to 1M and Fig 9 at 1M
