@@ -95,6 +95,8 @@ def main() -> None:
     a = ap.parse_args()
     if a.n < 1000:
         ap.error(f"--n must be at least 1000, got {a.n}")
+    if not a.json.parent.is_dir():
+        ap.error(f"--json: directory {str(a.json.parent)!r} does not exist")
     t0 = time.perf_counter()
     res = {"provenance": {**provenance("betree_ranking", False),
                           "command": f"python benchmarks/betree_ranking.py --n {a.n}"},

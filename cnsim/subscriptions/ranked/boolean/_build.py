@@ -291,7 +291,8 @@ def rank_attribute(s_start, s_end, p_attr, p_lo, p_hi, ids, used, n_buckets):
     predicate on it and ``loss`` the average size of the non-empty buckets of an
     ``n_buckets``-bucket equi-width histogram of their Table I intervals over the range
     of their finite endpoints (an interval counts in every bucket it meets; no range,
-    all endpoints equal or infinite: one bucket, loss = gain).  Returns the attribute of
+    all endpoints equal or infinite, or a range too narrow to divide: one bucket,
+    loss = gain).  Returns the attribute of
     highest rank (ties: the smaller), -1 if there is none."""
     m = 0
     for t in range(ids.size):
@@ -330,13 +331,13 @@ def rank_attribute(s_start, s_end, p_attr, p_lo, p_hi, ids, used, n_buckets):
             u += 1
         gain = u - t
         loss = float(gain)
-        if fmin < fmax:
+        width = (fmax - fmin) / n_buckets  # (0 when the range underflows: one bucket)
+        if fmin < fmax and width > 0.0:
             hist[:] = 0
-            width = (fmax - fmin) / n_buckets
             for r in range(t, u):
                 x = o[r]
-                b0 = min(n_buckets - 1, int((max(lo[x], fmin) - fmin) / width))
-                b1 = min(n_buckets - 1, int((min(hi[x], fmax) - fmin) / width))
+                b0 = int(min(n_buckets - 1.0, (max(lo[x], fmin) - fmin) / width))
+                b1 = int(min(n_buckets - 1.0, (min(hi[x], fmax) - fmin) / width))
                 for b in range(b0, b1 + 1):
                     hist[b] += 1
             tot = 0

@@ -336,13 +336,13 @@ def rank_reference(subs, ids, used, n_buckets=10):
         fin = [v for iv in ivs[a] for v in iv if math.isfinite(v)]
         gain = len(ivs[a])
         loss = float(gain)
-        if fin and min(fin) < max(fin):
+        width = (max(fin) - min(fin)) / n_buckets if fin else 0.0
+        if width > 0:  # (a range too narrow to divide, e.g. [-5e-324, 0]: one bucket)
             f0, f1 = min(fin), max(fin)
-            width = (f1 - f0) / n_buckets
             hist = [0] * n_buckets
             for lo, hi in ivs[a]:
-                b0 = min(n_buckets - 1, int((max(lo, f0) - f0) / width))
-                b1 = min(n_buckets - 1, int((min(hi, f1) - f0) / width))
+                b0 = int(min(n_buckets - 1, (max(lo, f0) - f0) / width))
+                b1 = int(min(n_buckets - 1, (min(hi, f1) - f0) / width))
                 for b in range(b0, b1 + 1):
                     hist[b] += 1
             full = [h for h in hist if h]
@@ -367,6 +367,18 @@ def test_rank_attribute_is_the_selectivity_rank(subs, used):
     got = rank_attribute(st_.s_start, st_.s_end, st_.p_attr, st_.p_lo, st_.p_hi, ids,
                          np.array(sorted(used), np.int64), 10)  # fmt: skip
     assert got == rank_reference(parse_many(subs), ids, used)
+
+
+def test_selectivity_ranking_with_a_range_too_narrow_to_divide():
+    """``< 0`` and ``<= 0`` give the finite endpoints -5e-324 and 0: a range whose tenth
+    underflows to 0 is one bucket (it divided by zero before)."""
+    subs = ["a1 < 0 : 0.0", "a1 <= 0 : 0.0", "a2 = 3", "a2 = 4"]
+    for name in ("betree_star", "betree"):
+        for bulk in (True, False):
+            ix = REGISTRY[name](subs, leaf_capacity=1, ranking="selectivity", bulk=bulk)
+            for ev in ("a1 = -1", "a1 = 0", "a2 = 4"):
+                want = brute_match(ix.subscriptions(), parse(ev), ix.alive())
+                np.testing.assert_array_equal(ix.match(ev), want)
 
 
 def test_selectivity_ranking_prefers_the_spread_attribute():
