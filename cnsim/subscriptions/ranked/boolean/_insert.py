@@ -705,7 +705,8 @@ def _insert(T, i, st_kind, st_node):
 def insert_many(S, LFa, PDa, SMa, CNa, PNa, BKIa, BKFa, sub, prm, ids):
     """Insert expressions ``ids`` one by one into the tree given by the column tuples
     (see ``BEStarTree._insert_numba``); ``sub`` (each expression's c-node) is updated
-    in place; returns the grown column tuples in the same layout."""
+    in place; ``prm`` = (A, alpha, beta, exhaustive split?, selectivity ranking?);
+    returns the grown column tuples in the same layout."""
     LF = (_ilist(LFa[0]), _ilist(LFa[1]), _ilist(LFa[2]), _ilist(LFa[3]))
     PD = (_ilist(PDa[0]), _ilist(PDa[1]), _ilist(PDa[2]), _ilist(PDa[3]), _ilist(PDa[4]))
     SM = (_ilist(SMa[0]), _ilist(SMa[1]), _ilist(SMa[2]), _ilist(SMa[3]), _flist(SMa[4]))
