@@ -634,6 +634,12 @@ def build_tables(s_start, s_end, p_attr, p_lo, p_hi, p_w, ids, A, alpha_share, e
                             side[t] = 2
                 else:
                     side = split(lo, hi, alpha_share, exh)
+                    if not np.any(side != 1):  # atomic: nothing to separate (§IV-C)
+                        st_kind.append(0)
+                        st_node.append(c)
+                        st_attr.append(0)
+                        st_ids.append(arr)
+                        continue
                 kids = np.empty(2, np.int64)
                 for j in range(2):  # new buckets L, R (each with its c-node)
                     nb = len(bk_parent)

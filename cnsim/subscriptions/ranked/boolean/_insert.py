@@ -529,6 +529,10 @@ def _cluster_step(T, b, st_kind, st_node):
     lo = gather(S[0], S[1], S[2], S[3], ids, attr)
     hi = gather(S[0], S[1], S[2], S[4], ids, attr)
     side = split(lo, hi, alpha, exh)
+    if not np.any(side != 1):  # an atomic bucket: partitioned, not split (§IV-C)
+        st_kind.append(PARTITION)
+        st_node.append(c)
+        return
     L = _new_bucket(T, p, b)
     R = _new_bucket(T, p, b)
     BKI[0][b], BKI[1][b], BKI[5][b] = L, R, 1

@@ -244,3 +244,24 @@ def test_merge_rule_collapses_the_directory_after_deletions():
             more = [ix.insert(f"a1 between {4 * v} and {4 * v + 1}") for v in range(6)]
             check_invariants(ix)
         assert _split_buckets(on, p) > 0 and more
+
+
+def test_an_atomic_bucket_is_partitioned_not_split():
+    """§IV-C: a single-valued bucket cannot be split.  Many expressions with the same
+    point on the partition attribute (here a1 = 10) used to split into two empty
+    children again and again (every later insert went into one of them), a chain one
+    level per A inserts; now the bucket is partitioned on its next attribute, the
+    directory stays shallow, built one by one or in bulk, in Python or in numba."""
+    subs = [f"a1 = 10, a{2 + v % 40} between {v} and {v + 1}" for v in range(400)]
+    for bulk in (True, False):
+        for numba_path in (True, False):
+            ix = REGISTRY["betree_star"](leaf_capacity=5, bulk=bulk)
+            ix.numba_bulk = ix.numba_insert = numba_path
+            ix.insert_many(subs)
+            check_invariants(ix)
+            p = ix._pdir.col(0, 1)[0]
+            assert ix.pn_attr[p] == 1
+            assert _split_buckets(ix, p) == 0, (bulk, numba_path)  # never split
+            for ev in ("a1 = 10, a7 = 5", "a1 = 10, a3 = 41", "a1 = 9, a3 = 1"):
+                want = brute_match(ix.subscriptions(), parse(ev), ix.alive())
+                np.testing.assert_array_equal(ix.match(ev), want)
