@@ -203,13 +203,7 @@ def workload(seed: int, n_events: int, **params) -> tuple[Expressions, Expressio
     u = rng.integers(0, WIDTH + 1, n * ss)
     v = rng.integers(0, WIDTH + 1, n * ss)
     lo, hi = core - u, core + v
-    freq = np.bincount(attr, minlength=dims).astype(float)
-    inv = np.where(freq > 0, freq.max() / np.maximum(freq, 1), 1.0)
-    inv = inv / inv.max()
-
-    def weights(a):
-        return np.minimum(inv[a], np.abs(rng.normal(0.8 * inv[a], 0.05 * inv[a])))
-
+    weights = _inv_weights(rng, attr, dims)
     vals = np.stack([lo, hi], axis=1).ravel().astype(float)
     subs = Expressions.from_arrays(
         np.arange(n + 1) * ss, attr, np.full(n * ss, BETWEEN, np.int8), weights(attr),
