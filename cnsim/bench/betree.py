@@ -476,7 +476,6 @@ FULL_AXES = {
     "fig9_title": ("match_prob", [0.0001, 0.001, 0.01, 0.09], MP_TITLE),
     "fig8_size": ("n", [100_000, 300_000, 1_000_000]),
 }
-DBLP_FIGS = ("fig8_author", "fig8_title")
 #: label -> (structure, bulk, largest n, only in these figures or (figure, value)
 #: points (None: all); a row shows every structure measured at its point)
 FULL_STRUCTURES = {
