@@ -111,6 +111,31 @@ def test_full_1m_entry_point_rejects_bad_arguments(tmp_path, capsys):
     assert "does not exist" in capsys.readouterr().err
 
 
+def test_tables_entry_point_prints_a_results_tables(tmp_path, capsys):
+    """``tables --json FILE`` prints RESULTS' layout of a saved run; a file that is not
+    one is refused in one line, before any output."""
+    res = B.merge_full([_run()])
+    f = tmp_path / "run.json"
+    f.write_text(json.dumps(res, default=B.json_default))
+    capsys.readouterr()  # the run's progress lines
+    B._main(["tables", "--json", str(f)])
+    out = capsys.readouterr().out
+    assert out == B.tables(json.loads(f.read_text())) + "\n"
+    row = next(r for r in out.splitlines() if r.startswith("| uniform | 600 |"))
+    cells = row.strip("|").split("|")
+    assert len(cells) == 3 + len(STRUCT) + 2  # dist, n, matches, structures, build, MB
+    assert cells[3 + list(STRUCT).index("BE*")].strip() == "-"  # not measured above 300
+    for bad, words in (({"figures": {}}, "holds no 'figures'"), (None, "cannot read")):
+        g = tmp_path / "bad.json"
+        g.unlink(missing_ok=True)
+        if bad is not None:
+            g.write_text(json.dumps(bad))
+        with pytest.raises(SystemExit):
+            B._main(["tables", "--json", str(g)])
+        cap = capsys.readouterr()
+        assert words in cap.err and cap.out == ""
+
+
 def test_run_full_1m_at_a_toy_size_measures_every_tree_at_every_point():
     seen = []
     res = B.run_full_1m(on_point=seen.append, speedup_n=0, n=300, n_events=8,

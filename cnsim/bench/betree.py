@@ -20,6 +20,8 @@ together) and its DBLP-driven workloads, Fig 8's author and title panels and the
 Prob (Author / Title)" variants, on our DBLP-like stand-in for BEGen's DBLP data
 (``workload(dataset="author" | "title")``, :mod:`cnsim.bench.dblp_like`, where every
 assumption is written down); RESULTS.md "Table III's size sweep and DBLP-like workloads".
+``python -m cnsim.bench.betree tables --json FILE`` prints the Markdown tables of such a
+result (RESULTS' tables are its output).
 The full run and ``--quick`` hold these figures too (new keys of the JSON; the quick run
 tiny points of them, :data:`QUICK_TABLE3`).
 """
@@ -716,31 +718,41 @@ def _top(cell: dict, k: int) -> float:
     return t[k] if k in t else t[str(k)]
 
 
+def _value(fig: str, val: str) -> str:
+    """An axis value as RESULTS prints it: counts with thousands, probabilities in %."""
+    axis = FULL_AXES.get(fig, (fig,))[0]
+    if axis == "n":
+        return f"{int(val):,}"
+    if axis == "match_prob":
+        return f"{float(val) * 100:g}%"
+    return val.replace("/", " / ")
+
+
 def tables(res: dict) -> str:
-    """Markdown tables of a full run, one per figure (µs per event; build s)."""
+    """Markdown tables of a run (the layout of RESULTS.md), one per figure: per point the
+    mean matches, per structure matching µs/event (top-1 / top-5 µs), then every
+    structure's build s and MB (``nbytes``); "-" where a structure was not measured."""
     out = []
     labs = list(res["structures"])
+
+    def cell_us(c):
+        return f"{c['match_us']:,.0f} ({_top(c, 1):,.0f} / {_top(c, 5):,.0f})"
+
     for fig, per in res["figures"].items():
         axis = axis_name(FULL_AXES.get(fig, (fig,))[0])
-        out.append(f"**{fig}** ({axis}) — match µs/event (top-1 / top-5 µs); build s\n")
-        head_ = ["dist", axis, "matches", *[f"{x} match (top1/top5)" for x in labs],
-                 *[f"{x} build s" for x in labs]]  # fmt: skip
+        out.append(f"**{fig}** ({axis}): matching µs/event (top-1 / top-5 µs); build s; MB\n")
+        slash = " / ".join(labs)
+        head_ = ["dist", axis, "matches", *labs, f"build s {slash}", f"MB {slash}"]
         out.append("| " + " | ".join(head_) + " |")
-        out.append("|" + "---|" * len(head_))
+        out.append("|---|---:|---:|" + "---:|" * len(labs) + "---|---|")
         for dist, rows in per.items():
             for val, cell in rows.items():
                 m = next(iter(cell.values()))["mean_matches"]
-                r = [dist, val, f"{m:.1f}"]
-                for x in labs:
-                    c = cell.get(x)
-                    r.append(
-                        "-"
-                        if c is None
-                        else f"{c['match_us']:.0f} ({_top(c, 1):.0f}/{_top(c, 5):.0f})"
-                    )
-                for x in labs:
-                    c = cell.get(x)
-                    r.append("-" if c is None else f"{c['build_s']:.1f}")
+                r = [dist, _value(fig, val), f"{m:,.0f}"]
+                r += ["-" if x not in cell else cell_us(cell[x]) for x in labs]
+                for key, f in (("build_s", "{:.1f}"), ("mb", "{:.0f}")):
+                    r.append(" / ".join("-" if x not in cell else f.format(cell[x][key])
+                                        for x in labs))  # fmt: skip
                 out.append("| " + " | ".join(r) + " |")
         out.append("")
     return "\n".join(out)
@@ -972,12 +984,13 @@ def run_table3(figures=TABLE3_FIGS, on_point=None, prior=None, n_events: int = F
 def _main(argv: list[str] | None = None) -> None:
     """``python -m cnsim.bench.betree full-1m --json FILE``: :func:`run_full_1m`, the
     JSON rewritten after every point (a partial run is kept); ``table3 [--figures F,..]``:
-    :func:`run_table3`."""
+    :func:`run_table3`; ``tables``: print :func:`tables` of FILE (RESULTS' tables)."""
     import argparse
     from pathlib import Path
 
     ap = argparse.ArgumentParser(prog="python -m cnsim.bench.betree")
-    ap.add_argument("plan", choices=["full-1m", "table3"])
+    ap.add_argument("plan", choices=["full-1m", "table3", "tables"],
+                    help="tables: print the Markdown tables of --json (no run)")  # fmt: skip
     ap.add_argument("--figures", default=",".join(TABLE3_FIGS),
                     help="table3: comma-separated figures of FULL_AXES")  # fmt: skip
     ap.add_argument("--json", required=True, type=Path)
@@ -987,11 +1000,18 @@ def _main(argv: list[str] | None = None) -> None:
     if not args.json.parent.is_dir():
         ap.error(f"--json: directory {str(args.json.parent)!r} does not exist")
     prior = None
-    if args.resume:
+    if args.resume or args.plan == "tables":
         try:
             prior = json.loads(args.json.read_text())
         except (OSError, ValueError) as e:
-            ap.error(f"--resume: cannot read {str(args.json)!r}: {e}")
+            ap.error(f"--json: cannot read {str(args.json)!r}: {e}")
+        if not isinstance(prior, dict) or not all(
+            isinstance(prior.get(k), dict) for k in ("figures", "structures")):
+            ap.error(f"--json: {str(args.json)!r} holds no 'figures' and 'structures' (not"
+                     " a result of this module)")  # fmt: skip
+    if args.plan == "tables":
+        print(tables(prior))
+        return
 
     def write(res):
         tmp = args.json.with_suffix(".tmp")
