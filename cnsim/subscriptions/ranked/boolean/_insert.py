@@ -5,8 +5,15 @@ kept as the reference, used by single ``insert`` calls) builds, node for node: t
 same node numbering, l-nodes, p-directories, weight summaries, bounds and boxes
 (``tests/.../test_betree_build.py`` compares every table).
 
-The node tables come in as numpy columns, live here as numba lists (growable, no
-Python object per node or per expression) and go back as columns (:func:`insert_many`).
+The node tables are plain numpy columns with room to spare: a table's columns share
+one capacity (their size) and its used length is a counter in ``U``; the kernel never
+reallocates.  Before every insertion and every step of the task stack it checks that
+each table has room for the most that insertion or step can add (:func:`_room_insert`,
+:func:`_room_step`, bounds from the sizes involved); if one has not, it returns with the
+task stack as it is, the caller grows the short tables and calls again, which resumes
+exactly there (:func:`insert_many`).  (The previous version kept the tables in numba
+typed lists, ~30 ns per element access against ~1 ns for an array.)
+
 Notation follows ``betree.py``: c-nodes ``c`` (an l-node in the ``LF`` slab, a
 p-directory in ``PD``, a weight summary in ``SM``), p-nodes ``p`` (attribute, root
 bucket, count, summary, the path's attributes ``dims``), buckets ``b`` (B^k as
@@ -39,44 +46,15 @@ PARTITION = 0
 CLUSTER = 1
 
 
-# ----------------------------------------------------------------- list helpers
+# ----------------------------------------------------------------- used lengths
+# U[...]: the used length of each growable table (rows, or a pool's entries), and the
+# longest l-node (for the room checks; never decreases here)
+LF_ROWS, LF_POOL, PD_ROWS, PD_POOL, SM_ROWS, SM_POOL = 0, 1, 2, 3, 4, 5
+CN_ROWS, PN_ROWS, PN_DIMS, BK_ROWS, BX_POOL, MAX_LEAF = 6, 7, 8, 9, 10, 11
+N_COUNTERS = 12
 
 
-@numba.njit(cache=True)
-def _ilist(a):
-    out = [0]
-    out.pop()
-    for t in range(a.size):
-        out.append(a[t])
-    return out
-
-
-@numba.njit(cache=True)
-def _flist(a):
-    out = [0.0]
-    out.pop()
-    for t in range(a.size):
-        out.append(a[t])
-    return out
-
-
-@numba.njit(cache=True)
-def _iarr(lst):
-    out = np.empty(len(lst), np.int64)
-    for t in range(len(lst)):
-        out[t] = lst[t]
-    return out
-
-
-@numba.njit(cache=True)
-def _farr(lst):
-    out = np.empty(len(lst), np.float64)
-    for t in range(len(lst)):
-        out[t] = lst[t]
-    return out
-
-
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _lower(lst, a, b, x):
     """First position in the sorted ``lst[a:b]`` whose value is >= x."""
     while a < b:
@@ -100,106 +78,116 @@ def _length(lo, hi):
 
 
 @numba.njit(cache=True)
-def _reserve_leaf(LF, lst, need):
+def _reserve_leaf(LF, U, lst, need):
     start, length, room, pool = LF
     if need <= room[lst]:
         return
     r = max(need, 2 * room[lst])
     s, n = start[lst], length[lst]
-    new = len(pool)
+    new = U[LF_POOL]
     for t in range(n):
-        pool.append(pool[s + t])
-    for _ in range(r - n):
-        pool.append(0)
+        pool[new + t] = pool[s + t]
+    for t in range(n, r):
+        pool[new + t] = 0
+    U[LF_POOL] = new + r
     start[lst] = new
     room[lst] = r
 
 
 @numba.njit(cache=True)
-def _reserve_pd(PD, lst, need):
+def _reserve_pd(PD, U, lst, need):
     start, length, room, pa, pp = PD
     if need <= room[lst]:
         return
     r = max(need, 2 * room[lst])
     s, n = start[lst], length[lst]
-    new = len(pa)
+    new = U[PD_POOL]
     for t in range(n):
-        pa.append(pa[s + t])
-        pp.append(pp[s + t])
-    for _ in range(r - n):
-        pa.append(0)
-        pp.append(0)
+        pa[new + t] = pa[s + t]
+        pp[new + t] = pp[s + t]
+    for t in range(n, r):
+        pa[new + t] = 0
+        pp[new + t] = 0
+    U[PD_POOL] = new + r
     start[lst] = new
     room[lst] = r
 
 
 @numba.njit(cache=True)
-def _reserve_sm(SM, lst, need):
+def _reserve_sm(SM, U, lst, need):
     start, length, room, sa, sw = SM
     if need <= room[lst]:
         return
     r = max(need, 2 * room[lst])
     s, n = start[lst], length[lst]
-    new = len(sa)
+    new = U[SM_POOL]
     for t in range(n):
-        sa.append(sa[s + t])
-        sw.append(sw[s + t])
-    for _ in range(r - n):
-        sa.append(0)
-        sw.append(0.0)
+        sa[new + t] = sa[s + t]
+        sw[new + t] = sw[s + t]
+    for t in range(n, r):
+        sa[new + t] = 0
+        sw[new + t] = 0.0
+    U[SM_POOL] = new + r
     start[lst] = new
     room[lst] = r
 
 
 @numba.njit(cache=True)
-def _new_leaf(LF, r):
+def _new_leaf(LF, U, r):
     start, length, room, pool = LF
-    start.append(len(pool))
-    length.append(0)
-    room.append(r)
-    for _ in range(r):
-        pool.append(0)
+    row, at = U[LF_ROWS], U[LF_POOL]
+    start[row] = at
+    length[row] = 0
+    room[row] = r
+    for t in range(r):
+        pool[at + t] = 0
+    U[LF_ROWS] = row + 1
+    U[LF_POOL] = at + r
 
 
 @numba.njit(cache=True)
-def _new_pd(PD, r):
+def _new_pd(PD, U, r):
     start, length, room, pa, pp = PD
-    start.append(len(pa))
-    length.append(0)
-    room.append(r)
-    for _ in range(r):
-        pa.append(0)
-        pp.append(0)
+    row, at = U[PD_ROWS], U[PD_POOL]
+    start[row] = at
+    length[row] = 0
+    room[row] = r
+    for t in range(r):
+        pa[at + t] = 0
+        pp[at + t] = 0
+    U[PD_ROWS] = row + 1
+    U[PD_POOL] = at + r
 
 
 @numba.njit(cache=True)
-def _new_sm(SM, r):
+def _new_sm(SM, U, r):
     start, length, room, sa, sw = SM
-    start.append(len(sa))
-    length.append(0)
-    room.append(r)
-    for _ in range(r):
-        sa.append(0)
-        sw.append(0.0)
-    return len(start) - 1
+    row, at = U[SM_ROWS], U[SM_POOL]
+    start[row] = at
+    length[row] = 0
+    room[row] = r
+    for t in range(r):
+        sa[at + t] = 0
+        sw[at + t] = 0.0
+    U[SM_ROWS] = row + 1
+    U[SM_POOL] = at + r
+    return row
 
 
 @numba.njit(cache=True)
 def _leaf_ids(LF, c):
     start, length, _, pool = LF
-    out = np.empty(length[c], np.int64)
-    for t in range(length[c]):
-        out[t] = pool[start[c] + t]
-    return out
+    return pool[start[c] : start[c] + length[c]].copy()
 
 
 @numba.njit(cache=True)
-def _leaf_set(LF, c, ids):
-    _reserve_leaf(LF, c, ids.size)
+def _leaf_set(LF, U, c, ids):
+    _reserve_leaf(LF, U, c, ids.size)
     start, length, _, pool = LF
     for t in range(ids.size):
         pool[start[c] + t] = ids[t]
     length[c] = ids.size
+    U[MAX_LEAF] = max(U[MAX_LEAF], ids.size)
 
 
 @numba.njit(cache=True)
@@ -208,7 +196,7 @@ def _sum_set(T, lst, ids):
     SM = T[2]
     S = T[7]
     ka, kw = summary(S[0], S[1], S[2], S[5], ids)
-    _reserve_sm(SM, lst, ka.size)
+    _reserve_sm(SM, T[10], lst, ka.size)
     start, length, _, sa, sw = SM
     for t in range(ka.size):
         sa[start[lst] + t] = ka[t]
@@ -221,10 +209,10 @@ def _sum_add(T, lst, i):
     """Fold expression i into a weight summary (max weight per attribute)."""
     SM = T[2]
     s_start, s_end, p_attr, _, _, p_w = T[7]
+    start, length, _, sa, sw = SM
     for j in range(s_start[i], s_end[i]):
         a = p_attr[j]
         w = p_w[j]
-        start, length, _, sa, sw = SM
         s0 = start[lst]
         s1 = s0 + length[lst]
         at = _lower(sa, s0, s1, a)
@@ -234,7 +222,7 @@ def _sum_add(T, lst, i):
             continue
         pos = at - s0
         n = length[lst]
-        _reserve_sm(SM, lst, n + 1)
+        _reserve_sm(SM, T[10], lst, n + 1)
         s0 = start[lst]
         for t in range(s0 + n, s0 + pos, -1):
             sa[t] = sa[t - 1]
@@ -246,11 +234,12 @@ def _sum_add(T, lst, i):
 
 @numba.njit(cache=True)
 def _leaf_add(T, c, i):
-    LF = T[0]
+    LF, U = T[0], T[10]
     n = LF[1][c]
-    _reserve_leaf(LF, c, n + 1)
+    _reserve_leaf(LF, U, c, n + 1)
     LF[3][LF[0][c] + n] = i
     LF[1][c] = n + 1
+    U[MAX_LEAF] = max(U[MAX_LEAF], n + 1)
     _sum_add(T, T[3][0][c], i)
     T[8][i] = c
 
@@ -260,78 +249,85 @@ def _leaf_add(T, c, i):
 
 @numba.njit(cache=True)
 def _new_cnode(T, bucket):
-    LF, PD, SM, CN = T[0], T[1], T[2], T[3]
+    LF, PD, SM, CN, U = T[0], T[1], T[2], T[3], T[10]
     A = T[9][0]
     cn_sum, cn_bucket, cn_cap, cn_bx = CN
-    c = len(cn_bucket)
-    _new_leaf(LF, A + 1)
-    _new_pd(PD, 2)
-    cn_sum.append(_new_sm(SM, 4))
-    cn_bucket.append(bucket)
-    cn_cap.append(A)
-    cn_bx.append(-1)
+    c = U[CN_ROWS]
+    U[CN_ROWS] = c + 1
+    _new_leaf(LF, U, A + 1)
+    _new_pd(PD, U, 2)
+    cn_sum[c] = _new_sm(SM, U, 4)
+    cn_bucket[c] = bucket
+    cn_cap[c] = A
+    cn_bx[c] = -1
     return c
 
 
 @numba.njit(cache=True)
-def _new_box(bx, k):
-    at = len(bx)
-    for _ in range(k):
-        bx.append(INF)
-        bx.append(-INF)
+def _new_box(bx, U, k):
+    at = U[BX_POOL]
+    for d in range(k):
+        bx[at + 2 * d] = INF
+        bx[at + 2 * d + 1] = -INF
+    U[BX_POOL] = at + 2 * k
     return at
 
 
 @numba.njit(cache=True)
 def _new_bucket(T, p, parent):
-    CN, PN, BKI, BKF = T[3], T[4], T[5], T[6]
+    CN, PN, BKI, BKF, U = T[3], T[4], T[5], T[6], T[10]
     bk_left, bk_right, bk_parent, bk_cnode, bk_pnode, bk_split, bk_bx = BKI
     bk_lo, bk_hi, bk_olo, bk_ohi, bx = BKF
-    b = len(bk_lo)
-    bk_lo.append(INF)
-    bk_hi.append(-INF)
-    bk_olo.append(INF)
-    bk_ohi.append(-INF)
-    bk_left.append(-1)
-    bk_right.append(-1)
-    bk_parent.append(parent)
-    bk_pnode.append(p)
-    bk_split.append(0)
-    bk_cnode.append(-1)
+    b = U[BK_ROWS]
+    U[BK_ROWS] = b + 1
+    bk_lo[b] = INF
+    bk_hi[b] = -INF
+    bk_olo[b] = INF
+    bk_ohi[b] = -INF
+    bk_left[b] = -1
+    bk_right[b] = -1
+    bk_parent[b] = parent
+    bk_pnode[b] = p
+    bk_split[b] = 0
+    bk_cnode[b] = -1
     k = PN[6][p]
-    bk_bx.append(_new_box(bx, k))
+    bk_bx[b] = _new_box(bx, U, k)
     c = _new_cnode(T, b)
     bk_cnode[b] = c
-    CN[3][c] = _new_box(bx, k)
+    CN[3][c] = _new_box(bx, U, k)
     return b
 
 
 @numba.njit(cache=True)
 def _new_pnode(T, attr, c):
-    PD, SM, CN, PN, BKI = T[1], T[2], T[3], T[4], T[5]
+    PD, SM, CN, PN, BKI, U = T[1], T[2], T[3], T[4], T[5], T[10]
     pn_attr, pn_root, pn_cnode, pn_count, pn_sum, pn_dstart, pn_dlen, dims = PN
-    p = len(pn_attr)
-    pn_attr.append(attr)
-    pn_cnode.append(c)
-    pn_count.append(0)
-    pn_sum.append(_new_sm(SM, 4))
-    at = len(dims)
+    p = U[PN_ROWS]
+    U[PN_ROWS] = p + 1
+    pn_attr[p] = attr
+    pn_cnode[p] = c
+    pn_count[p] = 0
+    pn_sum[p] = _new_sm(SM, U, 4)
+    at = U[PN_DIMS]
+    d = at
     if c:
         q = BKI[4][CN[1][c]]
         for t in range(pn_dstart[q], pn_dstart[q] + pn_dlen[q]):
-            dims.append(dims[t])
-        pn_dlen.append(pn_dlen[q] + 1)
+            dims[d] = dims[t]
+            d += 1
+        pn_dlen[p] = pn_dlen[q] + 1
     else:
-        pn_dlen.append(1)
-    dims.append(attr)
-    pn_dstart.append(at)
-    pn_root.append(-1)
+        pn_dlen[p] = 1
+    dims[d] = attr
+    U[PN_DIMS] = d + 1
+    pn_dstart[p] = at
+    pn_root[p] = -1
     pn_root[p] = _new_bucket(T, p, -1)
     # into the p-directory, sorted by attribute
     start, length, _, pa, pp = PD
     n = length[c]
     pos = _lower(pa, start[c], start[c] + n, attr) - start[c]
-    _reserve_pd(PD, c, n + 1)
+    _reserve_pd(PD, U, c, n + 1)
     s0 = start[c]
     for t in range(s0 + n, s0 + pos, -1):
         pa[t] = pa[t - 1]
@@ -345,14 +341,14 @@ def _new_pnode(T, attr, c):
 # ------------------------------------------------------------------------ boxes
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _pred(S, i, attr):
     """Index of expression i's predicate on ``attr`` (it must have one)."""
     s_start, s_end, p_attr = S[0], S[1], S[2]
     return _lower(p_attr, s_start[i], s_end[i], attr)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _box(T, i, p):
     """Expression i's box over p-node p's path attributes (k x 2)."""
     PN = T[4]
@@ -367,7 +363,7 @@ def _box(T, i, p):
     return box
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _union(bx, at, box):
     for d in range(box.shape[0]):
         if box[d, 0] < bx[at + 2 * d]:
@@ -376,7 +372,7 @@ def _union(bx, at, box):
             bx[at + 2 * d + 1] = box[d, 1]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _sync(T, b):
     """Copy the active dimension (the last row) of b's boxes into the bounds."""
     CN, PN, BKI, BKF = T[3], T[4], T[5], T[6]
@@ -390,7 +386,7 @@ def _sync(T, b):
     bk_ohi[b] = bx[o + 1]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _grow_own(T, b, box):
     bx = T[6][4]
     _union(bx, T[3][3][T[5][3][b]], box)
@@ -398,7 +394,7 @@ def _grow_own(T, b, box):
     _sync(T, b)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _grow_total(T, b, box):
     _union(T[6][4], T[5][6][b], box)
     _sync(T, b)
@@ -548,7 +544,7 @@ def _cluster_step(T, b, st_kind, st_node):
         _leaf_add(T, BKI[3][ch], i)
         _grow_own(T, ch, _box(T, i, p))
     stay = stay[:ns]
-    _leaf_set(LF, c, stay)
+    _leaf_set(LF, T[10], c, stay)
     _sum_set(T, CN[0][c], stay)
     _recompute_own(T, c)
     _sync(T, b)
@@ -638,7 +634,7 @@ def _partition_step(T, c, st_kind, st_node):
             stay[ns] = i
             ns += 1
     stay = stay[:ns]
-    _leaf_set(LF, c, stay)
+    _leaf_set(LF, T[10], c, stay)
     _sum_set(T, CN[0][c], stay)
     if c:
         _recompute_own(T, c)
@@ -650,20 +646,82 @@ def _partition_step(T, c, st_kind, st_node):
     st_node.append(root)
 
 
+# ------------------------------------------------------------------ room checks
+# The most one insertion's descent (levels <= E, the longest expression: Algorithm 2's
+# new parent and sibling buckets per level, the p-nodes' summaries, the final l-node)
+# or one task (two new buckets or a p-node, at most s expressions moved, s the l-node's
+# size) can add to each table; E bounds a path's attributes, D the attributes (a summary
+# or p-directory holds at most D entries).  A list of final length m grown by doubling
+# from any room has taken at most 4m of its pool; everything is doubled again for slack.
+
+
 @numba.njit(cache=True)
-def _run(T, st_kind, st_node):
+def _free_ok(T, need):
+    """Whether every table has ``need`` free (the capacities are the columns' sizes)."""
+    LF, PD, SM, CN, PN, BKI, BKF, U = T[0], T[1], T[2], T[3], T[4], T[5], T[6], T[10]
+    cap = (LF[0].size, LF[3].size, PD[0].size, PD[3].size, SM[0].size, SM[3].size,
+           CN[0].size, PN[0].size, PN[7].size, BKI[0].size, BKF[4].size)  # fmt: skip
+    ok = True
+    for g in range(N_COUNTERS - 1):
+        if cap[g] - U[g] < need[g]:
+            ok = False
+    return ok
+
+
+@numba.njit(cache=True)
+def _room_insert(T, need):
+    """Room for one insertion's descent and its l-node (Algorithms 1, 2)."""
+    A, E, D = T[9][0], T[9][5], T[9][6]
+    m = T[10][MAX_LEAF]
+    rows = 2 * E + 2
+    need[LF_ROWS] = need[PD_ROWS] = need[CN_ROWS] = need[BK_ROWS] = rows
+    need[SM_ROWS] = rows
+    need[PN_ROWS] = need[PN_DIMS] = 0
+    need[LF_POOL] = 2 * (rows * (A + 1) + 2 * (m + 1))
+    need[PD_POOL] = 2 * (2 * rows)
+    need[SM_POOL] = 2 * (4 * rows + 4 * (E + 1) * (D + 1))
+    need[BX_POOL] = 2 * (4 * rows * E)
+    return _free_ok(T, need)
+
+
+@numba.njit(cache=True)
+def _room_step(T, s, need):
+    """Room for one task (Algorithm 4's round or Algorithm 5) on an l-node of size s."""
+    A, E, D = T[9][0], T[9][5], T[9][6]
+    need[LF_ROWS] = need[PD_ROWS] = need[CN_ROWS] = need[BK_ROWS] = 4
+    need[SM_ROWS] = 6
+    need[PN_ROWS] = 2
+    need[PN_DIMS] = 2 * (E + 1)
+    need[LF_POOL] = 2 * (2 * (A + 1) + 4 * (s + 1) + 4 * (s + 1))
+    need[PD_POOL] = 2 * (4 + 4 * (D + 1))
+    need[SM_POOL] = 2 * (12 + 4 * 4 * (D + 1) + 2 * (D + 1))
+    need[BX_POOL] = 2 * (4 * 2 * E)
+    return _free_ok(T, need)
+
+
+@numba.njit(cache=True)
+def _run(T, st_kind, st_node, need):
+    """Run the task stack to its end; False (the stack kept) where a table is short of
+    room for the next task."""
     while len(st_kind):
-        kind = st_kind.pop()
-        node = st_node.pop()
+        kind = st_kind[-1]
+        node = st_node[-1]
+        c = node if kind == PARTITION else T[5][3][node]
+        if not _room_step(T, T[0][1][c], need):
+            return False
+        st_kind.pop()
+        st_node.pop()
         if kind == PARTITION:
             _partition_step(T, node, st_kind, st_node)
         else:
             _cluster_step(T, node, st_kind, st_node)
+    return True
 
 
 @numba.njit(cache=True)
-def _insert(T, i, st_kind, st_node):
-    """Algorithm 1 from the root (``BEStarTree._insert_at``)."""
+def _insert(T, i, st_kind, st_node, need):
+    """Algorithm 1 from the root (``BEStarTree._insert_at``); False where its tasks
+    wait for room (:func:`_run`)."""
     PD, CN, PN, BKI = T[1], T[3], T[4], T[5]
     s_start, s_end, p_attr = T[7][0], T[7][1], T[7][2]
     pd_start, pd_len, _, pd_attr, pd_pn = PD
@@ -697,8 +755,7 @@ def _insert(T, i, st_kind, st_node):
             _leaf_add(T, c, i)
             st_kind.append(PARTITION if c == 0 else CLUSTER)
             st_node.append(0 if c == 0 else CN[1][c])
-            _run(T, st_kind, st_node)
-            return
+            return _run(T, st_kind, st_node, need)
         b = _insert_cdir(T, i, PN[1][best])
         pn_count[best] += 1
         _sum_add(T, PN[4][best], i)
@@ -706,35 +763,22 @@ def _insert(T, i, st_kind, st_node):
 
 
 @numba.njit(cache=True)
-def insert_many(S, LFa, PDa, SMa, CNa, PNa, BKIa, BKFa, sub, prm, ids):
-    """Insert expressions ``ids`` one by one into the tree given by the column tuples
-    (see ``BEStarTree._insert_numba``); ``sub`` (each expression's c-node) is updated
-    in place; ``prm`` = (A, alpha, beta, exhaustive split?, selectivity ranking?);
-    returns the grown column tuples in the same layout."""
-    LF = (_ilist(LFa[0]), _ilist(LFa[1]), _ilist(LFa[2]), _ilist(LFa[3]))
-    PD = (_ilist(PDa[0]), _ilist(PDa[1]), _ilist(PDa[2]), _ilist(PDa[3]), _ilist(PDa[4]))
-    SM = (_ilist(SMa[0]), _ilist(SMa[1]), _ilist(SMa[2]), _ilist(SMa[3]), _flist(SMa[4]))
-    CN = (_ilist(CNa[0]), _ilist(CNa[1]), _ilist(CNa[2]), _ilist(CNa[3]))
-    PN = (_ilist(PNa[0]), _ilist(PNa[1]), _ilist(PNa[2]), _ilist(PNa[3]), _ilist(PNa[4]),
-          _ilist(PNa[5]), _ilist(PNa[6]), _ilist(PNa[7]))  # fmt: skip
-    BKI = (_ilist(BKIa[0]), _ilist(BKIa[1]), _ilist(BKIa[2]), _ilist(BKIa[3]),
-           _ilist(BKIa[4]), _ilist(BKIa[5]), _ilist(BKIa[6]))  # fmt: skip
-    BKF = (_flist(BKFa[0]), _flist(BKFa[1]), _flist(BKFa[2]), _flist(BKFa[3]), _flist(BKFa[4]))
-    T = (LF, PD, SM, CN, PN, BKI, BKF, S, sub, prm)
-    st_kind = [0]
-    st_node = [0]
-    st_kind.pop()
-    st_node.pop()
-    for t in range(ids.size):
-        _insert(T, ids[t], st_kind, st_node)
-    return (
-        (_iarr(LF[0]), _iarr(LF[1]), _iarr(LF[2]), _iarr(LF[3])),
-        (_iarr(PD[0]), _iarr(PD[1]), _iarr(PD[2]), _iarr(PD[3]), _iarr(PD[4])),
-        (_iarr(SM[0]), _iarr(SM[1]), _iarr(SM[2]), _iarr(SM[3]), _farr(SM[4])),
-        (_iarr(CN[0]), _iarr(CN[1]), _iarr(CN[2]), _iarr(CN[3])),
-        (_iarr(PN[0]), _iarr(PN[1]), _iarr(PN[2]), _iarr(PN[3]), _iarr(PN[4]),
-         _iarr(PN[5]), _iarr(PN[6]), _iarr(PN[7])),
-        (_iarr(BKI[0]), _iarr(BKI[1]), _iarr(BKI[2]), _iarr(BKI[3]), _iarr(BKI[4]),
-         _iarr(BKI[5]), _iarr(BKI[6])),
-        (_farr(BKF[0]), _farr(BKF[1]), _farr(BKF[2]), _farr(BKF[3]), _farr(BKF[4])),
-    )  # fmt: skip
+def insert_many(S, LF, PD, SM, CN, PN, BKI, BKF, U, sub, prm, ids, t0, st_kind, st_node,
+                need):  # fmt: skip
+    """Insert expressions ``ids[t0:]`` one by one into the tree given by the column
+    tuples (see ``BEStarTree._insert_numba``), their used lengths in ``U`` (updated in
+    place, as every column and ``sub``, each expression's c-node); ``prm`` = (A, alpha,
+    beta, exhaustive split?, selectivity ranking?, E, D) (:func:`_room_insert`).  First
+    runs the tasks left in ``st_kind`` / ``st_node`` by a previous call.  Returns the
+    position in ``ids`` reached: ``ids.size`` with an empty task stack when done;
+    otherwise ``need`` holds the room the next insertion or task needs, to be made by
+    growing the columns before calling again with ``t0`` = the returned position."""
+    T = (LF, PD, SM, CN, PN, BKI, BKF, S, sub, prm, U)
+    if not _run(T, st_kind, st_node, need):
+        return t0
+    for t in range(t0, ids.size):
+        if not _room_insert(T, need):
+            return t
+        if not _insert(T, ids[t], st_kind, st_node, need):
+            return t + 1
+    return ids.size

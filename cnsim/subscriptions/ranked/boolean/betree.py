@@ -36,6 +36,7 @@ from typing import ClassVar
 
 import numba
 import numpy as np
+from numba.typed import List
 
 from cnsim.errors import InputError
 from cnsim.subscriptions.ranked.boolean import _build as B
@@ -58,6 +59,19 @@ def _grown(a: array, extra: bytes) -> array:
         b = array(a.typecode, a.tobytes())
         b.frombytes(extra)
         return b
+
+
+#: each column of ``_insert.insert_many``'s tables (table, column) -> its used-length
+#: counter: the row tables' columns share their table's rows, pools count entries
+_GROUP_OF = {
+    **{(0, k): _I.LF_ROWS for k in range(3)}, (0, 3): _I.LF_POOL,
+    **{(1, k): _I.PD_ROWS for k in range(3)}, (1, 3): _I.PD_POOL, (1, 4): _I.PD_POOL,
+    **{(2, k): _I.SM_ROWS for k in range(3)}, (2, 3): _I.SM_POOL, (2, 4): _I.SM_POOL,
+    **{(3, k): _I.CN_ROWS for k in range(4)},
+    **{(4, k): _I.PN_ROWS for k in range(7)}, (4, 7): _I.PN_DIMS,
+    **{(5, k): _I.BK_ROWS for k in range(7)},
+    **{(6, k): _I.BK_ROWS for k in range(4)}, (6, 4): _I.BX_POOL,
+}  # fmt: skip
 
 
 class Slab:
@@ -557,9 +571,15 @@ class BEStarTree(BooleanIndex):
     def _insert_numba(self, ids: np.ndarray) -> None:
         """Algorithms 1, 2, 4, 5 for each expression in turn, in numba
         (:func:`_insert.insert_many`): the tree ``_insert_at`` would build, node for
-        node.  The tables go in as columns and come back grown."""
+        node.  The tables go in as numpy columns with room to spare and come back
+        grown; where the kernel finds a table short of room it stops at a task
+        boundary, the table is grown here (doubled, or more if one step needs more)
+        and the kernel resumes."""
         st = self._store
         S = (st.s_start, st.s_end, st.p_attr, st.p_lo, st.p_hi, st.p_w)
+        E = int((st.s_end[: st.n] - st.s_start[: st.n]).max())
+        prm = (self.A, self.alpha, self.beta, self.split == "exhaustive", self._selective,
+               E, st.max_attr + 1)  # fmt: skip
 
         def q(a):
             return np.array(a, np.int64)
@@ -567,41 +587,76 @@ class BEStarTree(BooleanIndex):
         def f(a):
             return np.array(a, np.float64)
 
-        sub = q(self.sub_cnode)
-        LF, PD, SM, CN, PN, BKI, BKF = _I.insert_many(
-            S, self._leaf.columns(), self._pdir.columns(), self._sum.columns(),
-            (q(self.cn_sum), q(self.cn_bucket), q(self.cn_cap), q(self.cn_bx)),
-            (q(self.pn_attr), q(self.pn_root), q(self.pn_cnode), q(self.pn_count),
-             q(self.pn_sum), q(self.pn_dstart), q(self.pn_dlen), q(self.pn_dims)),
-            (q(self.bk_left), q(self.bk_right), q(self.bk_parent), q(self.bk_cnode),
-             q(self.bk_pnode), q(self.bk_split), q(self.bk_bx)),
-            (f(self.bk_lo), f(self.bk_hi), f(self.bk_olo), f(self.bk_ohi),
-             self.bx[: self.bx_used]),
-            sub, (self.A, self.alpha, self.beta, self.split == "exhaustive", self._selective),
-            ids,
+        tabs = (
+            list(self._leaf.columns()), list(self._pdir.columns()), list(self._sum.columns()),
+            [q(self.cn_sum), q(self.cn_bucket), q(self.cn_cap), q(self.cn_bx)],
+            [q(x) for x in (self.pn_attr, self.pn_root, self.pn_cnode, self.pn_count,
+                            self.pn_sum, self.pn_dstart, self.pn_dlen, self.pn_dims)],
+            [q(x) for x in (self.bk_left, self.bk_right, self.bk_parent, self.bk_cnode,
+                            self.bk_pnode, self.bk_split, self.bk_bx)],
+            [f(x) for x in (self.bk_lo, self.bk_hi, self.bk_olo, self.bk_ohi)]
+            + [self.bx[: self.bx_used].copy()],
         )  # fmt: skip
+        U = np.zeros(_I.N_COUNTERS, np.int64)
+        for (t, k), g in _GROUP_OF.items():
+            U[g] = len(tabs[t][k])
+        U[_I.MAX_LEAF] = np.max(tabs[0][1], initial=0)
+        need = np.zeros(_I.N_COUNTERS, np.int64)
+        self._room(tabs, U, need, len(ids))
+        st_kind = List.empty_list(numba.int64)  # the task stack, kept between calls
+        st_node = List.empty_list(numba.int64)
+        sub = q(self.sub_cnode)
+        t = 0
+        while True:
+            t = _I.insert_many(S, *(tuple(x) for x in tabs), U, sub, prm, ids, t, st_kind,
+                               st_node, need)  # fmt: skip
+            if t == len(ids) and not len(st_kind):
+                break
+            self._room(tabs, U, need, len(ids) - t)
 
-        def a_q(x):
-            return array("q", x.tobytes())
+        def a_q(x, g):
+            return array("q", x[: U[g]].tobytes())
 
-        def a_d(x):
-            return array("d", x.tobytes())
-
+        LF, PD, SM = (
+            [x[: U[_GROUP_OF[(t, k)]]] for k, x in enumerate(tabs[t])] for t in range(3)
+        )
         self._leaf = Slab.from_arrays(*LF)
         self._pdir = Slab.from_arrays(*PD)
         self._sum = Slab.from_arrays(*SM)
-        self.cn_sum, self.cn_bucket, self.cn_cap, self.cn_bx = (a_q(x) for x in CN)
+        self.cn_sum, self.cn_bucket, self.cn_cap, self.cn_bx = (
+            a_q(x, _I.CN_ROWS) for x in tabs[3]
+        )
         (self.pn_attr, self.pn_root, self.pn_cnode, self.pn_count, self.pn_sum,
-         self.pn_dstart, self.pn_dlen, self.pn_dims) = (a_q(x) for x in PN)  # fmt: skip
+         self.pn_dstart, self.pn_dlen) = (a_q(x, _I.PN_ROWS) for x in tabs[4][:7])  # fmt: skip
+        self.pn_dims = a_q(tabs[4][7], _I.PN_DIMS)
         (self.bk_left, self.bk_right, self.bk_parent, self.bk_cnode, self.bk_pnode, _,
-         self.bk_bx) = (a_q(x) for x in BKI)  # fmt: skip
-        self.bk_split = array("b", BKI[5].astype(np.int8).tobytes())
-        self.bk_lo, self.bk_hi, self.bk_olo, self.bk_ohi = (a_d(x) for x in BKF[:4])
-        self.bx, self.bx_used = BKF[4], len(BKF[4])
+         self.bk_bx) = (a_q(x, _I.BK_ROWS) for x in tabs[5])  # fmt: skip
+        nb = U[_I.BK_ROWS]
+        self.bk_split = array("b", tabs[5][5][:nb].astype(np.int8).tobytes())
+        self.bk_lo, self.bk_hi, self.bk_olo, self.bk_ohi = (
+            array("d", x[:nb].tobytes()) for x in tabs[6][:4]
+        )
+        self.bx, self.bx_used = tabs[6][4][: U[_I.BX_POOL]], int(U[_I.BX_POOL])
         grow = len(self.bk_bx) - len(self.bk_clo)  # (cells: rigid trees only, not built here)
         self.bk_clo.frombytes(bytes(8 * grow))
         self.bk_chi.frombytes(bytes(8 * grow))
-        self.sub_cnode = a_q(sub)
+        self.sub_cnode = array("q", sub.tobytes())
+
+    @staticmethod
+    def _room(tabs, U, need, todo: int) -> None:
+        """Grow every column whose table has less free room than ``need`` (the
+        kernel's last request; zero at the start) to at least twice its size, and at
+        the start room for about ``todo`` more insertions (the tables grow roughly
+        linearly with the expressions)."""
+        for (t, k), g in _GROUP_OF.items():
+            x = tabs[t][k]
+            used = int(U[g])
+            want = used + int(need[g]) + (0 if need.any() else max(64, used // 4))
+            if want > len(x):
+                cap = max(want, 2 * len(x)) if need.any() else want
+                y = np.zeros(cap, x.dtype)
+                y[:used] = x[:used]
+                tabs[t][k] = y
 
     # ------------------------------------------------------- bulk (BE*-B)
     def _bulk(self, ids: np.ndarray) -> None:

@@ -269,14 +269,22 @@ def test_numba_inserts_build_the_python_tree(subs, more, dels, cap, split, beta,
         np.testing.assert_array_equal(a.top_k(e, 3), b.top_k(e, 3))
 
 
-def test_numba_inserts_build_the_python_tree_on_the_bench_workload():
+def test_numba_inserts_build_the_python_tree_on_the_bench_workload(monkeypatch):
+    """... also when the kernel stops for room again and again (its tables start with
+    a quarter of their size free and grow by doubling): it resumes where it stopped."""
     from cnsim.bench.betree import workload
+    from cnsim.subscriptions.ranked.boolean import _insert
 
+    calls = []
+    kernel = _insert.insert_many
+    monkeypatch.setattr(_insert, "insert_many", lambda *a: calls.append(a[12]) or kernel(*a))
     cls = REGISTRY["betree_star"]
     for dist, split in (("uniform", "exhaustive"), ("zipf", "approximate")):
         subs, events, w = workload(7, 30, n=2500, dist=dist)
         kw = {"match_probability": w["match_prob"], "split": split}
+        calls.clear()
         a, b = cls(subs, bulk=False, **kw), _python_inserts(cls, subs, **kw)
+        assert len(calls) >= 5 and 0 < calls[-1] <= 2500  # resumed mid-way
         _tables_equal(a, b)
         assert a.stats()["p_nodes"] > 50 and a.stats()["buckets"] > 500
         np.testing.assert_array_equal(a.top_k_batch(events, 5), b.top_k_batch(events, 5))
