@@ -351,15 +351,15 @@ def _pred(S, i, attr):
 @numba.njit(cache=True, inline="always")
 def _box(T, i, p):
     """Expression i's box over p-node p's path attributes (k x 2)."""
-    PN = T[4]
-    S = T[7]
-    k = PN[6][p]
-    d0 = PN[5][p]
+    dims, p_attr, p_lo, p_hi = T[4][7], T[7][2], T[7][3], T[7][4]
+    k = T[4][6][p]
+    d0 = T[4][5][p]
+    a, e = T[7][0][i], T[7][1][i]
     box = np.empty((k, 2))
     for d in range(k):
-        j = _pred(S, i, PN[7][d0 + d])
-        box[d, 0] = S[3][j]
-        box[d, 1] = S[4][j]
+        j = _lower(p_attr, a, e, dims[d0 + d])
+        box[d, 0] = p_lo[j]
+        box[d, 1] = p_hi[j]
     return box
 
 
@@ -375,15 +375,14 @@ def _union(bx, at, box):
 @numba.njit(cache=True, inline="always")
 def _sync(T, b):
     """Copy the active dimension (the last row) of b's boxes into the bounds."""
-    CN, PN, BKI, BKF = T[3], T[4], T[5], T[6]
-    bk_lo, bk_hi, bk_olo, bk_ohi, bx = BKF
-    k = PN[6][BKI[4][b]]
-    t = BKI[6][b] + 2 * (k - 1)
-    o = CN[3][BKI[3][b]] + 2 * (k - 1)
-    bk_lo[b] = bx[t]
-    bk_hi[b] = bx[t + 1]
-    bk_olo[b] = bx[o]
-    bk_ohi[b] = bx[o + 1]
+    bx = T[6][4]  # (arrays taken one by one: each one unpacked is reference-counted)
+    k = T[4][6][T[5][4][b]]
+    t = T[5][6][b] + 2 * (k - 1)
+    o = T[3][3][T[5][3][b]] + 2 * (k - 1)
+    T[6][0][b] = bx[t]
+    T[6][1][b] = bx[t + 1]
+    T[6][2][b] = bx[o]
+    T[6][3][b] = bx[o + 1]
 
 
 @numba.njit(cache=True, inline="always")
