@@ -602,17 +602,17 @@ class BEStarTree(BooleanIndex):
             U[g] = len(tabs[t][k])
         U[_I.MAX_LEAF] = np.max(tabs[0][1], initial=0)
         need = np.zeros(_I.N_COUNTERS, np.int64)
-        self._room(tabs, U, need, len(ids))
+        self._room(tabs, U, need)
         st_kind = List.empty_list(numba.int64)  # the task stack, kept between calls
         st_node = List.empty_list(numba.int64)
         sub = q(self.sub_cnode)
-        t = 0
+        at = 0
         while True:
-            t = _I.insert_many(S, *(tuple(x) for x in tabs), U, sub, prm, ids, t, st_kind,
-                               st_node, need)  # fmt: skip
-            if t == len(ids) and not len(st_kind):
+            at = _I.insert_many(S, *(tuple(x) for x in tabs), U, sub, prm, ids, at, st_kind,
+                                st_node, need)  # fmt: skip
+            if at == len(ids) and not len(st_kind):
                 break
-            self._room(tabs, U, need, len(ids) - t)
+            self._room(tabs, U, need)
 
         def a_q(x, g):
             return array("q", x[: U[g]].tobytes())
@@ -636,18 +636,17 @@ class BEStarTree(BooleanIndex):
         self.bk_lo, self.bk_hi, self.bk_olo, self.bk_ohi = (
             array("d", x[:nb].tobytes()) for x in tabs[6][:4]
         )
-        self.bx, self.bx_used = tabs[6][4][: U[_I.BX_POOL]], int(U[_I.BX_POOL])
+        self.bx, self.bx_used = tabs[6][4], int(U[_I.BX_POOL])  # (its room kept)
         grow = len(self.bk_bx) - len(self.bk_clo)  # (cells: rigid trees only, not built here)
         self.bk_clo.frombytes(bytes(8 * grow))
         self.bk_chi.frombytes(bytes(8 * grow))
         self.sub_cnode = array("q", sub.tobytes())
 
     @staticmethod
-    def _room(tabs, U, need, todo: int) -> None:
+    def _room(tabs, U, need) -> None:
         """Grow every column whose table has less free room than ``need`` (the
-        kernel's last request; zero at the start) to at least twice its size, and at
-        the start room for about ``todo`` more insertions (the tables grow roughly
-        linearly with the expressions)."""
+        kernel's last request) to at least twice its size; at the start (``need``
+        all zero) give every table a quarter of its size free (at least 64)."""
         for (t, k), g in _GROUP_OF.items():
             x = tabs[t][k]
             used = int(U[g])
