@@ -656,10 +656,9 @@ def _partition_step(T, c, st_kind, st_node):
 
 @numba.njit(cache=True)
 def _free_ok(T, need):
-    """Whether every table has ``need`` free (the capacities are the columns' sizes)."""
-    LF, PD, SM, CN, PN, BKI, BKF, U = T[0], T[1], T[2], T[3], T[4], T[5], T[6], T[10]
-    cap = (LF[0].size, LF[3].size, PD[0].size, PD[3].size, SM[0].size, SM[3].size,
-           CN[0].size, PN[0].size, PN[7].size, BKI[0].size, BKF[4].size)  # fmt: skip
+    """Whether every table has ``need`` free (``T[11]``: the tables' capacities, per
+    counter, as the caller measured them)."""
+    cap, U = T[11], T[10]
     ok = True
     for g in range(N_COUNTERS - 1):
         if cap[g] - U[g] < need[g]:
@@ -762,17 +761,18 @@ def _insert(T, i, st_kind, st_node, need):
 
 
 @numba.njit(cache=True)
-def insert_many(S, LF, PD, SM, CN, PN, BKI, BKF, U, sub, prm, ids, t0, st_kind, st_node,
-                need):  # fmt: skip
+def insert_many(S, LF, PD, SM, CN, PN, BKI, BKF, U, cap, sub, prm, ids, t0, st_kind,
+                st_node, need):  # fmt: skip
     """Insert expressions ``ids[t0:]`` one by one into the tree given by the column
     tuples (see ``BEStarTree._insert_numba``), their used lengths in ``U`` (updated in
-    place, as every column and ``sub``, each expression's c-node); ``prm`` = (A, alpha,
+    place, as every column and ``sub``, each expression's c-node) and capacities in
+    ``cap`` (indexed like ``U``); ``prm`` = (A, alpha,
     beta, exhaustive split?, selectivity ranking?, E, D) (:func:`_room_insert`).  First
     runs the tasks left in ``st_kind`` / ``st_node`` by a previous call.  Returns the
     position in ``ids`` reached: ``ids.size`` with an empty task stack when done;
     otherwise ``need`` holds the room the next insertion or task needs, to be made by
     growing the columns before calling again with ``t0`` = the returned position."""
-    T = (LF, PD, SM, CN, PN, BKI, BKF, S, sub, prm, U)
+    T = (LF, PD, SM, CN, PN, BKI, BKF, S, sub, prm, U, cap)
     if not _run(T, st_kind, st_node, need):
         return t0
     for t in range(t0, ids.size):

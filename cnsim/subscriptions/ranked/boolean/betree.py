@@ -74,6 +74,15 @@ _GROUP_OF = {
 }  # fmt: skip
 
 
+def _capacities(tabs) -> np.ndarray:
+    """Per counter of ``_insert`` (indexed like its ``U``), the size of that table's
+    columns in ``tabs``."""
+    cap = np.zeros(_I.N_COUNTERS, np.int64)
+    for (t, k), g in _GROUP_OF.items():
+        cap[g] = len(tabs[t][k])
+    return cap
+
+
 class Slab:
     """Many growable lists in shared pools (one pool per column); list ``l`` occupies
     ``start[l]:start[l] + length[l]``.  A list that outgrows its room moves to the end
@@ -597,9 +606,7 @@ class BEStarTree(BooleanIndex):
             [f(x) for x in (self.bk_lo, self.bk_hi, self.bk_olo, self.bk_ohi)]
             + [self.bx[: self.bx_used].copy()],
         )  # fmt: skip
-        U = np.zeros(_I.N_COUNTERS, np.int64)
-        for (t, k), g in _GROUP_OF.items():
-            U[g] = len(tabs[t][k])
+        U = _capacities(tabs)  # every column is full at the start
         U[_I.MAX_LEAF] = np.max(tabs[0][1], initial=0)
         need = np.zeros(_I.N_COUNTERS, np.int64)
         self._room(tabs, U, need)
@@ -608,8 +615,8 @@ class BEStarTree(BooleanIndex):
         sub = q(self.sub_cnode)
         at = 0
         while True:
-            at = _I.insert_many(S, *(tuple(x) for x in tabs), U, sub, prm, ids, at, st_kind,
-                                st_node, need)  # fmt: skip
+            at = _I.insert_many(S, *(tuple(x) for x in tabs), U, _capacities(tabs), sub, prm,
+                                ids, at, st_kind, st_node, need)  # fmt: skip
             if at == len(ids) and not len(st_kind):
                 break
             self._room(tabs, U, need)

@@ -277,7 +277,7 @@ def test_numba_inserts_build_the_python_tree_on_the_bench_workload(monkeypatch):
 
     calls = []
     kernel = _insert.insert_many
-    monkeypatch.setattr(_insert, "insert_many", lambda *a: calls.append(a[12]) or kernel(*a))
+    monkeypatch.setattr(_insert, "insert_many", lambda *a: calls.append(a[13]) or kernel(*a))
     cls = REGISTRY["betree_star"]
     for dist, split in (("uniform", "exhaustive"), ("zipf", "approximate")):
         subs, events, w = workload(7, 30, n=2500, dist=dist)
