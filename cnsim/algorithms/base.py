@@ -38,7 +38,6 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 import numpy as np
 
 if TYPE_CHECKING:
-    from cnsim.algorithms.boxes.approaches import BoxView
     from cnsim.algorithms.messages import Messages
     from cnsim.server.distributed import DistributedIndex
     from cnsim.server.object_index import CallCounter, ObjectIndex
@@ -65,13 +64,14 @@ class ApproachSpec:
     family: str
     eps: float | None = None
     batch: str | None = None
+    kind: str = "range"  # the subscription kind it runs for ([subscriptions] kind)
 
     @property
     def cls(self) -> type[Approach]:
-        """The class implementing the family."""
-        from cnsim.algorithms.registry import FAMILIES
+        """The class implementing the family for the kind."""
+        from cnsim.algorithms.registry import APPROACHES
 
-        return FAMILIES[self.family]
+        return APPROACHES[(self.family, self.kind)]
 
     @property
     def base(self) -> ApproachSpec:
@@ -110,6 +110,10 @@ class ApproachSpec:
         """Whether subscribers apply its messages in send order (timed mode)."""
         return self.cls.ordered
 
+    def with_kind(self, kind: str) -> ApproachSpec:
+        """The same spec for another subscription kind."""
+        return replace(self, kind=kind)
+
     def with_family(self, family: str) -> ApproachSpec:
         """The same spec over another family (Paint-Dense for a Paint-Sparse)."""
         return replace(self, family=family)
@@ -123,7 +127,9 @@ class ApproachSpec:
 class ServerView:
     """What an approach is built from: the initial objects, the subscriptions (for the
     subscription-aware ones), the list length, optionally the subscribers' initial
-    lists (Unicast keeps a copy), and over how many servers the objects are spread."""
+    lists (Unicast keeps a copy), over how many servers the objects are spread, and
+    what the subscription kind adds (:meth:`SubscriptionKind.server_view
+    <cnsim.subscriptions.kinds.base.SubscriptionKind.server_view>`)."""
 
     x: np.ndarray
     y: np.ndarray
@@ -131,12 +137,12 @@ class ServerView:
     k: int
     lists: TopKLists | None = None
     servers: int = 1  # [server] count: > 1 spreads the objects by x (seed 003 appendix C)
-    # 1.5-d range subscriptions (seed 003 appendix D): every object's x2 (x is its x1),
-    # and ``subscriptions`` is then the 3-d index; None: 1-d ranges
-    x2: np.ndarray | None = None
-    # d-dimensional box subscriptions (seed 003 §IV-C): every id's attributes and Paint's
-    # slab budget, and ``subscriptions`` is then the index of S = R^{2d}; None: no boxes
-    boxes: BoxView | None = None
+    kind: str = "range"  # [subscriptions] kind; ``subscriptions`` is that kind's index
+    # the attributes beyond x of every id the run uses: 1.5-d ranges (seed 003 appendix
+    # D) every id's x2 (x is its x1); boxes (seed 003 §IV-C) every id's (ids, d)
+    # attributes. None for 1-d ranges.
+    attributes: np.ndarray | None = None
+    budget: int | None = None  # boxes: the slabs one event's Paint partitions may visit
 
     def object_index(self) -> ObjectIndex | DistributedIndex:
         """A new object index over the initial objects with its own call counter: one

@@ -6,11 +6,12 @@
   ``coalesce``, ``online``, e.g. ``paint-batch(paint-sparse(0.5))``;
 * the baselines of §V: ``unicast`` (the paper's procedure and call count),
   ``unicast-lazy`` (the same messages, fewer ``min_y`` calls) and ``cn-relax``;
-* ``ranked``: ranked delivery of issue 13 (the global top-k by score per event).
+* ``ranked``: ranked delivery (the global top-k by score per event).
 
 A new approach is one class (see :class:`cnsim.algorithms.base.Approach`) and one
-line in :data:`FAMILIES` (or :data:`BATCH`). :func:`parse` turns a written name into
-an :class:`~cnsim.algorithms.base.ApproachSpec` once; :func:`make_approach` builds it.
+line in :data:`APPROACHES` per subscription kind it serves (or :data:`BATCH`).
+:func:`parse` turns a written name into an :class:`~cnsim.algorithms.base.ApproachSpec`
+once; :func:`make_approach` builds it.
 """
 
 from __future__ import annotations
@@ -37,64 +38,85 @@ from cnsim.algorithms.range15d.approaches import (
 )
 from cnsim.algorithms.ranked import Ranked
 from cnsim.algorithms.unicast import Unicast, UnicastLazy
+from cnsim.subscriptions.kinds import KINDS
 
-FAMILIES: dict[str, type[Approach]] = {
-    "paint-dense": PaintDense,
-    "paint-sparse": PaintSparse,
-    "unicast": Unicast,
-    "unicast-lazy": UnicastLazy,
-    "cn-relax": CNRelax,
-    "ranked": Ranked,
+# Every approach class by (family, subscription kind): a family a kind has no line for
+# is not available for that kind (its names are refused with what the kind offers).
+APPROACHES: dict[tuple[str, str], type[Approach]] = {
+    ("paint-dense", "range"): PaintDense,
+    ("paint-sparse", "range"): PaintSparse,
+    ("unicast", "range"): Unicast,
+    ("unicast-lazy", "range"): UnicastLazy,
+    ("cn-relax", "range"): CNRelax,
+    ("ranked", "range"): Ranked,
+    # 1.5-d range subscriptions (seed 003 appendix D)
+    ("paint-dense", "range-1.5d"): PaintDense15Approach,
+    ("paint-sparse", "range-1.5d"): PaintSparse15Approach,
+    ("unicast", "range-1.5d"): Unicast15,
+    ("cn-relax", "range-1.5d"): CNRelax15,
+    # d-dimensional box subscriptions (seed 003 §IV-C)
+    ("paint-dense", "box"): PaintDenseBoxesApproach,
+    ("paint-sparse", "box"): PaintSparseBoxesApproach,
+    ("unicast", "box"): UnicastBoxes,
+    ("cn-relax", "box"): CNRelaxBoxes,
 }
 BATCH: dict[str, type[Online]] = {"paint-batch": PaintBatch, "coalesce": Coalesce, "online": Online}
-# The families with a 1.5-d class (seed 003 appendix D; [subscriptions] kind =
-# "range-1.5d"): make_approach builds these when the view carries the objects' x2.
-FAMILIES_15D: dict[str, type[Approach]] = {
-    "paint-dense": PaintDense15Approach,
-    "paint-sparse": PaintSparse15Approach,
-    "unicast": Unicast15,
-    "cn-relax": CNRelax15,
-}
-# The families with a d-dimensional box class (seed 003 §IV-C; [subscriptions] kind =
-# "box"): make_approach builds these when the view carries the boxes' attributes.
-FAMILIES_BOXES: dict[str, type[Approach]] = {
-    "paint-dense": PaintDenseBoxesApproach,
-    "paint-sparse": PaintSparseBoxesApproach,
-    "unicast": UnicastBoxes,
-    "cn-relax": CNRelaxBoxes,
-}
 DEFAULT_BATCH_BASE = "paint-dense"
 
 _NAME = re.compile(r"^\s*([a-z-]+)\s*(?:\((.*)\))?\s*$")
 
 
-def _allowed() -> str:
-    eps = [f for f, c in FAMILIES.items() if c.takes_eps]
-    plain = [f for f, c in FAMILIES.items() if not c.takes_eps]
-    under = [f for f, c in FAMILIES.items() if c.batchable]
-    return (
-        f"{', '.join(eps)} (optionally with ε = 1/2^i in parentheses, e.g. "
-        f"'{eps[-1]}(0.25)'), {', '.join(BATCH)} (optionally over one of "
-        f"{', '.join(under)}, e.g. 'paint-batch({under[-1]})'), {', '.join(plain)}"
-    )
+def families(kind: str = "range") -> dict[str, type[Approach]]:
+    """The approach families available for subscriptions of ``kind``, with their classes."""
+    return {f: c for (f, k), c in APPROACHES.items() if k == kind}
 
 
-def parse(name: str) -> ApproachSpec:
-    """The spec of a written name. Raises ValueError saying what is allowed."""
+def allowed(kind: str = "range") -> str:
+    """The approach names allowed for ``kind``, in words."""
+    offered = families(kind)
+    eps = [f for f, c in offered.items() if c.takes_eps]
+    plain = [f for f, c in offered.items() if not c.takes_eps]
+    under = [f for f, c in offered.items() if c.batchable]
+    parts = []
+    if eps:
+        parts.append(f"{', '.join(eps)} (optionally with ε = 1/2^i in parentheses, e.g. "
+                     f"'{eps[-1]}(0.25)')")  # fmt: skip
+    if under:
+        parts.append(f"{', '.join(BATCH)} (optionally over one of {', '.join(under)}, e.g. "
+                     f"'paint-batch({under[-1]})')")  # fmt: skip
+    return ", ".join([*parts, *plain])
+
+
+def parse(name: str, kind: str = "range") -> ApproachSpec:
+    """The spec of a written name for subscriptions of ``kind``. Raises ValueError saying
+    what is allowed (for a name that exists but not for ``kind``: that it has no
+    version for it)."""
+    try:
+        return _parse(name, kind)
+    except ValueError:
+        if kind == "range":
+            raise
+        _parse(name, "range")  # unknown anywhere: the error of the whole catalog
+        raise ValueError(
+            f"{name!r} has no {KINDS[kind].label} version; allowed: {allowed(kind)}"
+        ) from None
+
+
+def _parse(name: str, kind: str) -> ApproachSpec:
     match = _NAME.match(name) if isinstance(name, str) else None
     head, arg = (match.group(1), match.group(2)) if match else (None, None)
     if head in BATCH:
-        base = parse(arg or DEFAULT_BATCH_BASE)
+        base = _parse(arg or DEFAULT_BATCH_BASE, kind)
         if base.batch is not None or not base.cls.batchable:
-            under = ", ".join(f for f, c in FAMILIES.items() if c.batchable)
+            under = ", ".join(f for f, c in families(kind).items() if c.batchable)
             raise ValueError(
                 f"unknown approach {name!r}: batch approaches run over {under} (with or without ε)"
             )
         return base.with_batch(head)
-    cls = FAMILIES.get(head)
+    cls = APPROACHES.get((head, kind))
     if cls is None or (arg is not None and not cls.takes_eps):
-        raise ValueError(f"unknown approach {name!r}; allowed: {_allowed()}")
-    return ApproachSpec(head, parse_eps(arg) if arg is not None else None)
+        raise ValueError(f"unknown approach {name!r}; allowed: {allowed(kind)}")
+    return ApproachSpec(head, parse_eps(arg) if arg is not None else None, kind=kind)
 
 
 def canonical_name(name: str) -> str:
@@ -115,16 +137,7 @@ def parse_eps(text: str) -> float:
 
 
 def make_approach(spec: ApproachSpec | str, view: ServerView) -> Approach:
-    """The approach of ``spec`` (or a written name) with its own server state."""
-    spec = parse(spec) if isinstance(spec, str) else spec
-    if view.boxes is not None:  # d-dimensional boxes (the scenario's rules allow these only)
-        if spec.batch is not None or spec.eps is not None or spec.family not in FAMILIES_BOXES:
-            allowed = ", ".join(FAMILIES_BOXES)
-            raise ValueError(f"{spec.name!r} has no box version; allowed: {allowed}")
-        return FAMILIES_BOXES[spec.family].create(spec, view)
-    if view.x2 is not None:  # 1.5-d subscriptions (the scenario's rules allow these only)
-        if spec.batch is not None or spec.eps is not None or spec.family not in FAMILIES_15D:
-            allowed = ", ".join(FAMILIES_15D)
-            raise ValueError(f"{spec.name!r} has no 1.5-d version; allowed: {allowed}")
-        return FAMILIES_15D[spec.family].create(spec, view)
+    """The approach of ``spec`` (or a written name) for the view's subscription kind,
+    with its own server state."""
+    spec = parse(spec if isinstance(spec, str) else spec.name, view.kind)
     return (spec.cls if spec.batch is None else BATCH[spec.batch]).create(spec, view)

@@ -42,12 +42,13 @@ from collections.abc import Callable
 
 import numpy as np
 
-from cnsim.algorithms.boxes.paint import PaintDenseBoxes, PaintSparseBoxes, message_bytes
+from cnsim.algorithms.boxes.paint import PaintDenseBoxes, PaintSparseBoxes
 from cnsim.algorithms.boxes.regions import RegionTooLarge
 from cnsim.bench import provenance
 from cnsim.bench.multidim import events as event_stream
 from cnsim.server.object_index_d import ObjectIndexD
 from cnsim.subscriptions.index_box import SubscriptionIndexBox
+from cnsim.subscriptions.kinds.box import message_bytes
 
 KS = [1, 2, 5, 10]
 DS = [1, 2, 3, 4]

@@ -18,7 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from cnsim.algorithms.registry import FAMILIES_15D, FAMILIES_BOXES, canonical_name, parse
+from cnsim.algorithms.registry import allowed as allowed_approaches
+from cnsim.algorithms.registry import canonical_name, parse
 from cnsim.brokers import NETWORKS
 from cnsim.brokers.forwarding import COVERINGS
 from cnsim.brokers.ranked import PRUNING
@@ -35,6 +36,8 @@ from cnsim.schema import (
     config_error,
 )
 from cnsim.subscriptions.covering import INDEXES
+from cnsim.subscriptions.kinds import KINDS
+from cnsim.subscriptions.kinds.base import DEFAULT
 from cnsim.subscriptions.ranked import REGISTRY as RANKED_INDEXES
 from cnsim.subscriptions.ranked.scores import SCORE_MODELS
 from cnsim.subscriptions.trace import TABLE_SUFFIXES, describe_format, read_event_trace
@@ -45,8 +48,6 @@ from cnsim.subscriptions.workload import (
     Y_DISTRIBUTIONS,
 )
 from cnsim.subscriptions.workload_15d import DATASETS as DATASETS_15D
-from cnsim.subscriptions.workload_15d import KINDS as KINDS_15D
-from cnsim.subscriptions.workload_boxes import KINDS as KINDS_BOXES
 from cnsim.subscriptions.workload_boxes import MAX_DIMS
 
 DEFAULT_BOX_BUDGET = 2_000_000  # [algorithm] box_budget (README: d-dimensional boxes)
@@ -70,7 +71,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "attributes": Key(int, 1, low=1, high=8, doc="attributes d of a box subscription"),
         # 1.5-d range subscriptions (seed 003 appendix D; cnsim/subscriptions/workload_15d.py)
         "kind": Key(
-            str, "range", (*KINDS_15D, *KINDS_BOXES),
+            str, "range", tuple(KINDS),
             doc="[l, r], or [l1, r1] x (-inf, r2] (1.5-d), or a d-dimensional box",
         ),  # fmt: skip
         "dataset": Key(str, "DS#1", DATASETS_15D, doc="range-1.5d: how [l1, r1] is drawn"),
@@ -191,31 +192,74 @@ def _ranked_not_carried(values: dict[str, dict[str, Any]]) -> list[str]:
     return [a for a in _not_carried(values) if parse(a).message == "ranked"]
 
 
-def _range15d(values: dict[str, dict[str, Any]]) -> bool:
-    """Whether the subscriptions are 1.5-d ranges (seed 003 appendix D)."""
-    return values["subscriptions"]["kind"] == "range-1.5d"
+def _value(values: dict[str, dict[str, Any]], dotted: str) -> Any:
+    section, _, key = dotted.partition(".")
+    return values[section][key]
 
 
-def _no_15d_version(values: dict[str, dict[str, Any]]) -> list[str]:
-    """The approaches without a 1.5-d version (cnsim/algorithms/range15d/approaches.py)."""
-    specs = [parse(a) for a in values["algorithm"]["approaches"]]
-    return [s.name for s in specs if s.family not in FAMILIES_15D or s.eps is not None or s.batch]
+def _default(dotted: str) -> Any:
+    section, _, key = dotted.partition(".")
+    return SCHEMA[section][key].default
 
 
-_NOT_15D = "when subscriptions.kind = 'range-1.5d'"
-RULES_15D: tuple[Rule, ...] = (  # what 1.5-d range subscriptions support so far
-    Rule(  # keys that would change nothing are refused rather than ignored
-        "subscriptions.dataset",
-        lambda v: _range15d(v) or v["subscriptions"]["dataset"] == "DS#1",
-        "applies only to 1.5-d subscriptions",
-        "'DS#1' (the default) unless subscriptions.kind = 'range-1.5d'",
+def _kind_rules() -> tuple[Rule, ...]:
+    """What the subscription kinds declare (:mod:`cnsim.subscriptions.kinds`), as rules:
+    a key one kind owns stays at its default for the others (it would change nothing);
+    a key a kind restricts takes one of the values it allows; the approaches must have
+    a version for the kind (the registry's (family, kind) lines)."""
+    rules = []
+    for kind in KINDS.values():
+        for dotted in kind.owns:
+            default = _default(dotted)
+            shown = f"no {dotted}" if default is None else f"{default!r} (the default)"
+            rules.append(Rule(
+                dotted,
+                lambda v, k=kind.name, d=dotted: v["subscriptions"]["kind"] == k
+                or _value(v, d) == _default(d),
+                f"applies only to {kind.label} subscriptions",
+                f"{shown} unless subscriptions.kind = {kind.name!r}",
+            ))  # fmt: skip
+        for r in kind.restrictions:
+            allowed = (_default(r.key),) if r.allowed is DEFAULT else r.allowed
+            rules.append(Rule(
+                r.key,
+                lambda v, k=kind.name, r=r, allowed=allowed: v["subscriptions"]["kind"] != k
+                or _value(v, r.key) in allowed,
+                r.problem,
+                f"{allowed[0]!r} ({r.shown})" if r.allowed is DEFAULT else r.shown,
+            ))  # fmt: skip
+        rules.append(Rule(
+            "algorithm.approaches",
+            lambda v, k=kind.name: v["subscriptions"]["kind"] != k or not _no_version(v),
+            f"have no {kind.label} version",
+            f"{allowed_approaches(kind.name)} when subscriptions.kind = {kind.name!r}",
+            value=_no_version,
+        ))  # fmt: skip
+    return tuple(rules)
+
+
+def _no_version(values: dict[str, dict[str, Any]]) -> list[str]:
+    """The approaches without a version for the scenario's subscription kind."""
+    kind = values["subscriptions"]["kind"]
+    bad = []
+    for name in values["algorithm"]["approaches"]:
+        try:
+            parse(name, kind)
+        except ValueError:
+            bad.append(name)
+    return bad
+
+
+KIND_RULES: tuple[Rule, ...] = (  # the keys of one kind that depend on each other
+    Rule(
+        "subscriptions.kind",
+        lambda v: v["subscriptions"]["dims"] is not None or v["subscriptions"]["kind"] != "box",
+        "needs subscriptions.dims, the number of attributes d of every box",
+        f"'box' with subscriptions.dims = 1 .. {MAX_DIMS} set beside it",
     ),
     Rule(
         "subscriptions.cover",
-        lambda v: (
-            v["subscriptions"]["cover"] is None
-            or (_range15d(v) and v["subscriptions"]["dataset"] != "DS#1")
-        ),
+        lambda v: v["subscriptions"]["cover"] is None or v["subscriptions"]["dataset"] != "DS#1",
         "applies only to 1.5-d subscriptions of dataset DS#2 or DS#3",
         "no subscriptions.cover unless subscriptions.kind = 'range-1.5d' and "
         "subscriptions.dataset is 'DS#2' or 'DS#3'",
@@ -229,136 +273,9 @@ RULES_15D: tuple[Rule, ...] = (  # what 1.5-d range subscriptions support so far
         "exceeds the objects a range can cover",
         "at most objects.count = {objects[count]}",
     ),
-    Rule(
-        "algorithm.approaches",
-        lambda v: not _range15d(v) or not _no_15d_version(v),
-        "have no 1.5-d version",
-        f"{', '.join(FAMILIES_15D)} (without ε or batch processing) {_NOT_15D}",
-        value=_no_15d_version,
-    ),
-    Rule(
-        "overlay.kind",
-        lambda v: not _range15d(v) or v["overlay"]["kind"] in ("ideal", "meghdoot"),
-        "cannot carry 1.5-d range subscriptions",
-        f"'ideal' or 'meghdoot' {_NOT_15D}",
-    ),
-    Rule(
-        "overlay.split",
-        lambda v: not _range15d(v) or v["overlay"]["split"] == "random",
-        "is not available for the 3-d zones of 1.5-d subscriptions",
-        f"'random' {_NOT_15D}",
-    ),
-    Rule(
-        "subscriptions.distribution",
-        lambda v: not _range15d(v) or v["subscriptions"]["distribution"] == "uniform",
-        "does not apply to 1.5-d subscriptions (subscriptions.dataset draws them)",
-        f"'uniform' (the default) {_NOT_15D}",
-    ),
-    Rule(
-        "events.trace",
-        lambda v: not _range15d(v) or not v["events"]["trace"],
-        "cannot feed 1.5-d subscriptions (its rows have no x2)",
-        f"no events.trace {_NOT_15D}",
-    ),
-    Rule(
-        "server.count",
-        lambda v: not _range15d(v) or v["server"]["count"] == 1,
-        "must be 1 for 1.5-d subscriptions (one 2-d object index)",
-        f"1 {_NOT_15D}",
-    ),
+    *_kind_rules(),
 )
 
-def _boxes(values: dict[str, dict[str, Any]]) -> bool:
-    """Whether the subscriptions are d-dimensional boxes (seed 003 §IV-C)."""
-    return values["subscriptions"]["kind"] == "box"
-
-
-def _no_box_version(values: dict[str, dict[str, Any]]) -> list[str]:
-    """The approaches without a box version (cnsim/algorithms/boxes/approaches.py)."""
-    specs = [parse(a) for a in values["algorithm"]["approaches"]]
-    return [s.name for s in specs if s.family not in FAMILIES_BOXES or s.eps is not None or s.batch]
-
-
-def _default(section: str, key: str) -> Any:
-    return SCHEMA[section][key].default
-
-
-_NOT_BOX = "when subscriptions.kind = 'box'"
-RULES_BOXES: tuple[Rule, ...] = (  # what d-dimensional box subscriptions support so far
-    Rule(
-        "subscriptions.kind",
-        lambda v: v["subscriptions"]["dims"] is not None or not _boxes(v),
-        "needs subscriptions.dims, the number of attributes d of every box",
-        f"'box' with subscriptions.dims = 1 .. {MAX_DIMS} set beside it",
-    ),
-    Rule(  # keys that would change nothing are refused rather than ignored
-        "subscriptions.dims",
-        lambda v: v["subscriptions"]["dims"] is None or _boxes(v),
-        "applies only to box subscriptions",
-        "no subscriptions.dims unless subscriptions.kind = 'box'",
-    ),
-    Rule(
-        "algorithm.box_budget",
-        lambda v: _boxes(v) or v["algorithm"]["box_budget"] == DEFAULT_BOX_BUDGET,
-        "applies only to box subscriptions",
-        f"{DEFAULT_BOX_BUDGET} (the default) unless subscriptions.kind = 'box'",
-    ),
-    Rule(
-        "algorithm.approaches",
-        lambda v: not _boxes(v) or not _no_box_version(v),
-        "have no box version",
-        f"{', '.join(FAMILIES_BOXES)} (without ε or batch processing) {_NOT_BOX}",
-        value=_no_box_version,
-    ),
-    Rule(
-        "overlay.kind",
-        lambda v: not _boxes(v) or v["overlay"]["kind"] in ("ideal", "meghdoot"),
-        "cannot carry box subscriptions",
-        f"'ideal' or 'meghdoot' {_NOT_BOX}",
-    ),
-    Rule(
-        "overlay.split",
-        lambda v: not _boxes(v) or v["overlay"]["split"] == "random",
-        "is not available for the 2d-dimensional zones of box subscriptions",
-        f"'random' {_NOT_BOX}",
-    ),
-    Rule(
-        "objects.distribution",
-        lambda v: not _boxes(v) or v["objects"]["distribution"] == "uniform",
-        "does not apply to box subscriptions (their d attributes are independent uniforms)",
-        f"'uniform' (the default) {_NOT_BOX}",
-    ),
-    Rule(
-        "subscriptions.distribution",
-        lambda v: not _boxes(v) or v["subscriptions"]["distribution"] == "uniform",
-        "does not apply to box subscriptions (each side is two sorted uniform draws)",
-        f"'uniform' (the default) {_NOT_BOX}",
-    ),
-    Rule(
-        "events.trace",
-        lambda v: not _boxes(v) or not v["events"]["trace"],
-        "cannot feed box subscriptions (its rows have one x)",
-        f"no events.trace {_NOT_BOX}",
-    ),
-    Rule(
-        "server.count",
-        lambda v: not _boxes(v) or v["server"]["count"] == 1,
-        "must be 1 for box subscriptions (one d-dimensional object index)",
-        f"1 {_NOT_BOX}",
-    ),
-    Rule(
-        "messages.box_bytes",
-        lambda v: not _boxes(v) or v["messages"]["box_bytes"] == _default("messages", "box_bytes"),
-        "applies to 1.5-d messages only (a box message is 4(5d + 1) bytes)",
-        f"{SCHEMA['messages']['box_bytes'].default} (the default) {_NOT_BOX}",
-    ),
-    Rule(
-        "messages.cn_bytes",
-        lambda v: not _boxes(v) or v["messages"]["cn_bytes"] == _default("messages", "cn_bytes"),
-        "applies to 1-d messages only (a box message is 4(5d + 1) bytes)",
-        f"{SCHEMA['messages']['cn_bytes'].default} (the default) {_NOT_BOX}",
-    ),
-)
 
 RULES: tuple[Rule, ...] = (  # rules across the scenario's keys, checked after SCHEMA
     Rule(
@@ -429,7 +346,7 @@ RULES: tuple[Rule, ...] = (  # rules across the scenario's keys, checked after S
     ),
     Rule(  # seed 003's boxes take their d from subscriptions.dims
         "subscriptions.attributes",
-        lambda v: v["subscriptions"]["attributes"] == 1 or not _boxes(v),
+        lambda v: v["subscriptions"]["attributes"] == 1 or v["subscriptions"]["kind"] != "box",
         "is the width of seed 001's command stream's boxes, not of box subscriptions",
         "1 when subscriptions.kind = 'box' (their d is subscriptions.dims)",
     ),
@@ -495,8 +412,7 @@ RULES: tuple[Rule, ...] = (  # rules across the scenario's keys, checked after S
         "applies only to join/leave commands (ranked.commands = 0)",
         "0.5 (the default) unless ranked.commands > 0",
     ),
-    *RULES_15D,
-    *RULES_BOXES,
+    *KIND_RULES,
 )
 
 SWEEP_SCHEMA: dict[str, Key] = {  # the [sweep] table of a sweep file (simulations/SWEEPS.md)

@@ -1,7 +1,11 @@
 """The brute-force oracle: every subscription's true top-k, computed from scratch.
 
 Deliberately independent of the indexes it checks: a plain scan of all objects
-per subscription (vectorised over objects with numba), O(m · n).
+per subscription (numba), O(m · n · a). One oracle serves every subscription kind: a
+subscription is a closed box ``[lo, hi]`` over the objects' a attributes
+(:meth:`cnsim.subscriptions.kinds.base.SubscriptionKind.bounds`: a 1-d range over x, a
+1.5-d range over (x1, x2), a box over its d attributes), an object the point of its
+attributes (:meth:`~cnsim.subscriptions.kinds.base.SubscriptionKind.object_points`).
 """
 
 from __future__ import annotations
@@ -11,22 +15,33 @@ import numpy as np
 
 
 @numba.njit(cache=True)
-def true_top_k(x, y, l, r, k):
+def true_top_k(points, y, lo, hi, k):
     """Ids and y-values of each subscription's top k (sorted by (y, id), padded with
-    ``(-1, inf)``), by scanning every object for every subscription."""
-    m = len(l)
+    ``(-1, inf)``), by scanning every object ``points[o]`` (live: finite ``y[o]``) for
+    every subscription box ``[lo[j], hi[j]]``."""
+    m, a = lo.shape
     out_i = np.full((m, k), -1, np.int64)
     out_y = np.full((m, k), np.inf)
     for j in range(m):
-        for o in range(len(x)):
+        for o in range(len(y)):
             yo = y[o]
-            if not (l[j] <= x[o] <= r[j]) or yo == np.inf:
+            if yo == np.inf:
                 continue
-            if yo > out_y[j, k - 1] or (yo == out_y[j, k - 1] and o > out_i[j, k - 1] >= 0):
+            inside = True
+            for t in range(a):
+                if not (lo[j, t] <= points[o, t] <= hi[j, t]):
+                    inside = False
+                    break
+            if not inside:
+                continue
+            last_y, last_i = out_y[j, k - 1], out_i[j, k - 1]
+            if last_i >= 0 and (yo > last_y or (yo == last_y and o > last_i)):
                 continue
             c = k - 1
             while c > 0 and (
-                yo < out_y[j, c - 1] or (yo == out_y[j, c - 1] and o < out_i[j, c - 1])
+                out_i[j, c - 1] < 0
+                or yo < out_y[j, c - 1]
+                or (yo == out_y[j, c - 1] and o < out_i[j, c - 1])
             ):
                 out_y[j, c] = out_y[j, c - 1]
                 out_i[j, c] = out_i[j, c - 1]
@@ -34,6 +49,21 @@ def true_top_k(x, y, l, r, k):
             out_y[j, c] = yo
             out_i[j, c] = o
     return out_i, out_y
+
+
+def true_top_k_ranges(x, y, l, r, k):
+    """:func:`true_top_k` for 1-d ranges ``[l, r]`` over objects at ``x``."""
+    return true_top_k(_column(x), np.asarray(y, np.float64), _column(l), _column(r), k)
+
+
+def _column(v) -> np.ndarray:
+    return np.ascontiguousarray(np.asarray(v, np.float64)[:, None])
+
+
+def inside(points, lo, hi, obj) -> np.ndarray:
+    """Mask of the subscriptions whose box holds object ``obj``'s point."""
+    p = points[obj]
+    return ((lo <= p) & (p <= hi)).all(axis=1)
 
 
 @numba.njit(cache=True)

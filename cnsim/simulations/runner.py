@@ -21,10 +21,8 @@ import pandas as pd
 from tqdm import tqdm
 
 from cnsim.algorithms.base import ApproachSpec, ServerView
-from cnsim.algorithms.boxes.approaches import BoxView
-from cnsim.algorithms.boxes.paint import message_bytes as box_message_bytes
 from cnsim.algorithms.messages import Messages
-from cnsim.algorithms.registry import make_approach, parse
+from cnsim.algorithms.registry import make_approach
 from cnsim.brokers import NETWORKS
 from cnsim.brokers.base import Delivery, Network, Traffic
 from cnsim.outputs import claim, marker, replacing
@@ -36,13 +34,8 @@ from cnsim.simulations.seeds import Seeds
 from cnsim.simulations.sizes import check_fits
 from cnsim.simulations.timed import Timer
 from cnsim.simulations.world import Workload, build_workload
-from cnsim.subscriptions.index import SubscriptionIndex
-from cnsim.subscriptions.index_3d import SubscriptionIndex3D
 from cnsim.subscriptions.lists import Layout, TopKLists
-from cnsim.subscriptions.space_boxes import BoxSubscriptions
 from cnsim.subscriptions.workload import Updates
-from cnsim.subscriptions.workload_15d import initial_lists_15d
-from cnsim.subscriptions.workload_boxes import initial_lists_boxes
 
 
 @dataclass
@@ -72,7 +65,7 @@ class Simulation:
         self.workload: Workload = build_workload(scenario, self.seeds, events)
         w = self.workload
         self.batch_size = scenario["events"]["batch_size"]
-        self.subscriptions = subscription_index(w)
+        self.subscriptions = w.kind.index(w)
         self.network: Network = NETWORKS[scenario["overlay"]["kind"]].create(
             scenario, self.subscriptions, len(w.events), self.seeds
         )
@@ -81,16 +74,10 @@ class Simulation:
         order = self.network.layout()
         layout = None if order is None else Layout.of(order)
         max_id = max(len(w.x) - 1, int(w.events.obj.max()) if len(w.events.obj) else -1)
-        if w.xd is not None:  # d-dimensional boxes (seed 003 §IV-C)
-            initial = initial_lists_boxes(w.xd, w.y, w.l, w.r, w.k, layout, max_id)
-        elif w.v is None:
-            initial = TopKLists.initial(w.x, w.y, w.l, w.r, w.k, layout, max_id)
-        else:  # 1.5-d range subscriptions (seed 003 appendix D)
-            initial = initial_lists_15d(w.x, w.x2, w.y, w.l, w.r, w.v, w.k, layout, max_id)
+        initial = w.kind.initial_lists(w, layout, max_id)
         servers = scenario["server"]["count"]
-        view = ServerView(w.x, w.y, self.subscriptions, w.k, initial, servers, w.x2,
-                          box_view(w, scenario))  # fmt: skip
-        self.approaches = [make_approach(parse(name), view) for name in scenario.approaches]
+        view = server_view(w, scenario, self.subscriptions, initial)
+        self.approaches = [make_approach(name, view) for name in scenario.approaches]
         # [server] count > 1: the objects spread over servers by x (seed 003 appendix C)
         self.server_load: ServerLoad | None = None
         if servers > 1:  # each server at a broker of its own, walks weighed by their hops
@@ -112,9 +99,7 @@ class Simulation:
                 # the approaches hold their copies by now: the last takes the initial
                 self.lists[name] = initial if j == len(fresh) - 1 else initial.copy()
         sizes = scenario["messages"]
-        region_bytes = sizes["cn_bytes"] if w.v is None else sizes["box_bytes"]
-        if w.xd is not None:  # a 2d-dimensional box and (x, y): 4(5d + 1) bytes
-            region_bytes = box_message_bytes(w.xd.shape[1])
+        region_bytes = w.kind.region_bytes(w, sizes)
         self._sizes = {
             a.name: (
                 sizes["unicast_bytes"] if a.spec.message == "targeted" else region_bytes,
@@ -171,23 +156,15 @@ class Simulation:
         )  # fmt: skip
 
 
-def subscription_index(w: Workload) -> SubscriptionIndex | SubscriptionIndex3D | BoxSubscriptions:
-    """The index over the workload's subscription points: (l, r), or (l1, r1, r2) for
-    1.5-d range subscriptions, or (l_1, r_1, …, l_d, r_d) for boxes (same interface for
-    the networks)."""
-    if w.xd is not None:
-        return BoxSubscriptions(w.l, w.r)
-    if w.v is None:
-        return SubscriptionIndex(w.l, w.r)
-    return SubscriptionIndex3D(w.l, w.r, w.v)
-
-
-def box_view(w: Workload, scenario: Scenario) -> BoxView | None:
-    """What box approaches need beyond the view (None unless the subscriptions are
-    boxes): every id's attributes and ``[algorithm] box_budget``."""
-    if w.xd is None:
-        return None
-    return BoxView(w.xd, scenario["algorithm"]["box_budget"])
+def server_view(
+    w: Workload, scenario: Scenario, subscriptions, lists: TopKLists | None = None
+) -> ServerView:
+    """What the scenario's approaches are built from: the objects, the index over the
+    ``subscriptions``, the subscribers' initial ``lists`` (for the approaches that keep a
+    copy) and what the subscription kind adds."""
+    extra = w.kind.server_view(w, scenario["algorithm"])
+    servers = scenario["server"]["count"]
+    return ServerView(w.x, w.y, subscriptions, w.k, lists, servers, w.kind.name, **extra)
 
 
 def _subscriber_lists(approach) -> TopKLists | None:

@@ -19,6 +19,7 @@ from cnsim.algorithms.registry import parse
 from cnsim.brokers import NETWORKS
 from cnsim.errors import InputError
 from cnsim.simulations.config import Scenario
+from cnsim.subscriptions.kinds import kind_of
 
 # Bytes per unit of each size, fitted to measured peaks (``cnsim bench memory``: peak RSS
 # over sizes, non-negative least squares, then padded; benchmarks/RESULTS.md, "Memory
@@ -90,10 +91,8 @@ def quantities(scenario: Scenario, events: int | None = None, oracle: bool = Fal
     net = scenario["network"]
     brokers = net["brokers"] if NETWORKS[scenario["overlay"]["kind"]].has_brokers else 0
     # the costs per subscription were fitted on 1-d ranges, points (l, r) of a 2-d S; a
-    # 1.5-d subscription is a point of a 3-d S, a box over d attributes one of R^{2d}
-    s = scenario["subscriptions"]
-    coords = {"range-1.5d": 3, "box": 2 * (s["dims"] or 1)}.get(s["kind"], 2)
-    m_s = m * coords / 2
+    # subscription of another kind is a point of its D-dimensional S
+    m_s = m * kind_of(scenario["subscriptions"]).space_dims / 2
     return {
         "base": 1.0,
         "subscription": m_s,

@@ -36,15 +36,13 @@ the total delivered against the total minimum, without failing the verification.
 Reference approaches (Paint-Dense for every Paint-Sparse, Coalesce and Online for
 every Paint-Batch) run beside the configured ones even when not configured.
 
-1.5-d range subscriptions (``subscriptions.kind = "range-1.5d"``, seed 003 appendix D)
-take the same checks against the full-scan oracle of
-:func:`cnsim.simulations.verify_15d.true_top_k_15d`, CN-Relax's reach over boxes
-``[l1, r1] × (−∞, r2]``, plus verify_15d's ``one-message-per-object`` (no
-subscription hears of one object twice in an event) for the exact region approaches.
-
-d-dimensional box subscriptions (``subscriptions.kind = "box"``, seed 003 §IV-C) take
-the same checks, and ``one-message-per-object``, against the full-scan oracle of
-:func:`cnsim.simulations.verify_boxes.true_top_k_boxes`, CN-Relax's reach over boxes.
+Every subscription kind takes the same checks against the one full-scan oracle
+(:func:`cnsim.simulations.oracle.true_top_k`), each subscription read as the box over
+the objects' attributes its kind declares (a 1-d range over x, a 1.5-d range
+``[l1, r1] × (−∞, r2]`` over (x1, x2), a box over its d attributes), CN-Relax's reach
+likewise; a kind whose exact region messages about one object are disjoint (1.5-d
+ranges, boxes) also takes ``one-message-per-object`` (no subscription hears of one
+object twice in an event).
 """
 
 from __future__ import annotations
@@ -55,7 +53,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from cnsim.algorithms.base import ApproachSpec, ServerView
+from cnsim.algorithms.base import ApproachSpec
 from cnsim.algorithms.batch import coalesce
 from cnsim.algorithms.registry import make_approach
 from cnsim.brokers.base import Delivery
@@ -67,12 +65,10 @@ from cnsim.simulations.minimum import (
     returners,
     search_fewest_messages,
 )
-from cnsim.simulations.oracle import ranks, true_top_k
+from cnsim.simulations.oracle import inside, ranks, true_top_k
 from cnsim.simulations.ranked import check_ranked
-from cnsim.simulations.runner import Outcome, Simulation, box_view
+from cnsim.simulations.runner import Outcome, Simulation, server_view
 from cnsim.simulations.sizes import check_fits
-from cnsim.simulations.verify_15d import true_top_k_15d
-from cnsim.simulations.verify_boxes import true_top_k_boxes
 from cnsim.subscriptions.workload import Updates
 
 
@@ -172,26 +168,24 @@ class Truth:
         self.y = np.full(cap, np.inf)
         self.x[: len(w.x)], self.y[: len(w.x)] = w.x, w.y
         self.l, self.r, self.k = w.l, w.r, w.k
-        # 1.5-d range subscriptions: the x2 of every id (new ones too) and the r2s
-        self.x2, self.v = w.x2, w.v
-        # boxes: the attributes of every id (new ones too); l, r are (m, d)
-        self.xd = w.xd
+        self.workload = w
+        # every subscription as a box over the objects' attributes (the kind's)
+        self.lo, self.hi = (np.ascontiguousarray(b, np.float64) for b in w.kind.bounds(w))
 
     def apply(self, updates: Updates) -> None:
         """Apply updates in order (an object may be updated twice in a batch)."""
         for i, x, _, y_new in updates:
             self.x[i], self.y[i] = x, y_new
 
+    def points(self) -> np.ndarray:
+        """Every object id's attributes, as the kind's boxes read them."""
+        return np.ascontiguousarray(self.workload.kind.object_points(self.workload, self.x))
+
     def top_k(self, y: np.ndarray | None = None):
         """Every subscription's true top-k (ids, ys) for the current y (or ``y``)."""
         y = self.y if y is None else y
-        if self.xd is not None:  # boxes: the independent full scan of verify_boxes
-            n = len(self.xd)
-            return true_top_k_boxes(self.xd, y[:n], self.l, self.r, self.k)
-        if self.v is not None:  # 1.5-d: the independent full scan of verify_15d
-            n = len(self.x2)
-            return true_top_k_15d(self.x[:n], self.x2, y[:n], self.l, self.r, self.v, self.k)
-        return true_top_k(self.x, y, self.l, self.r, self.k)
+        points = self.points()
+        return true_top_k(points, y[: len(points)], self.lo, self.hi, self.k)
 
 
 def verify(scenario: Scenario, events: int | None = None) -> Report:
@@ -297,8 +291,8 @@ def _check_approach(report: Report, sim: Simulation, a, o: Outcome, ref_out: dic
     single = sim.batch_size == 1
     if a.exact and (single or spec.batch == "paint-batch"):
         _check_exact(report, a.name, st.batch, o.delivery, st.affected())
-    several = sim.workload.v is not None or sim.workload.xd is not None  # 1.5-d, boxes
-    if several and single and a.exact and spec.message == "region":
+    once = sim.workload.kind.one_message_per_object
+    if once and single and a.exact and spec.message == "region":
         _check_once(report, a.name, st.batch, o.delivery)
     if a.eps is not None and single:
         _check_eps(report, sim, a, o, st)
@@ -320,9 +314,7 @@ def _references(sim: Simulation) -> dict[ApproachSpec, object]:
             specs.add(a.spec.with_family("paint-dense"))
         if a.spec.batch == "paint-batch":
             specs.update(a.spec.with_batch(other) for other in _BATCH_REFERENCES)
-    w = sim.workload
-    view = ServerView(w.x, w.y, sim.subscriptions, w.k, x2=w.x2,
-                      boxes=box_view(w, sim.scenario))  # fmt: skip
+    view = server_view(sim.workload, sim.scenario, sim.subscriptions)
     return {s: make_approach(s, view) for s in sorted(specs, key=lambda s: s.name)}
 
 
@@ -342,15 +334,10 @@ def _check_overlay(report: Report, sim: Simulation, name: str, b: int, o: Outcom
 
 def _check_ranges(report: Report, sim: Simulation, name: str, st: BatchState, o: Outcome):
     """An approach whose subscribers keep whole ranges (CN-Relax) reaches exactly the
-    subscriptions whose range holds each updated x."""
-    l, r, v = sim.workload.l, sim.workload.r, sim.workload.v
-    if sim.workload.xd is not None:  # boxes: every side holds the object's attribute
-        points = st.truth.xd[st.updates.obj]
-        holds = [((l <= p) & (p <= r)).all(axis=1) for p in points]
-    else:
-        holds = [(l <= x) & (x <= r) for x in st.updates.x]
-    if v is not None:  # 1.5-d: the box [l1, r1] x (-inf, r2] holds the object's (x1, x2)
-        holds = [h & (st.truth.x2[o] <= v) for h, o in zip(holds, st.updates.obj, strict=True)]
+    subscriptions whose range (box) holds each updated object."""
+    t = st.truth
+    points = t.points()
+    holds = [inside(points, t.lo, t.hi, o) for o in st.updates.obj]
     want = np.concatenate([np.flatnonzero(h) for h in holds] or [[]])
     if not np.array_equal(np.sort(o.delivery.subs), np.sort(want.astype(np.int64))):
         report.fail(name, "cn-relax-reaches-ranges", st.batch, "deliveries differ from ranges")
@@ -361,16 +348,9 @@ def _check_lists(report: Report, sim: Simulation, name: str, st: BatchState) -> 
     bad = np.flatnonzero(((lists.ids != truth[0]) | (lists.ys != truth[1])).any(axis=1))
     report.fail_at(name, "lists", st.batch, bad, lambda j: (
         f"{len(bad)} subscriptions differ from the oracle, e.g. #{j} "
-        f"{_subscription_text(sim.workload, j)} holds {lists.ids[j].tolist()} "
+        f"{sim.workload.kind.describe(sim.workload, j)} holds {lists.ids[j].tolist()} "
         f"but the top-k is {truth[0][j].tolist()}"
     ))  # fmt: skip
-
-
-def _subscription_text(w, j: int) -> str:
-    """Subscription j's range ``[l, r]`` (a box: its sides, one per attribute)."""
-    if w.xd is None:
-        return f"[{w.l[j]:.6g}, {w.r[j]:.6g}]"
-    return " x ".join(f"[{a:.6g}, {b:.6g}]" for a, b in zip(w.l[j], w.r[j], strict=True))
 
 
 def _check_exact(report: Report, name: str, b: int, delivery: Delivery, affected) -> None:

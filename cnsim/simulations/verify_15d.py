@@ -1,4 +1,4 @@
-"""The brute-force oracle and the verification of Paint-Dense and Paint-Sparse for
+"""The verification of Paint-Dense and Paint-Sparse for
 1.5-d range subscriptions (seed 003 appendix D; :mod:`cnsim.algorithms.range15d`).
 
 After every event it checks, per approach, as ``cnsim verify`` does in 1-d:
@@ -21,42 +21,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import numba
 import numpy as np
 
 from cnsim.algorithms.range15d.paint import Messages15, PaintDense15, PaintSparse15
 from cnsim.server.object_index_2d import ObjectIndex2D
+from cnsim.simulations.oracle import true_top_k
 from cnsim.subscriptions.index_3d import SubscriptionIndex3D
 from cnsim.subscriptions.lists import TopKLists
 
 
-@numba.njit(cache=True)
 def true_top_k_15d(x1, x2, y, l, r, v, k):
-    """Ids and y-values of each subscription's top k (sorted by (y, id), padded with
-    ``(-1, inf)``), by scanning every object for every subscription."""
-    m = len(l)
-    out_i = np.full((m, k), -1, np.int64)
-    out_y = np.full((m, k), np.inf)
-    for j in range(m):
-        for o in range(len(x1)):
-            yo = y[o]
-            if yo == np.inf or not (l[j] <= x1[o] <= r[j] and x2[o] <= v[j]):
-                continue
-            last_y, last_i = out_y[j, k - 1], out_i[j, k - 1]
-            if last_i >= 0 and (yo > last_y or (yo == last_y and o > last_i)):
-                continue
-            c = k - 1
-            while c > 0 and (
-                out_i[j, c - 1] < 0
-                or yo < out_y[j, c - 1]
-                or (yo == out_y[j, c - 1] and o < out_i[j, c - 1])
-            ):
-                out_y[j, c] = out_y[j, c - 1]
-                out_i[j, c] = out_i[j, c - 1]
-                c -= 1
-            out_y[j, c] = yo
-            out_i[j, c] = o
-    return out_i, out_y
+    """Each 1.5-d subscription's top k by the brute-force oracle: the box ``[l1, r1] ×
+    [−inf, r2]`` over the objects' (x1, x2) (:func:`cnsim.simulations.oracle.true_top_k`)."""
+    points = np.column_stack([x1, x2]).astype(np.float64)
+    lo = np.column_stack([l, np.full(len(l), -np.inf)])
+    hi = np.column_stack([r, v]).astype(np.float64)
+    return true_top_k(points, np.asarray(y, np.float64), lo, hi, k)
 
 
 def deliveries(subs: SubscriptionIndex3D, msgs: Messages15) -> tuple[np.ndarray, np.ndarray]:

@@ -1,4 +1,4 @@
-"""The brute-force oracle and the verification of Paint-Dense and Paint-Sparse for
+"""The verification of Paint-Dense and Paint-Sparse for
 d-dimensional box subscriptions (seed 003 §IV-C; :mod:`cnsim.algorithms.boxes`).
 
 After every event it checks, per approach, as :mod:`cnsim.simulations.verify_15d`:
@@ -18,50 +18,14 @@ scan of all objects per subscription, independent of every index.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from cnsim.algorithms.boxes.paint import PaintDenseBoxes, PaintSparseBoxes
 from cnsim.server.object_index_d import ObjectIndexD
+from cnsim.simulations.oracle import true_top_k
 from cnsim.simulations.verify_15d import Report15, deliveries  # the same record and pairing
 from cnsim.subscriptions.index_box import SubscriptionIndexBox
 from cnsim.subscriptions.lists import TopKLists
-
-
-@numba.njit(cache=True)
-def true_top_k_boxes(x, y, l, r, k):
-    """Ids and y-values of each box subscription's top k (sorted by (y, id), padded
-    with ``(-1, inf)``), by scanning every object for every subscription."""
-    m, d = l.shape
-    out_i = np.full((m, k), -1, np.int64)
-    out_y = np.full((m, k), np.inf)
-    for j in range(m):
-        for o in range(len(y)):
-            yo = y[o]
-            if yo == np.inf:
-                continue
-            inside = True
-            for t in range(d):
-                if not (l[j, t] <= x[o, t] <= r[j, t]):
-                    inside = False
-                    break
-            if not inside:
-                continue
-            last_y, last_i = out_y[j, k - 1], out_i[j, k - 1]
-            if last_i >= 0 and (yo > last_y or (yo == last_y and o > last_i)):
-                continue
-            c = k - 1
-            while c > 0 and (
-                out_i[j, c - 1] < 0
-                or yo < out_y[j, c - 1]
-                or (yo == out_y[j, c - 1] and o < out_i[j, c - 1])
-            ):
-                out_y[j, c] = out_y[j, c - 1]
-                out_i[j, c] = out_i[j, c - 1]
-                c -= 1
-            out_y[j, c] = yo
-            out_i[j, c] = o
-    return out_i, out_y
 
 
 def verify_boxes(
@@ -83,14 +47,14 @@ def verify_boxes(
         "paint-dense": PaintDenseBoxes(ObjectIndexD(x, y), k),
         "paint-sparse": PaintSparseBoxes(ObjectIndexD(x, y), subs, k),
     }
-    truth_i, truth_y = true_top_k_boxes(x, np.asarray(y, np.float64), l, r, k)
+    truth_i, truth_y = true_top_k(x, np.asarray(y, np.float64), l, r, k)
     lists = {name: TopKLists(truth_i.copy(), truth_y.copy()) for name in approaches}
     report = Report15(messages=dict.fromkeys(approaches, 0),
                          delivered=dict.fromkeys(approaches, 0))  # fmt: skip
     y_now = np.array(y, np.float64)
     for e, (i, y_new) in enumerate(events):
         y_now[i] = y_new
-        new_i, new_y = true_top_k_boxes(x, y_now, l, r, k)
+        new_i, new_y = true_top_k(x, y_now, l, r, k)
         affected = (new_i != truth_i).any(axis=1) | (new_y != truth_y).any(axis=1)
         heard = {}
         for name, approach in approaches.items():

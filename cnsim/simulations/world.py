@@ -13,24 +13,15 @@ import numpy as np
 
 from cnsim.simulations.config import Scenario
 from cnsim.simulations.seeds import Seeds
+from cnsim.subscriptions.kinds import SubscriptionKind, kind_of
 from cnsim.subscriptions.trace import load_event_trace
-from cnsim.subscriptions.workload import (
-    Events,
-    generate_events,
-    generate_objects,
-    generate_subscriptions,
-)
-from cnsim.subscriptions.workload_15d import extend_x2, generate_subscriptions_15d, generate_x2
-from cnsim.subscriptions.workload_boxes import (
-    extend_attributes,
-    generate_attributes,
-    generate_boxes,
-)
+from cnsim.subscriptions.workload import Events, generate_events, generate_objects
 
 
 @dataclass(frozen=True)
 class Workload:
-    """Initial objects, subscriptions and the event stream of one scenario."""
+    """Initial objects, subscriptions and the event stream of one scenario, with the
+    kind of its subscriptions (which reads its own fields below)."""
 
     x: np.ndarray
     y: np.ndarray
@@ -38,53 +29,33 @@ class Workload:
     r: np.ndarray
     k: int
     events: Events
+    kind: SubscriptionKind
     # 1.5-d range subscriptions (seed 003 appendix D; [subscriptions] kind =
     # "range-1.5d"): x is every object's x1, x2 the x2 of every id the run uses (the
     # initial objects', then those inserts and moves create); l, r, v are every
-    # subscription's l1, r1, r2. None: 1-d ranges.
+    # subscription's l1, r1, r2. None for other kinds.
     x2: np.ndarray | None = None
     v: np.ndarray | None = None
     # d-dimensional box subscriptions (seed 003 §IV-C; [subscriptions] kind = "box"): x
     # is every object's x_1, xd the (ids, d) attributes of every id the run uses, and l,
-    # r are every box's (m, d) lower and upper sides. None: no boxes.
+    # r are every box's (m, d) lower and upper sides. None for other kinds.
     xd: np.ndarray | None = None
 
 
 def build_workload(scenario: Scenario, seeds: Seeds, events: int | None = None) -> Workload:
     """Draw the scenario's workload; ``events`` overrides the configured event count."""
     o, s, e = scenario["objects"], scenario["subscriptions"], scenario["events"]
-    x, y = generate_objects(
-        seeds.rng("objects"), o["count"], o["distribution"], o["y_distribution"], e["update"]
-    )
-    l, r = generate_subscriptions(
-        seeds.rng("subscriptions"), s["count"], s["distribution"], s["spread"]
-    )
-    x2 = v = xd = None
-    if s["kind"] == "range-1.5d":  # x is x1; x2 and (l1, r1, r2) of appendix D-C
-        x2_rng = seeds.rng("objects_x2")
-        x2 = generate_x2(x2_rng, len(x))
-        l, r, v = generate_subscriptions_15d(
-            seeds.rng("subscriptions"), s["count"], s["dataset"], x, s["cover"]
-        )
-    if s["kind"] == "box":  # x is x_1; the other attributes and the boxes (workload_boxes)
-        xd_rng = seeds.rng("objects_x2")
-        xd = generate_attributes(xd_rng, x, s["dims"])
-        l, r = generate_boxes(seeds.rng("subscriptions"), s["count"], s["dims"])
+    n_events = e["count"] if events is None else events
+    kind = kind_of(s)
     if e["trace"]:  # the objects and events of a user's file (subscriptions still drawn)
-        trace = load_event_trace(e["trace"], e["count"] if events is None else events)
-        return Workload(trace.x, trace.y, l, r, s["k"], trace.events)
-    stream = generate_events(
-        seeds.rng("events"),
-        y,
-        e["count"] if events is None else events,
-        e["update"],
-        e["volatility"],
-        (e["inserts"], e["deletes"], e["moves"]),
-        x,
-        o["distribution"],
-    )
-    if x2 is not None:  # the ids inserts and moves create: x2 from the stream's next draws
-        x2 = extend_x2(x2_rng, x2, stream.obj)
-    if xd is not None:  # likewise the attributes of the ids inserts and moves create
-        xd = extend_attributes(xd_rng, xd, stream.obj, stream.x)
-    return Workload(x, y, l, r, s["k"], stream, x2, v, xd)
+        trace = load_event_trace(e["trace"], n_events)
+        x, y, stream = trace.x, trace.y, trace.events
+    else:
+        x, y = generate_objects(
+            seeds.rng("objects"), o["count"], o["distribution"], o["y_distribution"], e["update"]
+        )
+        stream = generate_events(
+            seeds.rng("events"), y, n_events, e["update"], e["volatility"],
+            (e["inserts"], e["deletes"], e["moves"]), x, o["distribution"],
+        )  # fmt: skip
+    return Workload(x, y, k=s["k"], events=stream, kind=kind, **kind.draw(seeds, x, stream))

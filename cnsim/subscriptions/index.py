@@ -33,6 +33,11 @@ class SubscriptionIndex:
         return len(self.l)
 
     @property
+    def points(self) -> tuple[np.ndarray, np.ndarray]:
+        """The subscription points' coordinates ``(l, r)``."""
+        return self.l, self.r
+
+    @property
     def order(self) -> np.ndarray:
         """The subscription at every position of the index (leaf by leaf)."""
         return self._tree.perm

@@ -9,7 +9,6 @@ import pytest
 import cnsim
 from cnsim.algorithms.base import ServerView
 from cnsim.algorithms.boxes.approaches import (
-    BoxView,
     CNRelaxBoxes,
     PaintDenseBoxesApproach,
     PaintSparseBoxesApproach,
@@ -17,8 +16,8 @@ from cnsim.algorithms.boxes.approaches import (
 )
 from cnsim.algorithms.registry import make_approach
 from cnsim.errors import ConfigError
+from cnsim.simulations.oracle import true_top_k as true_top_k_boxes
 from cnsim.simulations.seeds import Seeds
-from cnsim.simulations.verify_boxes import true_top_k_boxes
 from cnsim.simulations.world import build_workload
 from cnsim.subscriptions.space_boxes import BoxSubscriptions
 from cnsim.subscriptions.workload_boxes import extend_attributes, initial_top_k_boxes
@@ -149,7 +148,7 @@ def _view(d, n=50, m=300, k=3, extra=5, budget=None):
     xd, y = rng.random((n + extra, d)), rng.random(n)
     a, b = rng.random((m, d)), rng.random((m, d))
     subs = BoxSubscriptions(np.minimum(a, b), np.maximum(a, b))
-    return ServerView(xd[:n, 0], y, subs, k, boxes=BoxView(xd, budget)), xd
+    return ServerView(xd[:n, 0], y, subs, k, kind="box", attributes=xd, budget=budget), xd
 
 
 @pytest.mark.parametrize("d", [1, 2, 3])

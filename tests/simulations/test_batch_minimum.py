@@ -13,7 +13,7 @@ from cnsim.simulations.minimum import (
     returners,
     search_fewest_messages,
 )
-from cnsim.simulations.oracle import true_top_k
+from cnsim.simulations.oracle import true_top_k_ranges
 from cnsim.subscriptions.lists import TopKLists
 
 INF = np.inf
@@ -28,7 +28,7 @@ def one_list(k, old, new):
     old, new = np.asarray(old, float), np.asarray(new, float)
     x, lr = np.zeros(len(old)), np.zeros(1)
     pre = np.where(new < old, new, old)  # rank-raising updates only
-    return tuple(true_top_k(x, y, lr, lr, k) for y in (old, new, pre))
+    return tuple(true_top_k_ranges(x, y, lr, lr, k) for y in (old, new, pre))
 
 
 def instance(k, objs):

@@ -4,7 +4,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cnsim.simulations.oracle import true_top_k
+from cnsim.simulations.oracle import true_top_k_ranges
 from cnsim.subscriptions.lists import TopKLists, range_top_k
 
 
@@ -23,7 +23,7 @@ def test_range_top_k_matches_brute_force(n, m, k, seed):
     t = min(n, m)
     l[:t] = np.minimum(x[:t], r[:t])  # ranges starting exactly at an object
     ids, ys = range_top_k(x, y, l, r, k)
-    want_ids, want_ys = true_top_k(x, y, l, r, k)
+    want_ids, want_ys = true_top_k_ranges(x, y, l, r, k)
     assert np.array_equal(ids, want_ids)
     assert np.array_equal(ys, want_ys)
 

@@ -4,7 +4,8 @@ interface, so ``cnsim run`` and ``cnsim verify`` drive them as they drive the 1-
 
 Names stay the paper's (``paint-dense``, ``paint-sparse``, ``unicast``, ``cn-relax``):
 :func:`cnsim.algorithms.registry.make_approach` builds the box class of the family
-when the server's view carries :class:`BoxView` (:attr:`ServerView.boxes`). Each
+(registered under the kind ``box``) from a view carrying every id's attributes
+(:attr:`ServerView.attributes`) and Paint's budget (:attr:`ServerView.budget`). Each
 declares what its 1-d family declares (entry, message, stores, exact), so the runner,
 the networks, verify and the reports read nothing new.
 
@@ -12,7 +13,7 @@ Messages are :class:`~cnsim.algorithms.messages.Messages` whose ``rects`` are bo
 S = R^{2d}, ``4d`` values, per attribute ``(lO, lI, rI, rO)`` reaching ``lO < l_t <=
 lI`` and ``rI <= r_t < rO`` (:mod:`cnsim.subscriptions.space_boxes`); ``x`` is the
 object's x_1. The networks route them by their shape. A CN message is ``4(5d + 1)``
-bytes (:func:`cnsim.algorithms.boxes.paint.message_bytes`: the box and ``(x, y)``).
+bytes (:func:`cnsim.subscriptions.kinds.box.message_bytes`: the box and ``(x, y)``).
 
 Object ids. The object index holds every id the run uses from the start — the ids
 inserts and moves create, at their attributes, absent (y = inf) until their update
@@ -38,8 +39,6 @@ inserts and moves create, at their attributes, absent (y = inf) until their upda
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from cnsim.algorithms.base import Approach, ApproachSpec, ServerView
@@ -57,21 +56,11 @@ from cnsim.subscriptions.workload_boxes import initial_lists_boxes
 BUDGET_KEY = "algorithm.box_budget"
 
 
-@dataclass(frozen=True)
-class BoxView:
-    """What box approaches need beyond :class:`ServerView`: the (ids, d) attributes of
-    every object id the run uses (initial objects first), and Paint's slab budget per
-    event (None: unbounded)."""
-
-    xd: np.ndarray
-    budget: int | None = None
-
-
 def _objects(view: ServerView) -> ObjectIndexD:
     """An object index over every id of the run: the initial objects at their y, the
     ids events create absent."""
-    assert view.boxes is not None and view.servers == 1  # the scenario's rules see to it
-    xd = view.boxes.xd
+    assert view.attributes is not None and view.servers == 1  # the scenario's rules see to it
+    xd = view.attributes
     y = np.full(len(xd), np.inf)
     y[: len(view.y)] = view.y
     return ObjectIndexD(xd, y, CallCounterD())
@@ -90,7 +79,7 @@ class PaintDenseBoxesApproach(Approach):
     @classmethod
     def create(cls, spec: ApproachSpec, view: ServerView) -> PaintDenseBoxesApproach:
         """Paint-Dense over its own object index."""
-        return cls(PaintDenseBoxes(_objects(view), view.k, view.boxes.budget))
+        return cls(PaintDenseBoxes(_objects(view), view.k, view.budget))
 
     def process(self, updates: Updates) -> Messages:
         """Apply ``updates`` one at a time, each followed by its messages (a delete is
@@ -137,7 +126,7 @@ class PaintSparseBoxesApproach(PaintDenseBoxesApproach):
         """Paint-Sparse over its own object index and the run's subscription index."""
         assert isinstance(view.subscriptions, BoxSubscriptions)
         subs = view.subscriptions.index
-        return cls(PaintSparseBoxes(_objects(view), subs, view.k, view.boxes.budget))
+        return cls(PaintSparseBoxes(_objects(view), subs, view.k, view.budget))
 
 
 class CNRelaxBoxes(Approach):
@@ -159,7 +148,7 @@ class CNRelaxBoxes(Approach):
     @classmethod
     def create(cls, spec: ApproachSpec, view: ServerView) -> CNRelaxBoxes:
         """CN-Relax needs the objects' attributes and the subscriptions (memory)."""
-        return cls(view.boxes.xd, view.subscriptions)
+        return cls(view.attributes, view.subscriptions)
 
     def process(self, updates: Updates) -> Messages:
         """One box message per update, in order."""

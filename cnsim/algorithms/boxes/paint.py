@@ -37,12 +37,6 @@ from cnsim.server.object_index_d import CallCounterD, ObjectIndexD
 from cnsim.subscriptions.index_box import SubscriptionIndexBox, closed_box
 
 
-def message_bytes(d: int) -> int:
-    """Bytes of one CN message: a 2d-dimensional box (4d values) and the object's
-    ``(x_1..x_d, y)``, 4 bytes each (24 bytes for d = 1, as in 1-d)."""
-    return 4 * (4 * d + d + 1)
-
-
 @dataclass(frozen=True)
 class MessagesD:
     """The messages one approach sends for one event, in send order."""

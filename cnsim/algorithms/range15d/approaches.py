@@ -4,9 +4,10 @@ appendix D; ``[subscriptions] kind = "range-1.5d"``).
 
 A scenario's approach names stay the paper's (``paint-dense``, ``paint-sparse``,
 ``unicast``, ``cn-relax``): :func:`cnsim.algorithms.registry.make_approach` builds the
-1.5-d class of the family when the server's view carries the objects' x2
-(:attr:`ServerView.x2`). Each declares what its 1-d family declares (entry, message,
-stores, exact), so the runner, the networks, verify and the reports read nothing new.
+1.5-d class of the family (registered under the kind ``range-1.5d``) from a view
+carrying every id's x2 (:attr:`ServerView.attributes`). Each declares what its 1-d
+family declares (entry, message, stores, exact), so the runner, the networks, verify
+and the reports read nothing new.
 
 Messages are :class:`~cnsim.algorithms.messages.Messages` whose ``rects`` are 3-d boxes
 ``(lO, lI, rI, rO, vI, vO)`` of S = {(l1, r1, r2)} reaching ``lO < l1 <= lI``,
@@ -15,7 +16,7 @@ object's x1. The networks route them by their shape (6 columns: a 3-d box).
 
 * Paint-Dense / Paint-Sparse: :mod:`cnsim.algorithms.range15d.paint` (Algorithms 6–11),
   each update in turn. A new id (an insert, or a move's new position) enters the index
-  absent at its (x1, x2) — x2 from the view's ``x2``, which covers every id the run
+  absent at its (x1, x2) — x2 from the view's ``attributes``, which covers every id the run
   uses — and its update ``inf -> y`` revives it (§II-A footnote 4); Unicast likewise.
 * CN-Relax (§V's serverless baseline in 1.5-d): every event enters at its publisher's
   broker as the box ``(−inf, x1, x1, inf, x2, inf)``, which reaches every subscription
@@ -52,9 +53,9 @@ def as_messages(m: Messages15) -> Messages:
 
 
 def _objects(view: ServerView) -> ObjectIndex2D:
-    assert view.x2 is not None and view.servers == 1  # the scenario's rules see to it
-    n = len(view.x)  # view.x2 goes on with the ids inserts and moves create
-    return ObjectIndex2D(view.x, view.x2[:n], view.y, CallCounter2D())
+    assert view.attributes is not None and view.servers == 1  # the scenario's rules see to it
+    n = len(view.x)  # view.attributes goes on with the ids inserts and moves create
+    return ObjectIndex2D(view.x, view.attributes[:n], view.y, CallCounter2D())
 
 
 def add_new_objects(objects: ObjectIndex2D, updates: Updates, x2: np.ndarray) -> None:
@@ -85,7 +86,7 @@ class PaintDense15Approach(Approach):
     @classmethod
     def create(cls, spec: ApproachSpec, view: ServerView) -> PaintDense15Approach:
         """Paint-Dense over its own 2-d object index."""
-        return cls(PaintDense15(_objects(view), view.k), view.x2)
+        return cls(PaintDense15(_objects(view), view.k), view.attributes)
 
     def process(self, updates: Updates) -> Messages:
         """Apply ``updates`` one at a time, each followed by its messages (a delete is
@@ -103,7 +104,7 @@ class PaintSparse15Approach(PaintDense15Approach):
     def create(cls, spec: ApproachSpec, view: ServerView) -> PaintSparse15Approach:
         """Paint-Sparse over its own object index and the run's subscription index."""
         assert isinstance(view.subscriptions, SubscriptionIndex3D)
-        return cls(PaintSparse15(_objects(view), view.subscriptions, view.k), view.x2)
+        return cls(PaintSparse15(_objects(view), view.subscriptions, view.k), view.attributes)
 
 
 def reach_box(x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
@@ -131,7 +132,7 @@ class CNRelax15(Approach):
     @classmethod
     def create(cls, spec: ApproachSpec, view: ServerView) -> CNRelax15:
         """CN-Relax needs the objects' x2 and the subscriptions (memory)."""
-        return cls(view.x2, view.subscriptions)
+        return cls(view.attributes, view.subscriptions)
 
     def process(self, updates: Updates) -> Messages:
         """One box message per update, in order."""
@@ -174,7 +175,7 @@ class Unicast15(Approach):
     def create(cls, spec: ApproachSpec, view: ServerView) -> Unicast15:
         """Unicast over its own object index, sharing the initial lists when given."""
         lists = view.lists.copy() if view.lists is not None else None
-        return cls(_objects(view), view.subscriptions, view.k, lists, view.x2)
+        return cls(_objects(view), view.subscriptions, view.k, lists, view.attributes)
 
     def process(self, updates: Updates) -> Messages:
         """Messages of every update in turn, applied to the server's copy as sent."""

@@ -1,0 +1,57 @@
+"""Golden copies of one scenario of every subscription kind and workload: 1.5-d ranges,
+d-dimensional boxes, seed 001's command stream over the content-based overlay, ranked
+delivery (with joins and leaves, and over the content-based overlay), and a timed run
+of each. Every copy folder holds the scenario it was made from (``scenario.toml``) and
+what a run of it wrote; a run now must write the same files with the same values, apart
+from wall-time columns and entries. A change that is meant to change a figure updates
+the copy and says so in its commit; a refactoring changes none.
+
+(The 1-d, Paint-Batch and 1-d timed copies are checked by ``test_golden.py``.)
+"""
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from cnsim.simulations.config import load
+from cnsim.simulations.runner import run
+
+GOLDEN = Path(__file__).resolve().parents[1] / "golden"
+NAMES = sorted(p.parent.name for p in GOLDEN.glob("*/scenario.toml"))
+WALL = ("time_s", "source")  # wall-clock and CPU seconds, and the scenario file's path
+
+
+def _strip(value):
+    """Drop wall-time entries from nested summary data."""
+    if isinstance(value, dict):
+        return {k: _strip(v) for k, v in value.items() if not k.endswith(WALL)}
+    return value
+
+
+@pytest.fixture(autouse=True)
+def cache(tmp_path_factory, monkeypatch):
+    monkeypatch.setenv("CNSIM_CACHE", str(tmp_path_factory.getbasetemp() / "worlds"))
+
+
+def test_every_kind_has_a_copy():
+    assert {"range15d", "boxes", "churn", "ranked", "ranked_content"} <= set(NAMES)
+    assert {"timed_range15d", "timed_boxes", "timed_churn", "timed_ranked"} <= set(NAMES)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", NAMES)
+def test_outputs_equal_the_golden_copy(name, tmp_path):
+    gold = GOLDEN / name
+    run(load(gold / "scenario.toml"), tmp_path)
+    written = sorted(p.name for p in tmp_path.glob("*.*") if p.name != ".cnsim.json")
+    assert written == sorted(p.name for p in gold.glob("*.*") if p.suffix != ".toml")
+    for parquet in gold.glob("*.parquet"):
+        want, got = pd.read_parquet(parquet), pd.read_parquet(tmp_path / parquet.name)
+        assert list(got.columns) == list(want.columns)
+        keep = [c for c in want.columns if not c.endswith(WALL)]
+        pd.testing.assert_frame_equal(got[keep], want[keep])
+    want = json.loads((gold / "summary.json").read_text())
+    got = json.loads((tmp_path / "summary.json").read_text())
+    assert _strip(got) == _strip(want)
