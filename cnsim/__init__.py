@@ -1,7 +1,7 @@
 """cnsim: a simulator of distributed content-driven notification networks.
 
 Range top-k subscriptions kept current by the Paint algorithms over a
-Meghdoot-style broker overlay (see DESIGN.md and the papers in shared/seeds).
+Meghdoot-style broker overlay (docs/ARCHITECTURE.md; the papers: docs/PAPERS.md).
 
 The public API (:mod:`cnsim.api`)::
 

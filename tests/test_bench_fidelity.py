@@ -77,6 +77,7 @@ def test_computed_messages_received_match_counted_deliveries():
     assert got["dense_min_y"].sum() == dense.counter.min_y
 
 
+@pytest.mark.slow
 def test_the_exact_expectation_integrates_the_influence_region_over_the_sweep():
     from cnsim.algorithms import regions
     from cnsim.bench.fidelity import _expected

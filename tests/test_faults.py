@@ -105,6 +105,7 @@ def _complete_run(folder: Path, events: int, approaches: int) -> bool:
     )
 
 
+@pytest.mark.slow
 def test_run_killed_at_random_points_leaves_the_folder_before_or_complete(d: Path) -> None:
     out = d / "run"
     args = ("run", "scenario.toml", "--out", str(out))
@@ -128,6 +129,7 @@ def test_run_killed_at_random_points_leaves_the_folder_before_or_complete(d: Pat
     assert outcomes["before"] > 0  # the kills did interrupt runs
 
 
+@pytest.mark.slow
 def test_sweep_killed_at_random_points_resumes_without_lost_or_duplicated_rows(
     d: Path,
 ) -> None:

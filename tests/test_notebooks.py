@@ -43,6 +43,7 @@ def test_notebook_is_stored_without_outputs(path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+@pytest.mark.slow
 def test_notebook_runs(path, kernel, tmp_path):
     book = nbformat.read(path, as_version=4)
     client = nbclient.NotebookClient(

@@ -56,6 +56,19 @@ def eps_text(eps: float) -> str:
     return short if float(short) == eps else repr(eps)
 
 
+#: the approach classes by (family, subscription kind): the registry's catalog
+#: (:data:`cnsim.algorithms.registry.APPROACHES`), handed over by :func:`register` when
+#: the package is imported, so that a spec finds its class without importing the
+#: registry (which imports every approach, which imports this module)
+_CATALOG: dict[tuple[str, str], type[Approach]] = {}
+
+
+def register(catalog: dict[tuple[str, str], type[Approach]]) -> None:
+    """Make ``catalog`` the classes specs resolve to (the registry calls this)."""
+    _CATALOG.clear()
+    _CATALOG.update(catalog)
+
+
 @dataclass(frozen=True)
 class ApproachSpec:
     """A parsed approach name: the family, its ε (None: exact), and the batch strategy
@@ -69,9 +82,7 @@ class ApproachSpec:
     @property
     def cls(self) -> type[Approach]:
         """The class implementing the family for the kind."""
-        from cnsim.algorithms.registry import APPROACHES
-
-        return APPROACHES[(self.family, self.kind)]
+        return _CATALOG[(self.family, self.kind)]
 
     @property
     def base(self) -> ApproachSpec:

@@ -57,3 +57,20 @@ class MessageWriter:
             np.array(x, np.float64),
             np.array(y, np.float64),
         )
+
+
+def concat_messages(parts: list[Messages]) -> Messages:
+    """The messages of ``parts`` in order, as one :class:`Messages`."""
+    parts = [p for p in parts if len(p)] or parts[:1] or [Messages.empty()]
+    if len(parts) == 1:
+        return parts[0]
+    targeted = parts[0].target is not None
+
+    def cat(field: str):
+        return np.concatenate([getattr(p, field) for p in parts])
+
+    return Messages(
+        cat("rects"), cat("obj"), cat("x"), cat("y"),
+        target=cat("target") if targeted else None,
+        evict=cat("evict") if targeted else None,
+    )  # fmt: skip

@@ -1,6 +1,6 @@
-"""Ranked delivery as an approach (issue 13, "Ranked delivery across the broker
-network"): every published event reaches exactly the k best-scoring subscriptions of
-the whole network that match it (ties by the smaller subscription id).
+"""Ranked delivery as an approach: every published event reaches exactly the k
+best-scoring subscriptions of the whole network that match it (ties by the smaller
+subscription id).
 
 As in CN-Relax there is no server: every update ``Upd(x_i, ...)`` is published at its
 publisher's broker as the point ``x_i``, and the subscriptions matching it are those

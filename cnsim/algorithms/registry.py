@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import re
 
-from cnsim.algorithms.base import Approach, ApproachSpec, ServerView
+from cnsim.algorithms.base import Approach, ApproachSpec, ServerView, register
 from cnsim.algorithms.batch import Coalesce, Online, PaintBatch
 from cnsim.algorithms.boxes.approaches import (
     CNRelaxBoxes,
@@ -61,6 +61,7 @@ APPROACHES: dict[tuple[str, str], type[Approach]] = {
     ("cn-relax", "box"): CNRelaxBoxes,
 }
 BATCH: dict[str, type[Online]] = {"paint-batch": PaintBatch, "coalesce": Coalesce, "online": Online}
+register(APPROACHES)
 DEFAULT_BATCH_BASE = "paint-dense"
 
 _NAME = re.compile(r"^\s*([a-z-]+)\s*(?:\((.*)\))?\s*$")
@@ -140,4 +141,6 @@ def make_approach(spec: ApproachSpec | str, view: ServerView) -> Approach:
     """The approach of ``spec`` (or a written name) for the view's subscription kind,
     with its own server state."""
     spec = parse(spec if isinstance(spec, str) else spec.name, view.kind)
-    return (spec.cls if spec.batch is None else BATCH[spec.batch]).create(spec, view)
+    approach = (spec.cls if spec.batch is None else BATCH[spec.batch]).create(spec, view)
+    approach.spec = spec  # the parsed spec, with its kind
+    return approach

@@ -2,8 +2,8 @@
 subscription and its list, finds the affected subscriptions itself and sends each
 one message to its gateway broker. Two procedures, identical in what they send:
 
-``unicast`` — the paper's procedure (seed 003 §V, "Approaches compared", lines
-1145–1157 of ``../shared/seeds/003_24051d5e72f1d344.txt``):
+``unicast`` — the paper's procedure (seed 003 §V, "Approaches compared"; the papers
+are listed in ``docs/PAPERS.md``):
 
     "Given Upd(x_i, y_old → y_new), the server first computes II_old(i) ∪ II_new(i) =
     (ℓ, r), and finds all subscriptions in (ℓ, x_i] × [x_i, r) ⊆ S. Next, the server
@@ -79,7 +79,7 @@ class Unicast(Approach):
     @property
     def subscriber_lists(self) -> TopKLists:
         """The server's copy is its subscribers' lists: it applies exactly the targeted
-        deliveries it sends, in send order, so the runner shares it (issue 15)."""
+        deliveries it sends, in send order, so the runner shares it."""
         return self.lists
 
     @classmethod

@@ -240,7 +240,7 @@ def targets(vb: dict, vc: dict, graphs: dict, dims, sizes) -> dict:
 
 
 def bench_overlay(quick: bool, log, **sizes) -> dict:
-    """The content-based overlay (issue 12): seed 001's command stream on box
+    """The content-based overlay: seed 001's command stream on box
     subscriptions with churn, interleaved with events, covering off and on:
     subscription messages, routing-table entries and covering work; then CN-Relax's
     per-event traffic over the content-based overlay against Meghdoot (seed 003 ranges)."""
@@ -251,7 +251,7 @@ def bench_overlay(quick: bool, log, **sizes) -> dict:
     if quick:
         net, commands, events, dims, m = {"ip_nodes": 2000, "brokers": 100}, 3000, 500, (2, 4), 5000
         coverings = ("none", "g1", "poset", "full")
-    else:  # the paper's world, 100,000 boxes with churn, 10,000 events (issue 12)
+    else:  # the paper's world, 100,000 boxes with churn, 10,000 events
         net, commands, events, dims = {"ip_nodes": 20000, "brokers": 1000}, 100_000, 10_000, (2, 3)
         m = 100_000
         coverings = ("none", "g1", "gk", "full", "poset")  # all in the batch replay
@@ -438,7 +438,7 @@ def json_default(o):
 
 
 def bench_speed(n: int = 100_000, D: int = 16, log=print, repeats: int = 2, seed: int = 2) -> dict:
-    """§V-C's absolute rate at ``D`` dimensions (issue 12, fourth session): G_1 through
+    """§V-C's absolute rate at ``D`` dimensions: G_1 through
     the numba command loop over the k-d tree and the Z-order index, side by side in one
     process (alternating, best of ``repeats``), then where the k-d tree's time goes —
     its counted work (queries, nodes visited, point comparisons) times the cost of one

@@ -1,5 +1,5 @@
 """``cnsim bench fidelity``: seed 003's Table I–III figures that cnsim did not reproduce,
-measured against the readings of §V that could explain them (issue 15, "Fidelity").
+measured against the readings of §V that could explain them.
 
 Two parts:
 

@@ -1,4 +1,4 @@
-"""``cnsim bench layout``: what storing subscriber lists in delivery order buys (issue 15).
+"""``cnsim bench layout``: what storing subscriber lists in delivery order buys.
 
 Paint-Dense on the paper's workload (seed 003 §V, m = 2,000,000, k = 10, ideal CN),
 event by event; each event's messages are delivered twice, side by side in one

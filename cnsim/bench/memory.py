@@ -1,5 +1,5 @@
 """``cnsim bench memory``: the memory estimate of :mod:`cnsim.simulations.sizes` against
-measured peaks, and the per-item costs refitted to them (issues 11 and 15).
+measured peaks, and the per-item costs refitted to them.
 
 Each case is ``examples/default.toml`` (the paper's setup: six approaches, k = 10,
 1,000 brokers) with some sizes changed, run by ``cnsim.simulate`` in a fresh process

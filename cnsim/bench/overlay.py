@@ -85,7 +85,7 @@ def overlay_vs_ideal(m: int, events: int, network: dict) -> dict:
     network = sims["meghdoot"].network
     zones = network.zones
     t0 = time.perf_counter()
-    route(zones, rects[:, 0], rects[:, 1], rects[:, 2], rects[:, 3])
+    route(zones, rects)
     routing_s = time.perf_counter() - t0
     per_event = {kind: total / events for kind, total in totals.items()}
     return {

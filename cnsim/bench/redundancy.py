@@ -1,5 +1,5 @@
 """``cnsim bench redundancy``: where Paint-Sparse(ε)'s redundancy comes from, beside
-seed 003's Table II (issue 15, "Fidelity").
+seed 003's Table II.
 
 Redundancy is ``N / N̂ − 1`` (§V): messages received by subscriptions under the
 approximate approach over those under an exact one, each summed over the workload.

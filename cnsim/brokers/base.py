@@ -71,7 +71,7 @@ class Delivery:
 @numba.njit(cache=True)
 def _per_delivery(obj, y, offsets):
     """Each message's object and value repeated for its deliveries (CSR ``offsets``):
-    ``np.repeat`` of both in one pass, a few ns per delivery less (issue 15)."""
+    ``np.repeat`` of both in one pass, a few ns per delivery less."""
     out_obj = np.empty(offsets[-1], obj.dtype)
     out_y = np.empty(offsets[-1], y.dtype)
     for j in range(len(offsets) - 1):
@@ -156,7 +156,7 @@ class Network(ABC):
 
     def layout(self) -> np.ndarray | None:
         """The subscriptions in the order this network delivers from (the order the
-        runner stores subscriber lists in, issue 15), or None: no order of its own.
+        runner stores subscriber lists in), or None: no order of its own.
         A network that returns one sets :attr:`Delivery.rows` to positions in it."""
         return None
 

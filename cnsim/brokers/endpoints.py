@@ -122,15 +122,14 @@ def diagonal_servers(zones, bounds: np.ndarray) -> np.ndarray:
     west = np.clip(np.concatenate([[zones.lo], bounds]), zones.lo, top)
     east = np.clip(np.concatenate([bounds, [zones.hi]]), zones.lo, top)
     m = (west + east) / 2
-    first = zones.zone_of(m, m).astype(np.int64)
+    first = zones.zone_of((m, m)).astype(np.int64)
     taken = np.zeros(zones.n_zones, bool)
     out = np.empty(s, np.int64)
     for j in range(s):
         z = int(first[j])
         if taken[z]:
-            dl = np.maximum(np.maximum(zones.zlo_l - m[j], m[j] - zones.zhi_l), 0.0)
-            dr = np.maximum(np.maximum(zones.zlo_r - m[j], m[j] - zones.zhi_r), 0.0)
-            z = int(np.argmin(np.where(taken, np.inf, np.hypot(dl, dr))))
+            gap = np.maximum(np.maximum(zones.zlo - m[j], m[j] - zones.zhi), 0.0)
+            z = int(np.argmin(np.where(taken, np.inf, np.hypot(gap[:, 0], gap[:, 1]))))
         taken[z] = True
         out[j] = z
     return out

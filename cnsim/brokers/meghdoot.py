@@ -18,7 +18,15 @@ With ``[server] count > 1`` (seed 003 appendix C) the servers sit at distinct br
 (:meth:`MeghdootCN.place_servers`) and every message leaves from the zone of the
 broker of the server that generated it, region and targeted messages alike.
 
-Ranked events (approach ``ranked``, issue 13) reach the k best-scoring matching
+S is the subscription kind's (:mod:`cnsim.subscriptions.kinds`): it declares
+``lower_open`` (which dimensions are subscriptions' lower bounds, reached as
+``lO < p <= lI``) and ``ordered`` (the (lower, upper) pairs with lower <= upper, where
+joining brokers draw their points); the run's subscription index gives the
+``points``. Zones, routing and gateway stores are those of any D
+(:mod:`cnsim.brokers.zones`, :mod:`cnsim.brokers.routing`,
+:mod:`cnsim.brokers.gateways`).
+
+Ranked events (approach ``ranked``) reach the k best-scoring matching
 subscriptions of the whole network; the zones keep score bounds and answer them as
 :class:`~cnsim.brokers.ranked.RankedOverlay` describes (built only when a ranked
 approach runs).
@@ -34,11 +42,11 @@ from cnsim.algorithms.registry import parse
 from cnsim.brokers.base import ALL_CARRIED, Delivery, Network, Paths, Traffic
 from cnsim.brokers.endpoints import Endpoints, diagonal_servers
 from cnsim.brokers.gateways import Gateways
-from cnsim.brokers.routing import Routes, route
+from cnsim.brokers.routing import route
 from cnsim.brokers.zones import Zones, build_zones
 from cnsim.network.cache import build_world
 from cnsim.network.world import World
-from cnsim.subscriptions.index import SubscriptionIndex
+from cnsim.subscriptions.kinds import kind_of
 
 
 class MeghdootCN(Network):
@@ -48,16 +56,14 @@ class MeghdootCN(Network):
     carries = ALL_CARRIED | {("publisher", "ranked")}  # ranked delivery: zone score bounds
     ranked = None  # the RankedOverlay of a run with a ranked approach
 
-    def __init__(
-        self, subscriptions: SubscriptionIndex, zones: Zones, world: World, endpoints: Endpoints
-    ):
+    def __init__(self, subscriptions, zones: Zones, world: World, endpoints: Endpoints):
         self.zones = zones
         self.world = world
         self.endpoints = endpoints
-        l, r = subscriptions.l, subscriptions.r
-        self.gateway_zone = zones.zone_of(l, r).astype(np.int32)  # 4 bytes a subscription
+        points = np.stack(subscriptions.points, axis=1)
+        self.gateway_zone = zones.zone_of(points).astype(np.int32)  # 4 bytes a subscription
         self.gateway = zones.owner[self.gateway_zone].astype(np.int32)
-        self.gateways = Gateways(l, r, self.gateway_zone, zones.n_zones)
+        self.gateways = Gateways(points, self.gateway_zone, zones.n_zones, zones.lower_open)
         nodes = endpoints.subscriber_node
         self.last_hop = world.last_hops(self.gateway, nodes).astype(np.int64)
         # the same in the gateways' order (the layout), read once per delivery
@@ -73,18 +79,17 @@ class MeghdootCN(Network):
 
     @classmethod
     def create(cls, scenario, subscriptions, n_events, seeds) -> MeghdootCN:
-        """The run's world (cached), zones joined by its brokers, and endpoints."""
-        # 1.5-d: zones over a 3-d S; boxes: over a 2d-dimensional S (for d = 1 too)
-        if getattr(subscriptions, "dims", 2) != 2 or getattr(subscriptions, "nd_zones", False):
-            from cnsim.brokers.meghdoot_nd import MeghdootBoxCN
-
-            return MeghdootBoxCN.create(scenario, subscriptions, n_events, seeds)
+        """The run's world (cached), zones of the subscriptions' S joined by its brokers,
+        and endpoints."""
         world = build_world(scenario.network)
+        kind = kind_of(scenario["subscriptions"])
         zones = build_zones(
             world.n_brokers,
             scenario["overlay"]["split"],
             seeds.rng("zones"),
-            points=(subscriptions.l, subscriptions.r),
+            points=subscriptions.points,
+            lower_open=kind.lower_open,
+            ordered=kind.ordered,
         )
         endpoints = Endpoints.place(world, zones.server, len(subscriptions), n_events, seeds)
         cn = cls(subscriptions, zones, world, endpoints)
@@ -130,7 +135,7 @@ class MeghdootCN(Network):
         elif approach.entry == "server":
             source = source[:1]  # every message leaves the server's zone
         r = messages.rects
-        routes = self._route(r, source)
+        routes = route(self.zones, r, source)
         offsets, pos = self.gateways.deliver_positions(r, routes.reach_ptr, routes.reach_zone)
         delivery = Delivery.of(messages, offsets, self.gateways.ids[pos], rows=pos)
         owner = self.zones.owner
@@ -145,10 +150,6 @@ class MeghdootCN(Network):
             paths=Paths(sources, routes.hop_ptr, routes.hop_from, routes.hop_to),
         )
         return delivery, traffic
-
-    def _route(self, rects: np.ndarray, source: np.ndarray) -> Routes:
-        """Routes of message rectangles from their source zones."""
-        return route(self.zones, rects[:, 0], rects[:, 1], rects[:, 2], rects[:, 3], source)
 
     def layout(self) -> np.ndarray:
         """By gateway zone, then by leaf of the zone's k-d tree: a message's deliveries at

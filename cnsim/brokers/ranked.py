@@ -1,6 +1,6 @@
 """Ranked delivery over the Meghdoot zones: every published event reaches exactly the
-k best-scoring subscriptions of the whole network that match it (issue 13, "Ranked
-delivery across the broker network"; seed 000's scored-range model).
+k best-scoring subscriptions of the whole network that match it (seed 000's
+scored-range model).
 
 Notation
 --------
@@ -157,7 +157,7 @@ class RankedZones:
         self._zone = np.empty(cap, np.int64)
         self._alive = np.zeros(cap, bool)
         self._l[:n], self._r[:n], self._s[:n] = l, r, score
-        self._zone[:n] = zones.zone_of(l, r)
+        self._zone[:n] = zones.zone_of((l, r))
         self._alive[:n] = True
         self._size = n
         self.bound_changes = 0
@@ -216,7 +216,7 @@ class RankedZones:
     def insert(self, l: float, r: float, score: float) -> int:
         """A subscription joins at the zone holding ``(l, r)``; returns its id."""
         l_, r_, s_ = as_intervals([l], [r], [score])
-        z = int(self.zones.zone_of(l_, r_)[0])
+        z = int(self.zones.zone_of((l_, r_))[0])
         i = self._size
         if i == len(self._l):
             self._grow()
@@ -258,7 +258,7 @@ class RankedZones:
         if self._broadcast is None:
             nz = self.zones.n_zones
             inf = np.full(nz, np.inf)
-            routes = route(self.zones, -inf, inf, -inf, inf, np.arange(nz))
+            routes = route(self.zones, np.column_stack([-inf, inf, -inf, inf]), np.arange(nz))
             owner = self.zones.owner
             ip = self.broker_hops[owner[routes.hop_from], owner[routes.hop_to]]
             msgs = np.diff(routes.hop_ptr).astype(np.int64)
@@ -296,7 +296,7 @@ class RankedZones:
     # ------------------------------------------------------------ queries
     def candidates(self, x: float) -> np.ndarray:
         """Zones meeting the quadrant ``{l <= x} × {r >= x}`` (ascending)."""
-        return np.flatnonzero(self.zones.intersecting(-np.inf, x, x, np.inf))
+        return np.flatnonzero(self.zones.meeting((-np.inf, x, x, np.inf)))
 
     def local_top_k(self, z: int, x: float, k: int) -> np.ndarray:
         """Zone ``z``'s k best subscriptions matching ``x`` (global ids, rank order)."""
@@ -374,7 +374,7 @@ class RankedZones:
         cost = {name: np.zeros(n, np.int64) for name in COST_FIELDS}
         owner = self.zones.owner
         inf = np.full(n, np.inf)
-        routes = route(self.zones, -inf, xs, xs, inf, entry)
+        routes = route(self.zones, np.column_stack([-inf, xs, xs, inf]), entry)
         ev_hop = routes.message_of_hop()
         hop_ip = self.broker_hops[owner[routes.hop_from], owner[routes.hop_to]].astype(np.int64)
         q_hops = np.bincount(ev_hop, minlength=n)
@@ -444,13 +444,6 @@ RUN_COSTS = (  # Traffic.costs of a run's ranked delivery (the catalog's "ranked
     "flood_zones_visited",
     "flood_msgs",
     "flood_ip_bytes",
-)
-CHURN_COSTS = (  # with [ranked] commands > 0: the batch's joins, leaves and bound updates
-    "churn_joins",
-    "churn_leaves",
-    "churn_bound_changes",
-    "churn_bound_msgs",
-    "churn_bound_ip_bytes",
 )
 
 

@@ -1,4 +1,4 @@
-"""Joins and leaves during a ranked-delivery run (issue 13): scored range subscriptions
+"""Joins and leaves during a ranked-delivery run: scored range subscriptions
 come and go while events flow, and the zones keep their score bounds current.
 
 The command stream follows seed 001's (:mod:`cnsim.simulations.churn`): ``commands``
@@ -30,6 +30,14 @@ import numpy as np
 
 from cnsim.subscriptions.ranked.scores import generate_scores
 from cnsim.subscriptions.workload import generate_subscriptions
+
+CHURN_COSTS = (  # with [ranked] commands > 0: the batch's joins, leaves and bound updates
+    "churn_joins",
+    "churn_leaves",
+    "churn_bound_changes",
+    "churn_bound_msgs",
+    "churn_bound_ip_bytes",
+)
 
 
 @dataclass(frozen=True)
@@ -157,8 +165,6 @@ class JoinsAndLeaves:
     def _apply_churn(self, upto: int, last_hop: np.ndarray) -> dict[str, int]:
         """Apply the commands ``applied .. upto - 1`` (joins, leaves; the bound changes
         they cause are counted by ``net``); the batch's churn costs (``CHURN_COSTS``)."""
-        from cnsim.brokers.ranked import CHURN_COSTS
-
         net, ch = self.net, self.churn
         if self._last_hop is None:
             self._last_hop = np.concatenate(

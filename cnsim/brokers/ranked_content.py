@@ -1,7 +1,7 @@
 """Ranked delivery over the content-based overlay: every published event reaches exactly
 the k best-scoring subscriptions of the whole network that match it, for scored boxes
-(d = 1..3) and for Boolean expressions (issue 13, "Ranked delivery across the broker
-network", second bullet: per-neighbour score bounds along the reverse paths).  The
+(d = 1..3) and for Boolean expressions, by per-neighbour score bounds along the reverse
+paths.  The
 Meghdoot counterpart, whose notation this module keeps, is :mod:`cnsim.brokers.ranked`.
 
 Notation
@@ -47,10 +47,10 @@ one column with coefficient 1 and ``-inf`` kept as is):
 * **boxes** with ``regions = G`` (cells per dimension; the domain ``[0, 1]^d`` cut into
   ``G^d`` grid cells, coordinates clipped into it): ``value(i, c) = s_i`` if the box
   meets cell ``c``, else ``-inf``; the event reads the one column of its cell.
-  ``G = 1`` is the plain bound, the maximum score over the whole subtree (the issue's
-  "simplest exact choice"); ``G > 1`` is the finer *per-region* bound (choice: a grid
-  rather than per covering box, since the covering structures of issue 12 are being
-  rebuilt; a box meeting the event's cell is all the bound needs to be exact).
+  ``G = 1`` is the plain bound, the maximum score over the whole subtree (the simplest
+  exact choice); ``G > 1`` is the finer *per-region* bound (choice: a grid rather than
+  per covering box, so the bounds do not depend on the covering structures; a box
+  meeting the event's cell is all the bound needs to be exact).
 * **expressions**: one column per attribute, ``value(i, a)`` = the weight of ``i``'s
   predicate on ``a`` (none: ``-inf``), coefficient ``w_E(a)`` for the event's
   attributes: the upper-bound score over a weight summary (seed 002 §III-C, the BE*-tree's

@@ -1,30 +1,55 @@
-"""Meghdoot/CAN zones over the subscription space S, built by successive broker joins.
+"""Meghdoot/CAN zones over the D-dimensional subscription space S, built by successive
+broker joins (seed 003 §V "Network setup").
 
-S is the box ``[lo, hi]^2`` of points ``(l, r)``; subscriptions only live in the half
-``l <= r`` but the zones tile the whole box. A zone is the half-open box
-``[zlo_l, zhi_l) x [zlo_r, zhi_r)``, closed on a side that lies on the box's upper
-edge ``hi`` (so every point of the box has exactly one zone).
+S is the cube ``[lo, hi]^D`` of the subscription kind's points
+(:class:`cnsim.subscriptions.kinds.base.SubscriptionKind`): 2-d for 1-d ranges
+``(l, r)``, 3-d for 1.5-d ranges ``(l1, r1, r2)``, 2d-dimensional for boxes over d
+attributes ``(l_1, r_1, …, l_d, r_d)``. Subscriptions only live where every
+``ordered`` pair (lower, upper) of dimensions has lower <= upper, but the zones tile
+the whole cube. A zone is the half-open box ``[zlo_d, zhi_d)`` in every dimension,
+closed on a side lying on S's upper face ``hi`` (so every point of S has exactly one
+zone).
 
-Joins. Broker 0 owns the whole box; broker ``j`` joins by splitting one zone in two
-and taking one half, so zone ``j`` is owned by broker ``j``. A zone is always split
-across its longer side (the ``l`` side on ties, which for zones halved from a square
-is the CAN alternation l, r, l, ...).
+Messages. A message is a box given as D pairs ``(lo_d, hi_d)`` (a row of 2D values, in
+the column order of the run's messages: 1-d ``(lO, lI, rI, rO)``, 1.5-d
+``(lO, lI, rI, rO, vI, vO)``). Each dimension is of one of two kinds, fixed per space
+by ``lower_open``:
+
+* a *lower bound* of a subscription (l, l1, l_i): the message holds ``lo < p <= hi``
+  (seed 003's ``lO < l <= lI``);
+* an *upper bound* (r, r1, r2, r_i): the message holds ``lo <= p < hi``
+  (``rI <= r < rO``; appendix D's ``vI <= r2 < vO``).
+
+A zone meets a message in dimension d iff
+
+* lower-bound dimension: ``lo < hi``, ``zlo <= hi`` and ``lo < zhi``;
+* upper-bound dimension: ``lo < hi``, ``zlo < hi`` and ``lo < zhi`` (``lo <= zhi`` when
+  ``zhi`` is S's upper face),
+
+and meets the message iff it meets it in every dimension (:func:`meets`).
+
+Joins. Broker 0 owns S; broker ``j`` joins by splitting one zone in two and taking one
+half, so zone ``j`` is owned by broker ``j``. A zone is split across its longest side
+(the lowest dimension on ties, so zones halved from a cube cycle through the
+dimensions — CAN's split order: l, r, l, … in 2-d; l1, r1, r2, l1, … in 3-d).
 
 - ``mode="random"`` (CAN/Meghdoot): the newcomer picks a uniform random point of the
-  valid half ``l <= r`` (a point of the other half would only split zones that never
-  hold a subscription), splits the zone holding it at the midpoint and takes the half
-  holding the point.
+  valid part of S (each ordered pair's lower coordinate at most its upper one, as the
+  min and max of two uniforms; the others uniform: a point elsewhere would only split
+  zones that never hold a subscription), splits the zone holding it at the midpoint
+  and takes the half holding the point.
 - ``mode="load"``: the newcomer splits the zone holding most of the given subscription
-  points (ties: the larger area inside ``l <= r``, then the lower id) at the median of
-  its points, so both halves get half the load (with ties at the median, the cut goes
-  just below or above the tied block, whichever is more even; if the longer side cannot
-  separate the points the other side is used). A zone whose points all coincide cannot
-  shed load: it then competes like an empty zone, and empty zones are cut at the
-  midpoint of their longer side. The newcomer takes the upper half.
+  points (ties: the larger volume inside the valid part, then the lower id) at the
+  median of its points, so both halves get half the load (with ties at the median, the
+  cut goes just below or above the tied block, whichever is more even; if the longest
+  side cannot separate the points the other dimensions are tried in order). A zone
+  whose points all coincide cannot shed load: it then competes like an empty zone, and
+  empty zones are cut at the midpoint of their longest side. The newcomer takes the
+  upper half.
 
 The split history is kept as a binary tree in arrays (node ``dim``/``val``/children);
-point location walks it in numba. Neighbours (zones sharing a boundary segment of
-positive length) are a CSR array.
+point location walks it in numba. Neighbours (zones sharing a face of positive
+(D−1)-measure) are a CSR array.
 """
 
 from __future__ import annotations
@@ -35,72 +60,105 @@ import numba
 import numpy as np
 
 from cnsim.errors import InputError
-from cnsim.subscriptions.space import meets_zone
 
 ZONE_MODES = ("random", "load")
+RANGES = ((True, False), ((0, 1),))  # the S of 1-d ranges: (lower_open, ordered)
 
 
 @dataclass(frozen=True)
 class Zones:
-    """A tiling of S by broker zones: columnar boxes, owners, neighbours and split tree."""
+    """A tiling of S = [lo, hi]^D by broker zones: columnar boxes, owners, neighbours
+    and the split tree."""
 
     lo: float
     hi: float
-    zlo_l: np.ndarray  # float64 (Z,)
-    zhi_l: np.ndarray
-    zlo_r: np.ndarray
-    zhi_r: np.ndarray
+    zlo: np.ndarray  # float64 (Z, D)
+    zhi: np.ndarray  # float64 (Z, D)
+    lower_open: np.ndarray  # bool (D,): messages hold (lo, hi] in this dimension
     owner: np.ndarray  # int32 (Z,): broker owning each zone
     nbr_ptr: np.ndarray  # int64 (Z + 1,): neighbours of z are nbr_idx[nbr_ptr[z]:nbr_ptr[z+1]]
     nbr_idx: np.ndarray  # int32, sorted within each zone
-    node_dim: np.ndarray  # int8 (T,): split dimension (0 = l, 1 = r), -1 at leaves
-    node_val: np.ndarray  # float64 (T,): split value; coordinates >= val go right
+    node_dim: np.ndarray  # int8 (T,): split dimension, -1 at leaves
+    node_val: np.ndarray  # float64 (T,): coordinates >= val go right
     node_left: np.ndarray  # int32 (T,)
     node_right: np.ndarray  # int32 (T,)
     node_zone: np.ndarray  # int32 (T,): zone of a leaf, -1 for inner nodes
-    server_zone: int  # zone covering the centre of S (its owner is the server)
+    server_zone: int  # zone holding the centre of S (its owner is the server)
 
     @property
     def n_zones(self) -> int:
         """Number of zones (= brokers)."""
-        return len(self.zlo_l)
+        return len(self.zlo)
+
+    @property
+    def dims(self) -> int:
+        """D, the dimensions of S."""
+        return self.zlo.shape[1]
 
     @property
     def server(self) -> int:
         """Broker acting as the server (owner of the zone at the centre of S)."""
         return int(self.owner[self.server_zone])
 
-    def zone_of(self, l: np.ndarray, r: np.ndarray) -> np.ndarray:
-        """Zone (int32) holding each point ``(l[i], r[i])`` of the box."""
-        l = np.ascontiguousarray(l, dtype=np.float64)
-        r = np.ascontiguousarray(r, dtype=np.float64)
-        _check_in_box(l, r, self.lo, self.hi)
-        return _locate(
-            l, r, self.node_dim, self.node_val, self.node_left, self.node_right, self.node_zone
-        )
-
-    def owner_of(self, l: np.ndarray, r: np.ndarray) -> np.ndarray:
-        """Gateway broker (int32) of each subscription point ``(l[i], r[i])``."""
-        return self.owner[self.zone_of(l, r)]
+    def zone_of(self, points) -> np.ndarray:
+        """Zone (int32) holding each point, a row of ``points`` (N, D) — or the D
+        coordinate arrays of the points, ``(l, r)`` in 2-d."""
+        p = _as_points(points, self.dims)
+        _check_in_box(p, self.lo, self.hi)
+        t = self
+        return _locate(p, t.node_dim, t.node_val, t.node_left, t.node_right, t.node_zone)
 
     def neighbours(self, zone: int) -> np.ndarray:
-        """Zones sharing a boundary segment of positive length with ``zone``."""
+        """Zones sharing a face of positive measure with ``zone``."""
         return self.nbr_idx[self.nbr_ptr[zone] : self.nbr_ptr[zone + 1]]
 
-    def areas(self) -> np.ndarray:
-        """Area of every zone."""
-        return (self.zhi_l - self.zlo_l) * (self.zhi_r - self.zlo_r)
+    def volumes(self) -> np.ndarray:
+        """Volume of every zone."""
+        return np.prod(self.zhi - self.zlo, axis=1)
 
-    def intersecting(self, lO: float, lI: float, rI: float, rO: float) -> np.ndarray:
-        """Mask of zones meeting the message rectangle ``(lO, lI] x [rI, rO)``."""
-        return _meeting(self.zlo_l, self.zhi_l, self.zlo_r, self.zhi_r, self.hi, lO, lI, rI, rO)
+    def meeting(self, box) -> np.ndarray:
+        """Mask of the zones meeting message ``box`` (2D values)."""
+        q = np.ascontiguousarray(box, np.float64)
+        return _meeting(self.zlo, self.zhi, q, self.lower_open, self.hi)
+
+
+def _as_points(points, d: int) -> np.ndarray:
+    """(N, D) points from an (N, D) array or a tuple of D coordinate arrays."""
+    if isinstance(points, tuple | list):
+        points = np.column_stack([np.asarray(c, np.float64) for c in points])
+    return np.ascontiguousarray(points, np.float64).reshape(-1, d)
+
+
+def _check_in_box(p: np.ndarray, lo: float, hi: float) -> None:
+    bad = ~((p >= lo) & (p <= hi)).all(axis=1)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        where = f"[{lo}, {hi}]^{p.shape[1]}"
+        raise InputError(f"point {tuple(float(v) for v in p[i])!r} lies outside S = {where}")
+
+
+@numba.njit(cache=True, inline="always")
+def meets(zlo, zhi, q, lower_open, box_hi) -> bool:
+    """Whether the half-open zone ``[zlo, zhi)`` (closed on S's upper face ``box_hi``)
+    shares a point with message box ``q`` (pairs ``(lo_d, hi_d)``, see the module
+    docstring)."""
+    for d in range(len(zlo)):
+        lo, hi = q[2 * d], q[2 * d + 1]
+        if not lo < hi:
+            return False
+        if lower_open[d]:
+            if not (zlo[d] <= hi and lo < zhi[d]):
+                return False
+        elif not (zlo[d] < hi and (lo < zhi[d] or (zhi[d] == box_hi and lo <= zhi[d]))):
+            return False
+    return True
 
 
 @numba.njit(cache=True)
-def _meeting(zlo_l, zhi_l, zlo_r, zhi_r, box_hi, lO, lI, rI, rO):
-    out = np.empty(len(zlo_l), np.bool_)
-    for z in range(len(zlo_l)):
-        out[z] = meets_zone(zlo_l[z], zhi_l[z], zlo_r[z], zhi_r[z], box_hi, lO, lI, rI, rO)
+def _meeting(zlo, zhi, q, lower_open, box_hi):  # pragma: no cover - numba
+    out = np.empty(len(zlo), np.bool_)
+    for z in range(len(zlo)):
+        out[z] = meets(zlo[z], zhi[z], q, lower_open, box_hi)
     return out
 
 
@@ -108,20 +166,28 @@ def build_zones(
     n_zones: int,
     mode: str = "random",
     seed: int | np.random.Generator = 0,
-    points: tuple[np.ndarray, np.ndarray] | None = None,
+    points=None,
     lo: float = 0.0,
     hi: float = 1.0,
+    lower_open=RANGES[0],
+    ordered: tuple[tuple[int, int], ...] = RANGES[1],
 ) -> Zones:
-    """Zones of ``n_zones`` brokers joining one after another (see the module docstring)."""
+    """Zones of ``n_zones`` brokers joining one after another over ``[lo, hi]^D``,
+    ``D = len(lower_open)`` (default: the S of 1-d ranges); ``ordered`` lists the
+    (lower, upper) dimension pairs whose points satisfy lower <= upper; ``points``
+    (N, D), or D coordinate arrays, are the subscriptions ``mode="load"`` balances
+    (see the module docstring)."""
+    lower_open = np.asarray(lower_open, np.bool_)
     _check_args(n_zones, mode, lo, hi)
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-    b = _Builder(n_zones, lo, hi)
+    b = _Builder(n_zones, len(lower_open), lo, hi)
     if mode == "random":
-        _join_random(b, n_zones, rng)
+        _join_random(b, n_zones, ordered, rng)
     else:
-        pl, pr = _load_points(points, lo, hi)
-        _join_load(b, n_zones, pl, pr)
-    return b.finish()
+        p = np.empty((0, len(lower_open))) if points is None else _as_points(points, b.d)
+        _check_in_box(p, lo, hi)
+        _join_load(b, n_zones, ordered, p)
+    return b.finish(lower_open)
 
 
 def _check_args(n_zones: int, mode: str, lo: float, hi: float) -> None:
@@ -133,33 +199,13 @@ def _check_args(n_zones: int, mode: str, lo: float, hi: float) -> None:
         raise InputError(f"zones.domain = ({lo!r}, {hi!r}): must be finite with lo < hi")
 
 
-def _load_points(
-    points: tuple[np.ndarray, np.ndarray] | None, lo: float, hi: float
-) -> tuple[np.ndarray, np.ndarray]:
-    if points is None:
-        return np.empty(0), np.empty(0)
-    pl = np.ascontiguousarray(points[0], dtype=np.float64)
-    pr = np.ascontiguousarray(points[1], dtype=np.float64)
-    if pl.shape != pr.shape or pl.ndim != 1:
-        raise InputError("zone load points: l and r must be 1-d arrays of equal length")
-    _check_in_box(pl, pr, lo, hi)
-    return pl, pr
-
-
-def _check_in_box(l: np.ndarray, r: np.ndarray, lo: float, hi: float) -> None:
-    bad = ~((l >= lo) & (l <= hi) & (r >= lo) & (r <= hi))
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise InputError(f"point ({l[i]!r}, {r[i]!r}) lies outside S = [{lo}, {hi}]^2")
-
-
 class _Builder:
-    """Mutable zone and split-tree arrays while brokers join."""
+    """Mutable zone boxes and split-tree arrays while brokers join."""
 
-    def __init__(self, n_zones: int, lo: float, hi: float) -> None:
-        self.lo, self.hi, self.count = lo, hi, 1
-        self.box = np.empty((n_zones, 4))  # zlo_l, zhi_l, zlo_r, zhi_r
-        self.box[0] = (lo, hi, lo, hi)
+    def __init__(self, n_zones: int, d: int, lo: float, hi: float) -> None:
+        self.lo, self.hi, self.d, self.count = lo, hi, d, 1
+        self.box = np.empty((n_zones, 2 * d))  # per dimension: zlo, zhi
+        self.box[0, 0::2], self.box[0, 1::2] = lo, hi
         n_nodes = 2 * n_zones - 1
         self.dim = np.full(n_nodes, -1, np.int8)
         self.val = np.zeros(n_nodes)
@@ -170,10 +216,9 @@ class _Builder:
         self.leaf = np.zeros(n_zones, np.int32)  # tree leaf of each zone
         self.n_nodes = 1
 
-    def longer_side(self, z: int) -> int:
-        """0 (l) or 1 (r): the dimension to split zone ``z`` across."""
-        bx = self.box[z]
-        return 0 if bx[1] - bx[0] >= bx[3] - bx[2] else 1
+    def longest_side(self, z: int) -> int:
+        """The dimension to split zone ``z`` across (the lowest of the longest)."""
+        return int(np.argmax(self.box[z, 1::2] - self.box[z, 0::2]))
 
     def split(self, z: int, dim: int, val: float, newcomer_high: bool) -> int:
         """Split zone ``z`` at ``val`` across ``dim``; the next zone id takes one half."""
@@ -194,64 +239,61 @@ class _Builder:
             self.leaf[zone] = kid
         return new
 
-    def finish(self) -> Zones:
+    def finish(self, lower_open: np.ndarray) -> Zones:
         """Freeze into a Zones (neighbour table, server zone)."""
         box = self.box[: self.count]
-        zlo_l, zhi_l, zlo_r, zhi_r = (np.ascontiguousarray(box[:, i]) for i in range(4))
-        ptr, idx = _neighbour_table(zlo_l, zhi_l, zlo_r, zhi_r)
-        centre = np.array([(self.lo + self.hi) / 2])
+        zlo, zhi = np.ascontiguousarray(box[:, 0::2]), np.ascontiguousarray(box[:, 1::2])
+        ptr, idx = _neighbour_table(zlo, zhi)
         t = slice(0, self.n_nodes)
-        server = _locate(
-            centre, centre, self.dim[t], self.val[t], self.left[t], self.right[t], self.zone[t]
-        )
+        tree = [self.dim[t].copy(), self.val[t].copy(), self.left[t].copy(),
+                self.right[t].copy(), self.zone[t].copy()]  # fmt: skip
+        centre = np.full((1, self.d), (self.lo + self.hi) / 2)
+        server = int(_locate(centre, *tree)[0])
         owner = np.arange(self.count, dtype=np.int32)
-        arrays = [zlo_l, zhi_l, zlo_r, zhi_r, owner, ptr, idx]
-        arrays += [self.dim[t].copy(), self.val[t].copy(), self.left[t].copy()]
-        arrays += [self.right[t].copy(), self.zone[t].copy()]
+        arrays = [zlo, zhi, lower_open, owner, ptr, idx, *tree]
         for a in arrays:
             a.setflags(write=False)
-        return Zones(self.lo, self.hi, *arrays, server_zone=int(server[0]))
+        return Zones(self.lo, self.hi, *arrays, server_zone=server)
 
 
-def _join_random(b: _Builder, n_zones: int, rng: np.random.Generator) -> None:
-    span = b.hi - b.lo
-    u = b.lo + span * rng.random((n_zones - 1, 2))
-    # min/max of two uniforms is uniform on the half l <= r
-    pl, pr = u.min(axis=1), u.max(axis=1)
+def _join_random(b: _Builder, n_zones: int, ordered, rng: np.random.Generator) -> None:
+    u = b.lo + (b.hi - b.lo) * rng.random((n_zones - 1, b.d))
+    for lower, upper in ordered:  # min/max of two uniforms is uniform on the half a <= b
+        u[:, lower], u[:, upper] = np.minimum(u[:, lower], u[:, upper]), np.maximum(
+            u[:, lower], u[:, upper]
+        )
     for j in range(n_zones - 1):
         node = 0
         while b.dim[node] >= 0:
-            coord = pl[j] if b.dim[node] == 0 else pr[j]
-            node = b.right[node] if coord >= b.val[node] else b.left[node]
+            node = b.right[node] if u[j, b.dim[node]] >= b.val[node] else b.left[node]
         z = int(b.zone[node])
-        dim = b.longer_side(z)
-        val = 0.5 * (b.box[z, 2 * dim] + b.box[z, 2 * dim + 1])
-        if not b.box[z, 2 * dim] < val < b.box[z, 2 * dim + 1]:
+        s = b.longest_side(z)
+        cut = 0.5 * (b.box[z, 2 * s] + b.box[z, 2 * s + 1])
+        if not b.box[z, 2 * s] < cut < b.box[z, 2 * s + 1]:
             raise InputError(f"zones.n_zones = {n_zones}: zones became too thin to split")
-        b.split(z, dim, val, newcomer_high=(pl[j], pr[j])[dim] >= val)
+        b.split(z, s, cut, newcomer_high=u[j, s] >= cut)
 
 
-def _join_load(b: _Builder, n_zones: int, pl: np.ndarray, pr: np.ndarray) -> None:
-    coords = (pl, pr)
-    perm = np.arange(len(pl))  # points grouped by zone: zone z owns perm[start[z]:end[z]]
+def _join_load(b: _Builder, n_zones: int, ordered, p: np.ndarray) -> None:
+    perm = np.arange(len(p))  # points grouped by zone: zone z owns perm[start[z]:end[z]]
     start = np.zeros(n_zones, np.int64)
     end = np.zeros(n_zones, np.int64)
-    end[0] = len(pl)
-    # Zones whose points all coincide: no split lowers their load, so they compete by area.
+    end[0] = len(p)
+    # Zones whose points all coincide: no split lowers their load, so they compete by volume.
     stuck = np.zeros(n_zones, np.bool_)
     while b.count < n_zones:
         k = b.count
         load = np.where(stuck[:k], 0, end[:k] - start[:k])
-        valid = _valid_area(b.box[:k])
+        valid = _valid_volume(b.box[:k], ordered)
         z = int(np.lexsort((np.arange(k), -valid, -load))[0])
         seg = perm[start[z] : end[z]]
-        cut = _load_split(b, z, coords, seg[:0] if stuck[z] else seg)
+        cut = _load_split(b, z, p, seg[:0] if stuck[z] else seg)
         if cut is None:
             stuck[z] = True
             continue
         dim, val = cut
         new = b.split(z, dim, val, newcomer_high=True)
-        high = coords[dim][seg] >= val
+        high = p[seg, dim] >= val
         perm[start[z] : end[z]] = np.concatenate([seg[~high], seg[high]])
         mid = end[z] - int(high.sum())
         start[new], end[new] = mid, end[z]
@@ -259,19 +301,17 @@ def _join_load(b: _Builder, n_zones: int, pl: np.ndarray, pr: np.ndarray) -> Non
         stuck[new] = stuck[z]
 
 
-def _load_split(
-    b: _Builder, z: int, coords: tuple[np.ndarray, ...], seg: np.ndarray
-) -> tuple[int, float] | None:
+def _load_split(b: _Builder, z: int, p: np.ndarray, seg: np.ndarray) -> tuple[int, float] | None:
     """Dimension and value cutting zone ``z``'s points ``seg`` in half (None: inseparable);
-    the midpoint of the longer side when ``seg`` is empty."""
-    first = b.longer_side(z)
+    the midpoint of the longest side when ``seg`` is empty."""
+    first = b.longest_side(z)
     if len(seg) == 0:
         val = 0.5 * (b.box[z, 2 * first] + b.box[z, 2 * first + 1])
         if not b.box[z, 2 * first] < val < b.box[z, 2 * first + 1]:
             raise InputError("zones: a zone became too thin to split (too many brokers)")
         return first, float(val)
-    for dim in (first, 1 - first):
-        val = _balanced_cut(coords[dim][seg], b.box[z, 2 * dim], b.box[z, 2 * dim + 1])
+    for dim in (first, *(d for d in range(b.d) if d != first)):
+        val = _balanced_cut(p[seg, dim], b.box[z, 2 * dim], b.box[z, 2 * dim + 1])
         if val is not None:
             return dim, val
     return None
@@ -301,6 +341,21 @@ def _balanced_cut(v: np.ndarray, lo: float, hi: float) -> float | None:
     return None
 
 
+def _valid_volume(box: np.ndarray, ordered) -> np.ndarray:
+    """Volume of each zone box (rows of (zlo, zhi) pairs) inside the valid part of S:
+    per ordered pair the area of its 2-d projection inside lower <= upper, times the
+    other sides."""
+    out = np.ones(len(box))
+    paired = set()
+    for lower, upper in ordered:
+        out *= _valid_area(box[:, [2 * lower, 2 * lower + 1, 2 * upper, 2 * upper + 1]])
+        paired.update((lower, upper))
+    for d in range(box.shape[1] // 2):
+        if d not in paired:
+            out *= box[:, 2 * d + 1] - box[:, 2 * d]
+    return out
+
+
 def _valid_area(box: np.ndarray) -> np.ndarray:
     """Area of each box ``[a,b] x [c,d]`` inside the half ``l <= r``."""
     a, b, c, d = box.T
@@ -312,63 +367,44 @@ def _valid_area(box: np.ndarray) -> np.ndarray:
 
 
 @numba.njit(cache=True)
-def _locate(l, r, dim, val, left, right, zone):  # pragma: no cover - numba
-    out = np.empty(len(l), np.int32)
-    for i in range(len(l)):
+def _locate(p, dim, val, left, right, zone):  # pragma: no cover - numba
+    out = np.empty(len(p), np.int32)
+    for i in range(len(p)):
         node = 0
         while dim[node] >= 0:
-            coord = l[i] if dim[node] == 0 else r[i]
-            node = right[node] if coord >= val[node] else left[node]
+            node = right[node] if p[i, dim[node]] >= val[node] else left[node]
         out[i] = zone[node]
     return out
 
 
-def _neighbour_table(
-    zlo_l: np.ndarray, zhi_l: np.ndarray, zlo_r: np.ndarray, zhi_r: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """CSR neighbour lists: zones sharing a boundary segment of positive length."""
-    lo = np.stack([zlo_l, zlo_r])
-    hi = np.stack([zhi_l, zhi_r])
-    pairs = [_touching(lo, hi, dim) for dim in (0, 1)]
-    a = np.concatenate([p[0] for p in pairs] + [p[1] for p in pairs])
-    b = np.concatenate([p[1] for p in pairs] + [p[0] for p in pairs])
-    order = np.lexsort((b, a))
-    ptr = np.zeros(len(zlo_l) + 1, np.int64)
-    np.cumsum(np.bincount(a, minlength=len(zlo_l)), out=ptr[1:])
-    return ptr, b[order].astype(np.int32)
-
-
-def _touching(lo: np.ndarray, hi: np.ndarray, dim: int) -> tuple[np.ndarray, np.ndarray]:
-    """Pairs (i, j) with zone j right across zone i's upper side in ``dim``."""
-    other = 1 - dim
-    # Sort by (lower edge in dim, lower edge in the other dim): the zones whose lower
-    # edge sits on a given line are disjoint along it, so they come in order.
-    order = np.lexsort((lo[other], lo[dim]))
-    return _touching_kernel(lo[dim], hi[dim], lo[other], hi[other], order)
-
-
 @numba.njit(cache=True)
-def _touching_kernel(lo_d, hi_d, lo_o, hi_o, order):  # pragma: no cover - numba
-    n = len(lo_d)
-    sorted_lo = lo_d[order]
-    sorted_hio = hi_o[order]
-    out_a = np.empty(4 * n, np.int64)
-    out_b = np.empty(4 * n, np.int64)
-    k = 0
-    for i in range(n):
-        first = np.searchsorted(sorted_lo, hi_d[i], side="left")
-        last = np.searchsorted(sorted_lo, hi_d[i], side="right")
-        # within the block, upper edges in the other dim increase: skip those <= lo_o[i]
-        p = first + np.searchsorted(sorted_hio[first:last], lo_o[i], side="right")
-        while p < last:
-            j = order[p]
-            if lo_o[j] >= hi_o[i]:
-                break
-            if k == len(out_a):
-                out_a = np.concatenate((out_a, np.empty(len(out_a), np.int64)))
-                out_b = np.concatenate((out_b, np.empty(len(out_b), np.int64)))
-            out_a[k] = i
-            out_b[k] = j
-            k += 1
-            p += 1
-    return out_a[:k], out_b[:k]
+def _neighbour_table(zlo, zhi):  # pragma: no cover - numba
+    """CSR neighbour lists: zones touching in one dimension and overlapping with
+    positive length in every other (sorted within each zone). O(Z² D): built once."""
+    z, d = zlo.shape
+    count = np.zeros(z + 1, np.int64)
+    for pass_ in range(2):
+        if pass_ == 1:
+            for i in range(z):
+                count[i + 1] += count[i]
+            idx = np.empty(count[z], np.int32)
+            fill = count[:z].copy()
+        for i in range(z):
+            for j in range(z):
+                if i == j:
+                    continue
+                touch = 0
+                ok = True
+                for e in range(d):
+                    if zhi[i, e] == zlo[j, e] or zhi[j, e] == zlo[i, e]:
+                        touch += 1
+                    elif not (zlo[i, e] < zhi[j, e] and zlo[j, e] < zhi[i, e]):
+                        ok = False
+                        break
+                if ok and touch == 1:
+                    if pass_ == 0:
+                        count[i + 1] += 1
+                    else:
+                        idx[fill[i]] = j
+                        fill[i] += 1
+    return count, idx

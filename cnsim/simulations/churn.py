@@ -1,5 +1,5 @@
 """The churn driver: seed 001's command stream over the content-based overlay,
-interleaved with published events (issue 12).
+interleaved with published events.
 
 Workload (seed 001 §V-A, :func:`cnsim.subscriptions.covering.workload.command_stream`):
 ``subscriptions.count`` commands on ``d = subscriptions.attributes`` attributes, each a
@@ -13,7 +13,8 @@ broker, evenly spread over the stream: event ``e`` follows command
 ``floor((e + 1) * commands / events) - 1``.
 
 A scenario runs here when ``subscriptions.churn > 0`` or ``subscriptions.attributes
-> 1`` (``cnsim.simulations.runner.simulate`` hands it over); it needs
+> 1`` (``cnsim.simulations.runner.simulate`` hands it over, or to
+:mod:`cnsim.simulations.timed_churn` in timed mode); it needs
 ``overlay.kind = "content-based"`` and its approach is CN-Relax (events enter at the
 publisher, subscribers keep what matches).
 
@@ -44,6 +45,7 @@ from cnsim.errors import InputError
 from cnsim.network.cache import build_world
 from cnsim.simulations.config import Scenario
 from cnsim.simulations.metrics import CATALOG, aggregate
+from cnsim.simulations.result import Result
 from cnsim.simulations.seeds import Seeds
 from cnsim.subscriptions.covering.workload import SUBSCRIBE, CommandStream, command_stream
 
@@ -289,16 +291,11 @@ def _aggregates(frame: pd.DataFrame) -> dict:
 
 
 def simulate_churn(scenario: Scenario, events: int | None = None, check: bool = False):
-    """Run a churn scenario in memory: a :class:`cnsim.simulations.runner.Result` with
+    """Run a churn scenario in counting mode, in memory: a
+    :class:`cnsim.simulations.result.Result` with
     one row per event, per-broker load and a summary (``events`` overrides the event
     count; ``check`` compares every event with brute force and raises AssertionError
     on the first difference)."""
-    from cnsim.simulations.runner import Result  # the runner hands scenarios over to here
-
-    if scenario["run"]["mode"] == "timed":
-        from cnsim.simulations.timed_churn import simulate_churn_timed
-
-        return simulate_churn_timed(scenario, events, check)
     started, cpu_started = time.perf_counter(), time.process_time()
     run = ChurnRun(scenario, events)
     setup_s = time.perf_counter() - started

@@ -134,7 +134,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
             int, 1, low=1, high=10_000, doc="servers holding the objects, one x-zone each"
         ),
     },
-    "ranked": {  # ranked delivery, approach 'ranked' (issue 13; cnsim/brokers/ranked.py)
+    "ranked": {  # ranked delivery, approach 'ranked' (cnsim/brokers/ranked.py)
         "k": Key(int, 10, low=1, high=1000, doc="recipients per event: the k best-scoring"),
         "scores": Key(str, "uniform", SCORE_MODELS, doc="subscription scores (a bid, 1 - length)"),
         "pruning": Key(
@@ -155,12 +155,12 @@ SCHEMA: dict[str, dict[str, Key]] = {
 # has its default, so runs that do not use them are recorded exactly as before.
 OMITTED_AT_DEFAULT = ("server", "ranked")
 # Keys left out of Scenario.as_dict() while all of them are at their default, likewise
-# (1.5-d range subscriptions, issue 14).
+# (1.5-d range subscriptions).
 OMITTED_KEYS_AT_DEFAULT = {
     "subscriptions": ("kind", "dataset", "cover"),
     "messages": ("box_bytes",),
 }
-# The box keys (d-dimensional box subscriptions, issue 14), a group of their own: left
+# The box keys (d-dimensional box subscriptions), a group of their own: left
 # out while all are at their default, so 1-d and 1.5-d records are unchanged.
 OMITTED_BOX_KEYS_AT_DEFAULT = {"subscriptions": ("dims",), "algorithm": ("box_budget",)}
 

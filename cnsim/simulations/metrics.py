@@ -235,7 +235,7 @@ def _bytes(o, name: str, hops: int) -> int:
 
 
 def _ranked_metrics() -> list[Metric]:
-    """Ranked delivery's columns (mode "ranked", issue 13; cnsim/brokers/ranked.py): what
+    """Ranked delivery's columns (mode "ranked"; cnsim/brokers/ranked.py): what
     answering the batch's events cost, and beside it the flood baseline's cost.  Over the
     content-based overlay (cnsim/brokers/ranked_content.py) every broker is its own zone:
     ``zones_visited`` counts brokers, bounds are per tree neighbour."""
@@ -619,7 +619,7 @@ CATALOG = Catalog(
         # overlay, cnsim/simulations/churn.py): what the commands since the previous
         # event cost; the event's own traffic uses the counting metrics' names
         *_churn_metrics(),
-        # -- ranked delivery (approach 'ranked', issue 13): per batch the cost of finding
+        # -- ranked delivery (approach 'ranked'): per batch the cost of finding
         # and notifying the global top-k of its events, and the flood baseline's beside;
         # per approach the pruning ratios (threshold / flood, over the run) and the bound
         # propagation of the run's setup (cnsim/brokers/ranked.py)

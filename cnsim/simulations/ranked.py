@@ -1,4 +1,4 @@
-"""Ranked delivery in a run (issue 13; approach ``ranked``, :mod:`cnsim.brokers.ranked`):
+"""Ranked delivery in a run (approach ``ranked``, :mod:`cnsim.brokers.ranked`):
 what the runner adds to its summary and what ``cnsim verify`` checks.
 
 Notation as in :mod:`cnsim.brokers.ranked`: subscription ``j`` is the scored range

@@ -10,7 +10,6 @@ recorded is declared in the metrics catalog (:mod:`cnsim.simulations.metrics`).
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -25,14 +24,17 @@ from cnsim.algorithms.messages import Messages
 from cnsim.algorithms.registry import make_approach
 from cnsim.brokers import NETWORKS
 from cnsim.brokers.base import Delivery, Network, Traffic
-from cnsim.outputs import claim, marker, replacing
-from cnsim.server.distributed import ServerLoad, Zones
+from cnsim.server.distributed import Zones
+from cnsim.simulations.churn import simulate_churn, uses_churn
 from cnsim.simulations.config import Scenario
 from cnsim.simulations.metrics import CATALOG, aggregate
 from cnsim.simulations.ranked import ranked_summary, runs_ranked
+from cnsim.simulations.result import Result, claim_out_dir
 from cnsim.simulations.seeds import Seeds
+from cnsim.simulations.server_load import ServerLoad
 from cnsim.simulations.sizes import check_fits
 from cnsim.simulations.timed import Timer
+from cnsim.simulations.timed_churn import simulate_churn_timed
 from cnsim.simulations.world import Workload, build_workload
 from cnsim.subscriptions.lists import Layout, TopKLists
 from cnsim.subscriptions.workload import Updates
@@ -69,7 +71,7 @@ class Simulation:
         self.network: Network = NETWORKS[scenario["overlay"]["kind"]].create(
             scenario, self.subscriptions, len(w.events), self.seeds
         )
-        # Lists are stored in the order the network delivers from (issue 15), with
+        # Lists are stored in the order the network delivers from, with
         # object ids as compact as the run's ids allow.
         order = self.network.layout()
         layout = None if order is None else Layout.of(order)
@@ -173,47 +175,20 @@ def _subscriber_lists(approach) -> TopKLists | None:
     return getattr(approach, "subscriber_lists", None)
 
 
-@dataclass(frozen=True)
-class Result:
-    """What one run produced: per-batch metrics, per-broker load and the summary."""
-
-    events: pd.DataFrame  # one row per (approach, batch): the batch metrics of the catalog
-    brokers: pd.DataFrame | None  # one row per (approach, broker); None without brokers
-    summary: dict  # sizes, times and per approach the catalog's summary entries
-    servers: pd.DataFrame | None = None  # one row per (approach, server); None: one server
-
-    def write(self, out_dir: str | Path, overwrite: bool = False) -> Path:
-        """Write ``events.parquet``, ``summary.json``, with brokers ``brokers.parquet``
-        and with several servers ``servers.parquet`` as the whole contents of
-        ``out_dir``: written into a staging folder, then swapped in atomically
-        (:mod:`cnsim.outputs`), so the folder holds the earlier result or this one,
-        never a mix. ``out_dir`` must be new, empty or
-        an earlier run's folder (``overwrite``: any folder cnsim wrote)."""
-        out = claim_out_dir(out_dir, overwrite)
-        with replacing(out, marker("run", self.summary.get("source"))) as stage:
-            self.events.to_parquet(stage / "events.parquet", index=False)
-            if self.brokers is not None:
-                self.brokers.to_parquet(stage / "brokers.parquet", index=False)
-            if self.servers is not None:
-                self.servers.to_parquet(stage / "servers.parquet", index=False)
-            (stage / "summary.json").write_text(json.dumps(self.summary, indent=2) + "\n")
-        return out
-
-
 def simulate(scenario: Scenario, events: int | None = None) -> Result:
     """Run a scenario in memory (``events`` overrides the configured event count); a
     scenario too big for this machine's memory is refused before any work."""
     check_fits(scenario, events)
-    from cnsim.simulations.churn import simulate_churn, uses_churn
-
-    if uses_churn(scenario):  # seed 001's command stream has a driver of its own
+    if uses_churn(scenario):  # seed 001's command stream has drivers of its own
+        if scenario["run"]["mode"] == "timed":
+            return simulate_churn_timed(scenario, events)
         return simulate_churn(scenario, events)
     started, cpu_started = time.perf_counter(), time.process_time()
     sim = Simulation(scenario, events)
     setup_s = time.perf_counter() - started
     n_batches = len(list(sim.batches()))
     modes = ("counting",) if sim.server_load is None else ("counting", "distributed")
-    if runs_ranked(sim.approaches):  # ranked delivery's columns (issue 13)
+    if runs_ranked(sim.approaches):  # ranked delivery's columns
         modes = (*modes, "ranked")
     collected = [m for mode in modes for m in CATALOG.select("batch", mode) if m.collect]
     columns = {a.name: np.zeros((n_batches, len(collected))) for a in sim.approaches}
@@ -254,11 +229,6 @@ def run(
     if out_dir is not None:
         result.write(out_dir, overwrite)
     return result.events, result.summary
-
-
-def claim_out_dir(out_dir: str | Path, overwrite: bool = False) -> Path:
-    """The run's output folder, checked before any work (:func:`cnsim.outputs.claim`)."""
-    return claim(out_dir, "run", overwrite=overwrite)
 
 
 def _frame(sim: Simulation, columns: dict[str, np.ndarray], metrics: list) -> pd.DataFrame:

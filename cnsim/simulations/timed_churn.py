@@ -45,6 +45,7 @@ import simpy
 
 from cnsim.simulations.churn import ChurnRun, _aggregates, event_frame
 from cnsim.simulations.config import Scenario
+from cnsim.simulations.result import Result
 from cnsim.simulations.timed import publication_times
 
 
@@ -223,8 +224,6 @@ def simulate_churn_timed(scenario: Scenario, events: int | None = None, check: b
     """A churn scenario in timed mode: the counting rows plus the timed columns (see
     the module doc), per-broker queues, and a summary with the delays (``check``: every
     event compared with brute force, an AssertionError on the first difference)."""
-    from cnsim.simulations.runner import Result
-
     started, cpu_started = time.perf_counter(), time.process_time()
     run = ChurnRun(scenario, events, engine="batch")
     run.keep_paths = True

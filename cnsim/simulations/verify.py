@@ -19,7 +19,7 @@ approach (seed 003 §III, §IV):
   subscription two messages about one object in a batch (Lemma 8);
 * ``batch-count``: it delivers to each subscription exactly Lemma 5's count plus
   one message per returner (:mod:`cnsim.simulations.minimum`; README, "Paint-Batch");
-* ``ranked-top-k``: ranked delivery (issue 13) reaches, for every event, exactly the
+* ``ranked-top-k``: ranked delivery reaches, for every event, exactly the
   k best-scoring subscriptions matching it over the whole network, in rank order
   (ties by id), against a brute-force oracle (:mod:`cnsim.simulations.ranked`);
 * ``batch-minimum-search``: the closed form of the fewest messages per subscription

@@ -96,10 +96,8 @@ class SubscriptionIndex3D:
         return len(self.l)
 
     # The interface of the 1-d SubscriptionIndex that a run's networks read (ideal CN,
-    # Meghdoot), so a 1.5-d run passes this index where a 1-d run passes that one.
-    dims = 3  # dimensions of S: (l1, r1, r2)
-    lower_open = (True, False, False)  # l1 is a lower bound (lO < l1 <= lI), r1, r2 upper
-    ordered = ((0, 1),)  # l1 <= r1: where joining brokers draw their points
+    # Meghdoot), so a 1.5-d run passes this index where a 1-d run passes that one; the
+    # space S itself is the kind's (cnsim.subscriptions.kinds.range15d).
 
     @property
     def points(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -9,7 +9,7 @@ plus the object.
 Rows are stored in a :class:`Layout`: the order in which the network delivers (for
 the Meghdoot overlay, by gateway zone and then by leaf of the zone's k-d tree; for
 the ideal CN, by leaf of the subscription index), so that the deliveries of one
-message touch contiguous rows instead of one random row each (issue 15). Ids stay
+message touch contiguous rows instead of one random row each. Ids stay
 the original subscription ids everywhere outside: ``ids``/``ys`` and ``apply`` speak
 subscription ids, ``apply(rows=...)`` takes rows a network already knows. Object ids
 are stored in the smallest integer type that holds every id of the run.

@@ -7,7 +7,8 @@ message ``Msg(lI, rI, lO, rO, x, y)`` reaches the subscriptions with
     ``(lO, lI] × [rI, rO)``:  ``lO < l <= lI`` and ``rI <= r < rO``,
 
 written ``(lO, lI, rI, rO)`` throughout cnsim. This module is the only place that
-spells the rule out; the subscription indexes, the zones and the routing call it.
+spells the rule out for 1-d ranges; the subscription index calls it (the zones and
+the routing read the same rule per dimension: :func:`cnsim.brokers.zones.meets`).
 """
 
 from __future__ import annotations
@@ -34,20 +35,6 @@ def misses_box(lO, lI, rI, rO, l_min, l_max, r_min, r_max) -> bool:
 def holds_box(lO, lI, rI, rO, l_min, l_max, r_min, r_max) -> bool:
     """Whether the rectangle reaches every point of the closed box."""
     return l_min > lO and l_max <= lI and r_min >= rI and r_max < rO
-
-
-@numba.njit(cache=True, inline="always")
-def meets_zone(a, b, c, d, box_hi, lO, lI, rI, rO) -> bool:
-    """Whether the half-open zone box ``[a, b) × [c, d)`` of S = [lo, box_hi]² (closed
-    on a side lying on ``box_hi``) shares a point with the rectangle."""
-    # l: [a, b) meets (lO, lI] iff a <= lI and lO < b (and the rectangle is not empty);
-    # r: [c, d) meets [rI, rO) iff c < rO and rI < d, where a zone on the box's upper
-    # edge also holds r == box_hi (l never reaches the upper edge alone: l <= r).
-    if not (lO < lI and rI < rO):
-        return False
-    if not (a <= lI and lO < b):
-        return False
-    return c < rO and (rI < d or (d == box_hi and rI <= d))
 
 
 def closed_box_rect(l_min: float, l_max: float, r_min: float, r_max: float) -> tuple:

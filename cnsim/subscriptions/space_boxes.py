@@ -7,8 +7,9 @@ S = R^{2d}: a subscription is the point ``(l_1, r_1, …, l_d, r_d)``. A message
 ``4d`` values, per attribute ``(lO, lI, rI, rO)``: read as 2d pairs in the points'
 column order, ``(lO, lI)`` bounds the lower bound ``l_t`` (``lO < l_t <= lI``) and
 ``(rI, rO)`` the upper bound ``r_t`` (``rI <= r_t < rO``) — the per-dimension kinds
-:mod:`cnsim.brokers.zones_nd` takes as data (``lower_open``), with the ordered pairs
-``l_t <= r_t`` where joining brokers draw their points.
+:mod:`cnsim.brokers.zones` takes as data (``lower_open``, declared by the box kind,
+:mod:`cnsim.subscriptions.kinds.box`), with the ordered pairs ``l_t <= r_t`` where
+joining brokers draw their points.
 """
 
 from __future__ import annotations
@@ -20,10 +21,6 @@ from cnsim.subscriptions.index_box import SubscriptionIndexBox
 
 class BoxSubscriptions:
     """Box subscriptions ``[l, r]`` (each (m, d)) indexed in S = R^{2d}."""
-
-    # Meghdoot builds CAN zones over this S with zones_nd even when D = 2 (d = 1), so
-    # every box run takes one code path (at D = 2 those zones equal the 2-d ones).
-    nd_zones = True
 
     def __init__(self, l: np.ndarray, r: np.ndarray):
         self.index = SubscriptionIndexBox(l, r)  # validates shapes and l <= r
@@ -40,16 +37,6 @@ class BoxSubscriptions:
     def dims(self) -> int:
         """Dimensions D = 2d of S."""
         return 2 * self.d
-
-    @property
-    def lower_open(self) -> tuple[bool, ...]:
-        """Per dimension of S: l_t is a lower bound (``lO < l_t <= lI``), r_t an upper."""
-        return (True, False) * self.d
-
-    @property
-    def ordered(self) -> tuple[tuple[int, int], ...]:
-        """The pairs (l_t, r_t) with l_t <= r_t."""
-        return tuple((2 * t, 2 * t + 1) for t in range(self.d))
 
     @property
     def points(self) -> tuple[np.ndarray, ...]:

@@ -44,7 +44,20 @@ def tie_heavy(seed, n, m, k, d, events, grid):
 )
 def test_exact_on_small_instances_with_ties(seed, d, n, m, k, grid):
     report = verify_boxes(*tie_heavy(seed, n, m, k, d, 8, grid))
-    assert report.ok, report.text()
+    # every check but the message count, which Paint-Sparse can exceed (the next test)
+    failed = [f for f in report.failures if f[2] != "sparse-not-more-than-dense"]
+    assert not failed, report.text()
+
+
+def test_paint_sparse_can_send_more_boxes_than_paint_dense():
+    """A counterexample (found by the test above, and on the code before the kinds were
+    one interface): over boxes, Paint-Sparse's pruned, snapped and merged partition of
+    event 4 has more boxes than Paint-Dense's, while every notification stays the same.
+    In 1-d Paint-Sparse never sends more messages than Paint-Dense; over boxes it can
+    (which step of the pruning and merging adds the box is not analysed yet)."""
+    report = verify_boxes(*tie_heavy(3810707, 11, 148, 2, 3, 8, 4))
+    assert report.failures == [(4, "paint-sparse", "sparse-not-more-than-dense")]
+    assert report.delivered["paint-dense"] == report.delivered["paint-sparse"]
 
 
 @pytest.mark.parametrize(("d", "n", "k"), [(1, 60, 3), (2, 30, 3), (3, 14, 2)])

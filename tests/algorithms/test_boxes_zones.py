@@ -10,9 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import cnsim
-from cnsim.brokers.gateways_nd import GatewaysND
-from cnsim.brokers.zones_nd import build_box_zones, route_boxes
+from cnsim.brokers.gateways import Gateways
+from cnsim.brokers.routing import route
+from cnsim.brokers.zones import build_zones
 from cnsim.subscriptions.index_box import reaches_np
+from cnsim.subscriptions.kinds import kind_of
 from cnsim.subscriptions.space_boxes import BoxSubscriptions, reach_boxes
 
 
@@ -36,8 +38,10 @@ def messages(d, count, rng, grid=8):
 @given(seed=st.integers(0, 2**32 - 1), d=st.integers(2, 4), n=st.integers(1, 90))
 def test_2d_dimensional_zones_tile_s_and_routes_reach_every_meeting_zone(seed, d, n):
     rng = np.random.default_rng(seed)
-    subs = space(d, 1, rng)
-    z = build_box_zones(n, subs.lower_open, subs.ordered, np.random.default_rng(seed))
+    space(d, 1, rng)  # the same draws as before the zones
+    kind = kind_of({"kind": "box", "dims": d})
+    z = build_zones(n, seed=np.random.default_rng(seed), lower_open=kind.lower_open,
+                    ordered=kind.ordered)  # fmt: skip
     assert z.dims == 2 * d and z.n_zones == n
     assert np.isclose(z.volumes().sum(), 1.0)
     pts = rng.random((300, 2 * d))
@@ -48,7 +52,7 @@ def test_2d_dimensional_zones_tile_s_and_routes_reach_every_meeting_zone(seed, d
             assert a in z.neighbours(b)
     q = messages(d, 60, rng)
     src = rng.integers(0, n, len(q))
-    routes = route_boxes(z, q, src)
+    routes = route(z, q, src)
     for j in range(len(q)):
         reached = routes.reached(j)
         assert len(set(reached.tolist())) == len(reached)
@@ -62,8 +66,8 @@ def test_2d_dimensional_zones_tile_s_and_routes_reach_every_meeting_zone(seed, d
 
 @pytest.mark.parametrize("d", [2, 3, 4])
 def test_splits_cycle_through_l1_r1_to_ld_rd(d):
-    subs = space(d, 1, np.random.default_rng(0))
-    z = build_box_zones(400, subs.lower_open, subs.ordered, 3)
+    kind = kind_of({"kind": "box", "dims": d})
+    z = build_zones(400, seed=3, lower_open=kind.lower_open, ordered=kind.ordered)
     stack = [(0, 0)]
     while stack:
         node, depth = stack.pop()
@@ -81,12 +85,13 @@ def test_splits_cycle_through_l1_r1_to_ld_rd(d):
 def test_gateways_deliver_exactly_the_subscriptions_inside(seed, d, n, m):
     rng = np.random.default_rng(seed)
     subs = space(d, m, rng)
-    z = build_box_zones(n, subs.lower_open, subs.ordered, rng)
+    kind = kind_of({"kind": "box", "dims": d})
+    z = build_zones(n, seed=rng, lower_open=kind.lower_open, ordered=kind.ordered)
     pts = np.stack(subs.points, axis=1) if m else np.zeros((0, 2 * d))
-    gw = GatewaysND(pts, z.zone_of(pts), z.n_zones, z.lower_open)
+    gw = Gateways(pts, z.zone_of(pts), z.n_zones, z.lower_open)
     assert np.array_equal(np.sort(gw.ids), np.arange(m))
     q = messages(d, 40, rng)
-    routes = route_boxes(z, q)
+    routes = route(z, q)
     offsets, pos = gw.deliver_positions(q, routes.reach_ptr, routes.reach_zone)
     for j in range(len(q)):
         got = np.sort(gw.ids[pos[offsets[j] : offsets[j + 1]]])

@@ -87,6 +87,7 @@ COUNTS = [
 @pytest.mark.parametrize(
     "index, d", [("kdtree", 1), ("naive", 2), ("zorder", 3), ("kdtree", 2), ("kdtree", 8)]
 )
+@pytest.mark.slow
 def test_batch_replay_sends_what_the_reference_brokers_send(covering, k, index, d):
     tree = random_tree(13, 3, seed=d)
     stream = command_stream(250, d, 0.35, seed=10 + d, bits=BITS)

@@ -116,6 +116,7 @@ def _event(rng, n_attr: int) -> str:
 
 @settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10_000))
+@pytest.mark.slow
 def test_be_expressions_reach_the_global_top_k_under_churn(seed):
     rng = np.random.default_rng(seed)
     n = int(rng.integers(2, 10))

@@ -59,7 +59,7 @@ def _check(net: RankedZones, xs, entry, k: int) -> dict:
 
 def _check_bounds(net: RankedZones) -> None:
     l, r, s, alive = net.columns()
-    zone = net.zones.zone_of(l, r)
+    zone = net.zones.zone_of((l, r))
     expect = np.full(net.zones.n_zones, -np.inf)
     np.maximum.at(expect, zone[alive], s[alive])
     np.testing.assert_array_equal(net.bound, expect)
@@ -76,6 +76,7 @@ def test_recipients_are_global_top_k(k, ties, seed):
 
 
 @pytest.mark.parametrize("index", ["scan", "sopt_rtree", "interval_forest", "st_psa"])
+@pytest.mark.slow
 def test_any_catalog_index(index):
     net, rng = _network(3, 1500, 12, True, index=index)
     xs, entry = _events(rng, net, 60)
@@ -207,7 +208,7 @@ def _broadcast_oracle(net: RankedZones, z: int) -> tuple[int, int]:
     """Messages and IP hops of a bound broadcast from zone ``z``, checked to be a
     spanning tree of CAN neighbour links rooted at ``z``."""
     inf = np.inf
-    routes = route(net.zones, -inf, inf, -inf, inf, z)
+    routes = route(net.zones, np.column_stack([-inf, inf, -inf, inf]), z)
     frm, to = routes.hops(0)
     reached = {z}
     for a, b in zip(frm.tolist(), to.tolist(), strict=True):

@@ -8,9 +8,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from zone_oracle import meeting_zones, zone_meets
 
-from cnsim.brokers.routing import route
+from cnsim.brokers.routing import route as route_boxes
 from cnsim.brokers.zones import build_zones
 from cnsim.errors import InputError
+
+
+def route(zones, lO, lI, rI, rO, src=None):
+    """Route rectangles given as four bound arrays (or scalars)."""
+    bounds = (np.atleast_1d(np.asarray(b, np.float64)) for b in (lO, lI, rI, rO))
+    bounds = np.broadcast_arrays(*bounds)
+    return route_boxes(zones, np.column_stack(bounds), src)
 
 
 def _zones(n: int, mode: str, seed: int):
@@ -21,7 +28,7 @@ def _zones(n: int, mode: str, seed: int):
 
 def _values(zones, rng: np.random.Generator) -> np.ndarray:
     """Rectangle bounds: zone edges, box edges, infinities and random values."""
-    edges = np.concatenate([zones.zlo_l, zones.zhi_l, zones.zlo_r, zones.zhi_r])
+    edges = np.concatenate([zones.zlo[:, 0], zones.zhi[:, 0], zones.zlo[:, 1], zones.zhi[:, 1]])
     extra = [-np.inf, np.inf, -0.5, 1.5, zones.lo, zones.hi, 0.5]
     return np.unique(np.concatenate([edges, extra, rng.random(10)]))
 
@@ -116,7 +123,7 @@ def test_top_edge_subscriptions_are_reached() -> None:
     """r == hi belongs to the top zones, so [hi, inf) must reach them."""
     zones = build_zones(30, "random", seed=4)
     routes = route(zones, -np.inf, 0.3, 1.0, np.inf)
-    top = zones.zone_of(np.array([0.3]), np.array([1.0]))[0]
+    top = zones.zone_of((np.array([0.3]), np.array([1.0])))[0]
     assert top in routes.reached(0)
 
 
@@ -131,7 +138,7 @@ def test_bad_input() -> None:
 def test_zone_touching_an_open_side_falls_back_to_search() -> None:
     """Zone 0 = [0, .5) x S touches (.5, .7] at distance 0 without meeting it."""
     zones = build_zones(2, "load")
-    assert zones.zhi_l[0] == 0.5
+    assert zones.zhi[:, 0][0] == 0.5
     routes = route(zones, 0.5, 0.7, 0.0, 1.0, src=0)
     assert routes.hops(0)[0].tolist() == [0] and routes.hops(0)[1].tolist() == [1]
     assert routes.greedy_hops.tolist() == [1] and routes.reached(0).tolist() == [1]

@@ -1,14 +1,13 @@
-"""D-dimensional Meghdoot zones, routing and gateway stores (cnsim/brokers/zones_nd.py,
-gateways_nd.py) against brute force, and against the 2-d code they generalise."""
+"""Meghdoot zones, routing and gateway stores in a 3-d S (1.5-d ranges; cnsim/brokers/
+zones.py, routing.py, gateways.py) against brute force."""
 
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cnsim.brokers.gateways_nd import GatewaysND
+from cnsim.brokers.gateways import Gateways
 from cnsim.brokers.routing import route
 from cnsim.brokers.zones import build_zones
-from cnsim.brokers.zones_nd import build_box_zones, route_boxes
 from cnsim.subscriptions.index_3d import reaches3_np
 
 L15 = (True, False, False)  # 1.5-d S: (l1, r1, r2)
@@ -25,28 +24,10 @@ def boxes_15d(rng, m, grid=None):
     return q
 
 
-@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 120))
-@settings(max_examples=30, deadline=None)
-def test_two_dimensional_zones_and_routes_equal_the_2d_code(seed, n):
-    a = build_zones(n, "random", np.random.default_rng(seed))
-    b = build_box_zones(n, (True, False), ((0, 1),), np.random.default_rng(seed))
-    for mine, theirs in ((b.zlo[:, 0], a.zlo_l), (b.zhi[:, 0], a.zhi_l),
-                         (b.zlo[:, 1], a.zlo_r), (b.zhi[:, 1], a.zhi_r)):  # fmt: skip
-        assert np.array_equal(mine, theirs)
-    assert np.array_equal(a.nbr_ptr, b.nbr_ptr) and np.array_equal(a.nbr_idx, b.nbr_idx)
-    assert a.server_zone == b.server_zone
-    rng = np.random.default_rng(seed)
-    q = boxes_15d(rng, 200, grid=8)[:, :4]
-    src = rng.integers(0, n, len(q))
-    ra, rb = route(a, q[:, 0], q[:, 1], q[:, 2], q[:, 3], src), route_boxes(b, q, src)
-    for f in ("hop_ptr", "hop_from", "hop_to", "greedy_hops", "reach_ptr", "reach_zone"):
-        assert np.array_equal(getattr(ra, f), getattr(rb, f)), f
-
-
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 150), grid=st.sampled_from([None, 4, 16]))
 @settings(max_examples=40, deadline=None)
 def test_3d_zones_tile_s_and_routes_reach_every_meeting_zone(seed, n, grid):
-    z = build_box_zones(n, L15, ((0, 1),), np.random.default_rng(seed))
+    z = build_zones(n, seed=np.random.default_rng(seed), lower_open=L15)
     assert np.isclose(z.volumes().sum(), 1.0)
     rng = np.random.default_rng(seed + 1)
     pts = rng.random((500, 3))
@@ -59,7 +40,7 @@ def test_3d_zones_tile_s_and_routes_reach_every_meeting_zone(seed, n, grid):
             assert a in z.neighbours(b)
     q = boxes_15d(rng, 150, grid)
     src = rng.integers(0, n, len(q))
-    routes = route_boxes(z, q, src)
+    routes = route(z, q, src)
     for m in range(len(q)):
         reached = routes.reached(m)
         assert len(set(reached.tolist())) == len(reached)
@@ -73,7 +54,7 @@ def test_3d_zones_tile_s_and_routes_reach_every_meeting_zone(seed, n, grid):
 
 
 def test_splits_cycle_through_l1_r1_r2():
-    z = build_box_zones(300, L15, ((0, 1),), 3)
+    z = build_zones(300, seed=3, lower_open=L15)
     # along every root-to-leaf path of the split tree the dimensions go l1, r1, r2, l1, …
     stack = [(0, 0)]
     while stack:
@@ -91,14 +72,14 @@ def test_splits_cycle_through_l1_r1_r2():
 @settings(max_examples=30, deadline=None)
 def test_gateways_deliver_exactly_the_subscriptions_inside(seed, n, m):
     rng = np.random.default_rng(seed)
-    z = build_box_zones(n, L15, ((0, 1),), rng)
+    z = build_zones(n, seed=rng, lower_open=L15)
     a, b = rng.integers(0, 9, (2, m)) / 8  # ties on the bounds
     l, r, v = np.minimum(a, b), np.maximum(a, b), rng.integers(0, 9, m) / 8
     pts = np.stack([l, r, v], axis=1)
-    gw = GatewaysND(pts, z.zone_of(pts), z.n_zones, L15)
+    gw = Gateways(pts, z.zone_of(pts), z.n_zones, L15)
     assert np.array_equal(np.sort(gw.ids), np.arange(m))
     q = boxes_15d(rng, 60, grid=8)
-    routes = route_boxes(z, q)
+    routes = route(z, q)
     offsets, pos = gw.deliver_positions(q, routes.reach_ptr, routes.reach_zone)
     for j in range(len(q)):
         got = np.sort(gw.ids[pos[offsets[j] : offsets[j + 1]]])

@@ -21,7 +21,7 @@ def interval_meet(lo1, lo1c, hi1, hi1c, lo2, lo2c, hi2, hi2c) -> bool:
 def zone_meets(zones, z: int, rect) -> bool:
     """Zone z (half-open, closed on the box's upper edge) meets (lO, lI] x [rI, rO)."""
     lO, lI, rI, rO = rect
-    a, b, c, d = zones.zlo_l[z], zones.zhi_l[z], zones.zlo_r[z], zones.zhi_r[z]
+    a, b, c, d = zones.zlo[:, 0][z], zones.zhi[:, 0][z], zones.zlo[:, 1][z], zones.zhi[:, 1][z]
     top = zones.hi
     ok_l = interval_meet(a, True, b, b == top, lO, False, lI, True)
     ok_r = interval_meet(c, True, d, d == top, rI, True, rO, False)
@@ -38,7 +38,7 @@ def contains(zones, l: float, r: float) -> list[int]:
     top = zones.hi
     out = []
     for z in range(zones.n_zones):
-        a, b, c, d = zones.zlo_l[z], zones.zhi_l[z], zones.zlo_r[z], zones.zhi_r[z]
+        a, b, c, d = zones.zlo[:, 0][z], zones.zhi[:, 0][z], zones.zlo[:, 1][z], zones.zhi[:, 1][z]
         in_l = a <= l and (l < b or (b == top and l == b))
         in_r = c <= r and (r < d or (d == top and r == d))
         if in_l and in_r:
@@ -49,8 +49,8 @@ def contains(zones, l: float, r: float) -> list[int]:
 def neighbours_brute(zones) -> set[tuple[int, int]]:
     """Ordered pairs of zones sharing a boundary segment of positive length."""
     out = set()
-    lo = np.stack([zones.zlo_l, zones.zlo_r])
-    hi = np.stack([zones.zhi_l, zones.zhi_r])
+    lo = np.stack([zones.zlo[:, 0], zones.zlo[:, 1]])
+    hi = np.stack([zones.zhi[:, 0], zones.zhi[:, 1]])
     for i in range(zones.n_zones):
         for j in range(zones.n_zones):
             if i == j:

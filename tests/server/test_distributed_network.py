@@ -96,7 +96,7 @@ def test_servers_on_distinct_brokers_along_the_diagonal():
     # server to its west took that zone first
     bounds = sim.server_load.zones.bounds
     m = (np.concatenate([[0.0], bounds]) + np.concatenate([bounds, [1.0]])) / 2
-    zone = can.zone_of(m, m)
+    zone = can.zone_of((m, m))
     assert can.owner[zone[0]] == brokers[0]
     for j in range(1, 6):
         if zone[j] not in zone[:j]:
@@ -105,7 +105,7 @@ def test_servers_on_distinct_brokers_along_the_diagonal():
     every = diagonal_servers(can, np.linspace(0, 1, can.n_zones + 1)[1:-1])
     assert sorted(every.tolist()) == list(range(can.n_zones))
     m = (np.arange(can.n_zones) + 0.5) / can.n_zones
-    assert every[0] == can.zone_of(m[:1], m[:1])[0]
+    assert every[0] == can.zone_of((m[:1], m[:1]))[0]
     hops = sim.network.world.broker_hops
     assert np.array_equal(ends.server_link_ip_hops(), hops[brokers[:-1], brokers[1:]])
     one = Simulation(from_dict(MEGHDOOT))

@@ -14,10 +14,10 @@ from cnsim.algorithms.base import ServerView
 from cnsim.algorithms.registry import make_approach
 from cnsim.cli import app
 from cnsim.errors import ConfigError
-from cnsim.server.distributed import ServerLoad
 from cnsim.simulations.config import Scenario, from_dict
 from cnsim.simulations.metrics import CATALOG
 from cnsim.simulations.runner import Simulation, run, simulate
+from cnsim.simulations.server_load import ServerLoad
 from cnsim.simulations.verify import verify
 from cnsim.subscriptions.index import SubscriptionIndex
 from cnsim.subscriptions.workload import Updates

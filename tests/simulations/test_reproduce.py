@@ -17,8 +17,7 @@ import pytest
 from cnsim.algorithms.registry import parse
 from cnsim.errors import InputError
 from cnsim.simulations.metrics import CATALOG
-from cnsim.simulations.reproduce import load_results, reproduce, reproduction
-from cnsim.simulations.reproduce.catalog import registry
+from cnsim.simulations.reproduce import load_results, registry, reproduce, reproduction
 from cnsim.simulations.reproduce.compare import comparison, verdicts
 from cnsim.simulations.sweep import load_sweep
 
@@ -69,6 +68,7 @@ def quick(tmp_path_factory) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_quick_reproduction_writes_the_report(quick: Path) -> None:
     report = quick / "report"
     html = (report / "index.html").read_text(encoding="utf-8")
@@ -89,6 +89,7 @@ def test_quick_reproduction_writes_the_report(quick: Path) -> None:
     assert (timings["run_time_s"].iloc[:-1] > 0).all()
 
 
+@pytest.mark.slow
 def test_quick_values_are_the_sweeps_means(quick: Path) -> None:
     """ours = the mean of the dataset's rows at the value's parameters (checked by hand
     for Table III's Paint-Dense min_y at k = 10)."""
@@ -107,6 +108,7 @@ def test_quick_values_are_the_sweeps_means(quick: Path) -> None:
     assert got["ratio"].item() == pytest.approx(want["mean_calls_min_y"].mean() / 6.60)
 
 
+@pytest.mark.slow
 def test_a_second_invocation_resumes_and_runs_nothing(quick: Path) -> None:
     before = {p: p.stat().st_mtime_ns for p in (quick / "sweeps").rglob("run-*.parquet")}
     lines: list[str] = []
@@ -117,6 +119,7 @@ def test_a_second_invocation_resumes_and_runs_nothing(quick: Path) -> None:
     assert (quick / "report" / "index.html").exists()
 
 
+@pytest.mark.slow
 def test_the_full_reproduction_refuses_the_quick_folder(quick: Path) -> None:
     with pytest.raises(InputError, match="holds the --quick reproduction"):
         reproduce("seed003", quick, serial=True, progress=False)

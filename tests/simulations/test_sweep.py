@@ -281,6 +281,7 @@ def spark():
     session.stop()
 
 
+@pytest.mark.slow
 def test_serial_and_spark_give_identical_rows(tmp_path, spark):
     doc = sweep_doc(
         grid={"subscriptions.k": [1, 3]},

@@ -6,8 +6,9 @@ import pytest
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import shortest_path
 
-from cnsim.simulations.churn import ChurnRun, simulate_churn
+from cnsim.simulations.churn import ChurnRun
 from cnsim.simulations.config import from_dict
+from cnsim.simulations.runner import simulate
 from cnsim.simulations.timed_churn import command_times
 
 
@@ -34,8 +35,8 @@ def scenario(covering="g1", mode="timed", service=1e-5, bandwidth=100.0, d=2, **
 
 @pytest.mark.parametrize("covering", ["none", "g1", "gk", "full", "poset"])
 def test_timed_and_counting_modes_agree_on_every_count(covering):
-    timed = simulate_churn(scenario(covering))
-    counting = simulate_churn(scenario(covering, mode="counting"))
+    timed = simulate(scenario(covering))
+    counting = simulate(scenario(covering, mode="counting"))
     for col in counting.events.columns:
         assert timed.events[col].tolist() == counting.events[col].tolist(), col
     assert timed.summary["totals"] == counting.summary["totals"]
@@ -97,14 +98,14 @@ def test_delays_and_latencies_follow_the_tree_without_queueing(covering):
 
 
 def test_queues_build_up_when_brokers_are_slow():
-    fast = simulate_churn(scenario("g1", service=1e-6))
-    slow = simulate_churn(scenario("g1", service=2e-2))
+    fast = simulate(scenario("g1", service=1e-6))
+    slow = simulate(scenario("g1", service=2e-2))
     assert slow.brokers["wait_max_s"].max() > 0 and fast.brokers["wait_max_s"].max() < 1e-3
     assert (
         slow.summary["subscription_delay_s"]["mean"] > fast.summary["subscription_delay_s"]["mean"]
     )
     assert slow.events["latency_last_s"].mean() > fast.events["latency_last_s"].mean()
-    again = simulate_churn(scenario("g1", service=2e-2))
+    again = simulate(scenario("g1", service=2e-2))
     assert again.events.equals(slow.events)  # deterministic
     assert again.brokers.equals(slow.brokers)
 

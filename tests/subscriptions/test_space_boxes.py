@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cnsim.subscriptions.index_box import reaches_np
+from cnsim.subscriptions.kinds import kind_of
 from cnsim.subscriptions.space_boxes import BoxSubscriptions, reach_boxes
 
 
@@ -39,8 +40,9 @@ def test_declared_space():
     l, r = _boxes(rng, 50, 3, 10)
     subs = BoxSubscriptions(l, r)
     assert subs.dims == 6 and len(subs) == 50
-    assert subs.lower_open == (True, False) * 3
-    assert subs.ordered == ((0, 1), (2, 3), (4, 5))
+    kind = kind_of({"kind": "box", "dims": 3})
+    assert kind.space_dims == 6 and kind.lower_open == (True, False) * 3
+    assert kind.ordered == ((0, 1), (2, 3), (4, 5))
     points = np.stack(subs.points, axis=1)
     assert np.array_equal(points[:, 0::2], l) and np.array_equal(points[:, 1::2], r)
     assert sorted(subs.order.tolist()) == list(range(50))

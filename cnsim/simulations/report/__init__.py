@@ -12,8 +12,9 @@ Metrics, their labels and units come from the metrics catalog
 
 Whatever columns or files are missing are skipped, and the report says what it skipped.
 
-Modules: :mod:`.document` (the page, tables, figures, :func:`build_report`, run or
-sweep), :mod:`.plots` (matplotlib helpers), :mod:`.run_sections`, :mod:`.sweep_sections`.
+Modules: :mod:`.document` (the page, tables, figures; run or sweep), :mod:`.plots`
+(matplotlib helpers), :mod:`.run_sections`, :mod:`.sweep_sections`; the entry point
+:func:`build_report` is here.
 
 Example::
 
@@ -21,6 +22,31 @@ Example::
     index = build_report("out/run", "out/report")  # out/report/index.html
 """
 
-from cnsim.simulations.report.document import build_report, detect
+from pathlib import Path
+
+from cnsim.errors import InputError
+from cnsim.outputs import claim, marker, replacing
+from cnsim.simulations.report.document import Document, detect
+from cnsim.simulations.report.run_sections import run_report
+from cnsim.simulations.report.sweep_sections import sweep_report
+
+
+def build_report(src: Path, out: Path, overwrite: bool = False) -> Path:
+    """Turn a run directory or a sweep dataset into ``out/index.html`` with figures and
+    CSVs. ``out`` must be new, empty or an earlier report's folder (``overwrite``: any
+    folder cnsim wrote); the report is written aside and swapped in whole."""
+    src = Path(src)
+    kind = detect(src)
+    out = claim(out, "report", overwrite=overwrite)
+    if out == src.absolute() or out in src.absolute().parents:
+        raise InputError(f"--out {str(out)!r}: would replace the {kind} it reports on")
+    with replacing(out, marker("report", str(src))) as stage:
+        index = (
+            run_report(Document(stage), src)
+            if kind == "run"
+            else sweep_report(Document(stage), src)
+        )
+    return out / index.name
+
 
 __all__ = ["build_report", "detect"]

@@ -1,6 +1,5 @@
 """The report document: the HTML page, its CSS, numbered tables and figures written
-beside it, the entry point :func:`build_report` and the detection of what a result
-directory holds (a run or a sweep).
+beside it, and the detection of what a result directory holds (a run or a sweep).
 
 Also the few helpers every section shares: number formatting, the catalog's keys and
 labels (``cnsim.simulations.metrics.CATALOG``; the report lists no metrics of its own)
@@ -22,7 +21,6 @@ from matplotlib.figure import Figure
 from cnsim.algorithms.base import ApproachSpec
 from cnsim.algorithms.registry import parse
 from cnsim.errors import InputError
-from cnsim.outputs import claim, marker, replacing
 from cnsim.simulations.metrics import CATALOG, Metric
 
 PAPER = "seed 003"
@@ -119,30 +117,6 @@ class Document:
         index = self.out / "index.html"
         index.write_text("\n".join(parts), encoding="utf-8")
         return index
-
-
-# ---------------------------------------------------------------- entry point
-
-
-def build_report(src: Path, out: Path, overwrite: bool = False) -> Path:
-    """Turn a run directory or a sweep dataset into ``out/index.html`` with figures and
-    CSVs. ``out`` must be new, empty or an earlier report's folder (``overwrite``: any
-    folder cnsim wrote); the report is written aside and swapped in whole."""
-    from cnsim.simulations.report.run_sections import run_report
-    from cnsim.simulations.report.sweep_sections import sweep_report
-
-    src = Path(src)
-    kind = detect(src)
-    out = claim(out, "report", overwrite=overwrite)
-    if out == src.absolute() or out in src.absolute().parents:
-        raise InputError(f"--out {str(out)!r}: would replace the {kind} it reports on")
-    with replacing(out, marker("report", str(src))) as stage:
-        index = (
-            run_report(Document(stage), src)
-            if kind == "run"
-            else sweep_report(Document(stage), src)
-        )
-    return out / index.name
 
 
 def detect(src: Path) -> str:

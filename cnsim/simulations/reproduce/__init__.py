@@ -31,7 +31,8 @@ import pandas as pd
 
 from cnsim.errors import InputError
 from cnsim.outputs import claim, marker, owner, replacing, write_marker
-from cnsim.simulations.reproduce.catalog import Reproduction, registry
+from cnsim.simulations.reproduce.catalog import Reproduction
+from cnsim.simulations.reproduce.seed003 import SEED003
 
 __all__ = ["Outcome", "plan", "reproduce", "reproduction"]
 
@@ -48,6 +49,11 @@ class Outcome:
     @property
     def failed(self) -> int:
         return sum(s["failed"] for s in self.sweeps)
+
+
+def registry() -> dict[str, Reproduction]:
+    """Every paper ``cnsim reproduce`` can re-run, by name."""
+    return {r.name: r for r in (SEED003,)}
 
 
 def reproduction(paper: str) -> Reproduction:

@@ -104,10 +104,3 @@ def values(
         for x, v in points.items()
         if v is not None
     )
-
-
-def registry() -> dict[str, Reproduction]:
-    """Every paper ``cnsim reproduce`` can re-run, by name."""
-    from cnsim.simulations.reproduce.seed003 import SEED003
-
-    return {r.name: r for r in (SEED003,)}

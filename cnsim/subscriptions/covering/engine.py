@@ -31,7 +31,7 @@ naive scan or Z-order), so the loop compiles once per index and is cached.  The 
 is keyed on this file only: after a change to the index functions (``kdtree.py``,
 ``naive.py``, ``zorder.py``, ``base.qualifies``) this file must change too (or
 ``__pycache__`` be cleared), else the loop keeps their old machine code — as it did,
-silently, for the branch-free ``qualifies`` (issue 12, fifth session) until this note.
+silently, for the branch-free ``qualifies`` until this note.
 """
 
 from __future__ import annotations

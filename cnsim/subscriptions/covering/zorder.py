@@ -38,7 +38,7 @@ numba's on-disk cache (``cache=True``) keys a compiled function on its own file 
 after a change to a function it calls from another module (``qualifies`` in
 ``base.py``, ``kd_query`` in ``kdtree.py``), this file must change too (or
 ``__pycache__`` be cleared), else the old machine code is loaded.  Last done for the
-branch-free ``qualifies`` (issue 12, fifth session).
+branch-free ``qualifies``.
 """
 
 from __future__ import annotations

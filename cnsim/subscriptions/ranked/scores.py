@@ -1,4 +1,4 @@
-"""Scores of range subscriptions for ranked delivery (issue 13; seed 000's scored-range
+"""Scores of range subscriptions for ranked delivery (seed 000's scored-range
 model): the score ``s_j`` of subscription ``j = [l_j, r_j]`` under a named model.
 
 * ``uniform``: ``s_j`` uniform in [0, 1), independent of the range (a bid);

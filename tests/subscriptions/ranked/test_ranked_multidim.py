@@ -39,6 +39,7 @@ def points(d, rng):
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=boxes(), index=st.sampled_from(INDEXES), seed=st.integers(0, 99))
+@pytest.mark.slow
 def test_exact_matching_equals_brute_force(data, index, seed):
     lo, hi, sc = data
     score = sc[:, 0]

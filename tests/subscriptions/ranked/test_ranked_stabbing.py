@@ -57,6 +57,7 @@ def queries(l, r):
 
 @SETTINGS
 @given(data=interval_sets(), b=st.sampled_from([2, 3, 50]))
+@pytest.mark.slow
 def test_top_k_equals_brute_force(data, b):
     l, r, s = data
     ks = (0, 1, 2, 5, len(l) + 3)

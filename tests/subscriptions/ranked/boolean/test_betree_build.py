@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 from expression_strategies import OPS
 from expression_strategies import expression as expressions
 from hypothesis import given, settings
@@ -98,6 +99,7 @@ def _check(ix, evs, k):
     k=st.integers(1, 6),
     ranking=st.sampled_from(["popularity", "selectivity"]),
 )
+@pytest.mark.slow
 def test_bulk_then_dynamic(name, subs, evs, ops, cap, k, ranking):
     ix = REGISTRY[name](subs, leaf_capacity=cap, ranking=ranking)
     _check(ix, evs, k)
@@ -314,6 +316,7 @@ print(tree.stats()["buckets"])
 """
 
 
+@pytest.mark.slow
 def test_a_deep_c_directory_is_searched_without_deep_recursion():
     """Expressions inserted in order on one attribute make a c-directory ~1,000
     buckets deep (leaf capacity 2); the search walks it on an explicit stack, so

@@ -72,6 +72,7 @@ SMALL = {"scan": {}, "betree_star": {"leaf_capacity": 3}, "betree": {"leaf_capac
 @pytest.mark.parametrize("name", NAMES)
 @settings(max_examples=60, deadline=None)
 @given(data=st.data())
+@pytest.mark.slow
 def test_random_sequences(name, data):
     cls = REGISTRY[name]
     ops = data.draw(op_lists(getattr(cls, "point_events_only", False)))
