@@ -50,7 +50,7 @@ from cnsim.subscriptions.workload import (
 from cnsim.subscriptions.workload_15d import DATASETS as DATASETS_15D
 from cnsim.subscriptions.workload_boxes import MAX_DIMS
 
-DEFAULT_BOX_BUDGET = 2_000_000  # [algorithm] box_budget (README: d-dimensional boxes)
+DEFAULT_BOX_BUDGET = 2_000_000  # [algorithm] box_budget (docs/DESIGN_NOTES.md: d-dimensional boxes)
 
 SCHEMA: dict[str, dict[str, Key]] = {
     "": {"seed": Key(int, 0, low=0, high=2**63 - 1, doc="seed of every random choice of the run")},

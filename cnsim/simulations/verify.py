@@ -18,7 +18,7 @@ approach (seed 003 §III, §IV):
 * ``batch-one-message-per-object``: Paint-Batch over an exact base sends no
   subscription two messages about one object in a batch (Lemma 8);
 * ``batch-count``: it delivers to each subscription exactly Lemma 5's count plus
-  one message per returner (:mod:`cnsim.simulations.minimum`; README, "Paint-Batch");
+  one message per returner (:mod:`cnsim.simulations.minimum`; docs/DESIGN_NOTES.md, "Paint-Batch");
 * ``ranked-top-k``: ranked delivery reaches, for every event, exactly the
   k best-scoring subscriptions matching it over the whole network, in rank order
   (ties by id), against a brute-force oracle (:mod:`cnsim.simulations.ranked`);
@@ -27,7 +27,7 @@ approach (seed 003 §III, §IV):
   on lists of up to 12 objects.
 
 Besides the checks, verify measures three *claims* of seed 003 about Paint-Batch
-over an exact base that do not hold in general (see the README, "Paint-Batch"):
+over an exact base that do not hold in general (see the docs/DESIGN_NOTES.md, "Paint-Batch"):
 ``batch-minimum`` (Theorem 6: it delivers to each subscription the fewest messages),
 ``batch-not-more-than-coalesce`` and ``batch-not-more-than-online`` (per
 subscription). Their violations are counted and reported, with examples, with
@@ -119,7 +119,7 @@ class Report:
         """A human-readable summary."""
         text = self._checks_text()
         if self.claims:
-            lines = ["paper claims measured (not failures; see README, Paint-Batch):"]
+            lines = ["paper claims measured (not failures; see docs/DESIGN_NOTES.md, Paint-Batch):"]
             lines += [
                 f"  {a}: {c}: violated in {n} batches" for (a, c), n in sorted(self.claims.items())
             ]
@@ -439,7 +439,7 @@ def _check_batch(report: Report, sim: Simulation, a, o: Outcome, ref_out: dict, 
 
 def _check_count(report: Report, name: str, st: BatchState, pre, mine: np.ndarray) -> None:
     """Per subscription, Paint-Batch delivers exactly Lemma 5's count plus one
-    message per returner (README, "Paint-Batch")."""
+    message per returner (docs/DESIGN_NOTES.md, "Paint-Batch")."""
     expected = lemma5_count(st.before, st.after, pre) + returners(st.before, st.after, pre)
     report.fail_at(name, "batch-count", st.batch, np.flatnonzero(mine != expected), lambda j: (
         f"subscription #{j} receives {mine[j]} messages, Lemma 5 + returners {expected[j]}"

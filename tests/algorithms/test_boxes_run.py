@@ -58,7 +58,6 @@ def scenario(**over):
             "overlay.kind",
             "cannot carry box",
         ),
-        ({"overlay": {"kind": "meghdoot", "split": "load"}}, "overlay.split", "2d-dimensional"),
         ({"objects": {"distribution": "clustered"}}, "objects.distribution", "independent"),
         ({"subscriptions": {"distribution": "clustered"}}, "subscriptions.distribution", "uniform"),
         ({"server": {"count": 2}}, "server.count", "must be 1"),

@@ -84,3 +84,13 @@ def test_gateways_deliver_exactly_the_subscriptions_inside(seed, n, m):
     for j in range(len(q)):
         got = np.sort(gw.ids[pos[offsets[j] : offsets[j + 1]]])
         assert np.array_equal(got, np.flatnonzero(reaches3_np(q[j], l, r, v)))
+
+
+def test_load_mode_balances_the_points_of_a_3d_s():
+    rng = np.random.default_rng(4)
+    a, b = rng.random((2, 3000)) ** 2
+    pts = np.stack([np.minimum(a, b), np.maximum(a, b), rng.random(3000) ** 3], axis=1)
+    z = build_zones(16, "load", points=pts, lower_open=L15)
+    assert np.isclose(z.volumes().sum(), 1.0)
+    load = np.bincount(z.zone_of(pts), minlength=16)  # halvings: a power of 2 is even
+    assert load.max() - load.min() <= 1

@@ -127,7 +127,6 @@ def test_1d_scenarios_leave_the_new_keys_out_of_their_records():
             {"overlay": {"kind": "content-based"}, "algorithm": {"approaches": ["cn-relax"]}},
             "overlay.kind",
         ),
-        ({"overlay": {"kind": "meghdoot", "split": "load"}}, "overlay.split"),
         ({"subscriptions": {"distribution": "clustered"}}, "subscriptions.distribution"),
         ({"server": {"count": 2}}, "server.count"),
         ({"subscriptions": {"dataset": "DS#4"}}, "subscriptions.dataset"),

@@ -126,3 +126,18 @@ def test_kind_of_reads_the_section():
     assert kind_of({"kind": "box", "dims": 2}).space_dims == 4
     assert kind_of({"kind": "range-1.5d"}).space_dims == 3
     assert kind_of({"kind": "range"}).space_dims == 2
+
+
+@pytest.mark.parametrize("name", ["range-1.5d", "box"])
+def test_load_split_zones_deliver_as_the_ideal_cn(name):
+    sc = cnsim.Scenario(
+        seed=11,
+        objects={"count": 80},
+        subscriptions={"count": 800, "k": 3, **SECTIONS[name]},
+        events={"count": 25, "inserts": 0.1, "deletes": 0.1},
+        network={"ip_nodes": 200, "brokers": 30},
+        overlay={"kind": "meghdoot", "split": "load"},
+        algorithm={"approaches": ["paint-dense", "paint-sparse", "unicast", "cn-relax"]},
+    )
+    report = cnsim.verify(sc)
+    assert report.ok, report.text()

@@ -34,9 +34,6 @@ class BoxKind(SubscriptionKind):
     restrictions = (
         Restriction("overlay.kind", ("ideal", "meghdoot"),
                     "cannot carry box subscriptions", f"'ideal' or 'meghdoot' {_WHEN}"),
-        Restriction("overlay.split", ("random",),
-                    "is not available for the 2d-dimensional zones of box subscriptions",
-                    f"'random' {_WHEN}"),
         Restriction("objects.distribution", ("uniform",),
                     "does not apply to box subscriptions (their d attributes are independent "
                     "uniforms)", f"'uniform' (the default) {_WHEN}"),

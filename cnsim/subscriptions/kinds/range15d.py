@@ -30,9 +30,6 @@ class Range15dKind(SubscriptionKind):
     restrictions = (
         Restriction("overlay.kind", ("ideal", "meghdoot"),
                     "cannot carry 1.5-d range subscriptions", f"'ideal' or 'meghdoot' {_WHEN}"),
-        Restriction("overlay.split", ("random",),
-                    "is not available for the 3-d zones of 1.5-d subscriptions",
-                    f"'random' {_WHEN}"),
         Restriction("subscriptions.distribution", ("uniform",),
                     "does not apply to 1.5-d subscriptions (subscriptions.dataset draws them)",
                     f"'uniform' (the default) {_WHEN}"),
