@@ -27,11 +27,11 @@ Graph arrays, by slot (``cap`` slots, ``k`` in-edges at most per node):
 
 The covering index is reached through ``ix_room``, ``ix_insert``, ``ix_delete`` and
 ``ix_query``, dispatched at compile time on its ``kernel_state()`` tuple (k-d tree,
-naive scan or Z-order), so the loop compiles once per index and is cached.  The cache
-is keyed on this file only: after a change to the index functions (``kdtree.py``,
-``naive.py``, ``zorder.py``, ``base.qualifies``) this file must change too (or
-``__pycache__`` be cleared), else the loop keeps their old machine code — as it did,
-silently, for the branch-free ``qualifies`` until this note.
+naive scan or Z-order), so the loop compiles once per index and is cached.  Numba keys
+that cache on this file only, so a change to the index functions (``kdtree.py``,
+``naive.py``, ``zorder.py``, ``base.qualifies``) would leave the loop with their old
+machine code: :data:`INDEX_SOURCES` is a digest of those files, and a test fails until
+it is brought up to date — which changes this file, and so invalidates the cache.
 """
 
 from __future__ import annotations
@@ -45,6 +45,9 @@ from cnsim.subscriptions.covering.naive import naive_delete, naive_insert, naive
 from cnsim.subscriptions.covering.zorder import zo_delete, zo_insert, zo_query, zo_room
 
 SUB, UNSUB = 0, 1
+# sha256 of base.py, kdtree.py, naive.py, zorder.py (in that order), first 16 hex digits:
+# see the module docstring (tests/subscriptions/covering/test_engine_cache.py checks it)
+INDEX_SOURCES = "225309cfdf8a488f"
 # gs columns
 INDEG, OUTDEG, OHEAD, EXAMINED, FWD, SID = range(6)
 NEXT, PREV = 0, 1
