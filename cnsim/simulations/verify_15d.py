@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from cnsim.algorithms.range15d.paint import Messages15, PaintDense15, PaintSparse15
+from cnsim.algorithms.range15d.paint import PaintDense15, PaintSparse15
 from cnsim.server.object_index_2d import ObjectIndex2D
 from cnsim.simulations.oracle import true_top_k
 from cnsim.subscriptions.index_3d import SubscriptionIndex3D
@@ -39,7 +39,7 @@ def true_top_k_15d(x1, x2, y, l, r, v, k):
     return true_top_k(points, np.asarray(y, np.float64), lo, hi, k)
 
 
-def deliveries(subs: SubscriptionIndex3D, msgs: Messages15) -> tuple[np.ndarray, np.ndarray]:
+def deliveries(subs, msgs) -> tuple[np.ndarray, np.ndarray]:
     """``(subscription, message)`` pairs of every delivery, in send order."""
     offsets, ids = subs.report(msgs.boxes)
     which = np.repeat(np.arange(len(msgs)), np.diff(offsets))
@@ -85,13 +85,25 @@ def verify_15d(
         "paint-dense": PaintDense15(ObjectIndex2D(x1, x2, y), k),
         "paint-sparse": PaintSparse15(ObjectIndex2D(x1, x2, y), subs, k, bounds),
     }
-    truth_i, truth_y = true_top_k_15d(x1, x2, y, l, r, v, k)
+    points = np.column_stack([x1, x2]).astype(np.float64)
+    lo = np.column_stack([l, np.full(len(l), -np.inf)])
+    hi = np.column_stack([r, v]).astype(np.float64)
+    return verify_events(approaches, subs, points, y, lo, hi, k, events)
+
+
+def verify_events(approaches: dict, subs, points, y, lo, hi, k: int, events) -> Report15:
+    """Run ``approaches`` (Paint-Dense and Paint-Sparse of one kind, each ``process(ids,
+    ys) -> messages with .boxes``) over ``events`` and check every event against the
+    brute-force oracle over the subscriptions' boxes ``[lo, hi]`` of the objects'
+    attributes ``points``; ``subs`` delivers the messages."""
+    y = np.asarray(y, np.float64)
+    truth_i, truth_y = true_top_k(points, y, lo, hi, k)
     lists = {name: TopKLists(truth_i.copy(), truth_y.copy()) for name in approaches}
     report = Report15(messages=dict.fromkeys(approaches, 0), delivered=dict.fromkeys(approaches, 0))
-    y_now = np.array(y, np.float64)
+    y_now = y.copy()
     for e, (i, y_new) in enumerate(events):
         y_now[i] = y_new
-        new_i, new_y = true_top_k_15d(x1, x2, y_now, l, r, v, k)
+        new_i, new_y = true_top_k(points, y_now, lo, hi, k)
         affected = (new_i != truth_i).any(axis=1) | (new_y != truth_y).any(axis=1)
         heard = {}
         for name, approach in approaches.items():
@@ -101,21 +113,18 @@ def verify_15d(
             report.messages[name] += len(msgs)
             report.delivered[name] += len(at)
             fail = report.failures.append
-            if not (
-                np.array_equal(lists[name].ids, new_i) and np.array_equal(lists[name].ys, new_y)
-            ):
+            got = lists[name]
+            if not (np.array_equal(got.ids, new_i) and np.array_equal(got.ys, new_y)):
                 fail((e, name, "lists"))
             if (~affected[at]).any():
                 fail((e, name, "exact-notifies-affected-only"))
-            pairs = at.astype(np.int64) * (len(x1) + 1) + msgs.obj[which]
+            pairs = at.astype(np.int64) * (len(y) + 1) + msgs.obj[which]
             if len(np.unique(pairs)) != len(pairs):
                 fail((e, name, "one-message-per-object"))
             order = np.argsort(at, kind="stable")
             heard[name] = (at[order], msgs.obj[which][order], msgs.y[which][order], len(msgs))
-            if name == "paint-sparse":
-                reached = np.bincount(which, minlength=len(msgs))
-                if (reached == 0).any():
-                    fail((e, name, "sparse-no-empty-message"))
+            if name == "paint-sparse" and (np.bincount(which, minlength=len(msgs)) == 0).any():
+                fail((e, name, "sparse-no-empty-message"))
         dense, sparse = heard["paint-dense"], heard["paint-sparse"]
         if not all(np.array_equal(a, b) for a, b in zip(dense[:3], sparse[:3], strict=True)):
             report.failures.append((e, "paint-sparse", "sparse-same-notifications"))

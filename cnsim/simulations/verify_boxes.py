@@ -22,10 +22,8 @@ import numpy as np
 
 from cnsim.algorithms.boxes.paint import PaintDenseBoxes, PaintSparseBoxes
 from cnsim.server.object_index_d import ObjectIndexD
-from cnsim.simulations.oracle import true_top_k
-from cnsim.simulations.verify_15d import Report15, deliveries  # the same record and pairing
+from cnsim.simulations.verify_15d import Report15, verify_events  # the same checks
 from cnsim.subscriptions.index_box import SubscriptionIndexBox
-from cnsim.subscriptions.lists import TopKLists
 
 
 def verify_boxes(
@@ -47,40 +45,4 @@ def verify_boxes(
         "paint-dense": PaintDenseBoxes(ObjectIndexD(x, y), k),
         "paint-sparse": PaintSparseBoxes(ObjectIndexD(x, y), subs, k),
     }
-    truth_i, truth_y = true_top_k(x, np.asarray(y, np.float64), l, r, k)
-    lists = {name: TopKLists(truth_i.copy(), truth_y.copy()) for name in approaches}
-    report = Report15(messages=dict.fromkeys(approaches, 0),
-                         delivered=dict.fromkeys(approaches, 0))  # fmt: skip
-    y_now = np.array(y, np.float64)
-    for e, (i, y_new) in enumerate(events):
-        y_now[i] = y_new
-        new_i, new_y = true_top_k(x, y_now, l, r, k)
-        affected = (new_i != truth_i).any(axis=1) | (new_y != truth_y).any(axis=1)
-        heard = {}
-        for name, approach in approaches.items():
-            msgs = approach.process(np.array([i]), np.array([y_new]))
-            at, which = deliveries(subs, msgs)
-            lists[name].apply(at, msgs.obj[which], msgs.y[which])
-            report.messages[name] += len(msgs)
-            report.delivered[name] += len(at)
-            fail = report.failures.append
-            got = lists[name]
-            if not (np.array_equal(got.ids, new_i) and np.array_equal(got.ys, new_y)):
-                fail((e, name, "lists"))
-            if (~affected[at]).any():
-                fail((e, name, "exact-notifies-affected-only"))
-            pairs = at.astype(np.int64) * (len(y) + 1) + msgs.obj[which]
-            if len(np.unique(pairs)) != len(pairs):
-                fail((e, name, "one-message-per-object"))
-            order = np.argsort(at, kind="stable")
-            heard[name] = (at[order], msgs.obj[which][order], msgs.y[which][order], len(msgs))
-            if name == "paint-sparse" and (np.bincount(which, minlength=len(msgs)) == 0).any():
-                fail((e, name, "sparse-no-empty-message"))
-        dense, sparse = heard["paint-dense"], heard["paint-sparse"]
-        if not all(np.array_equal(a, b) for a, b in zip(dense[:3], sparse[:3], strict=True)):
-            report.failures.append((e, "paint-sparse", "sparse-same-notifications"))
-        if sparse[3] > dense[3]:
-            report.failures.append((e, "paint-sparse", "sparse-not-more-than-dense"))
-        truth_i, truth_y = new_i, new_y
-        report.events += 1
-    return report
+    return verify_events(approaches, subs, x, y, l, r, k, events)
