@@ -27,16 +27,15 @@ from cnsim.algorithms.range15d.paint import PaintDense15, PaintSparse15
 from cnsim.server.object_index_2d import ObjectIndex2D
 from cnsim.simulations.oracle import true_top_k
 from cnsim.subscriptions.index_3d import SubscriptionIndex3D
+from cnsim.subscriptions.kinds.range15d import attribute_boxes, attribute_points
 from cnsim.subscriptions.lists import TopKLists
 
 
 def true_top_k_15d(x1, x2, y, l, r, v, k):
     """Each 1.5-d subscription's top k by the brute-force oracle: the box ``[l1, r1] ×
     [−inf, r2]`` over the objects' (x1, x2) (:func:`cnsim.simulations.oracle.true_top_k`)."""
-    points = np.column_stack([x1, x2]).astype(np.float64)
-    lo = np.column_stack([l, np.full(len(l), -np.inf)])
-    hi = np.column_stack([r, v]).astype(np.float64)
-    return true_top_k(points, np.asarray(y, np.float64), lo, hi, k)
+    lo, hi = attribute_boxes(l, r, v)
+    return true_top_k(attribute_points(x1, x2), np.asarray(y, np.float64), lo, hi, k)
 
 
 def deliveries(subs, msgs) -> tuple[np.ndarray, np.ndarray]:
@@ -85,10 +84,8 @@ def verify_15d(
         "paint-dense": PaintDense15(ObjectIndex2D(x1, x2, y), k),
         "paint-sparse": PaintSparse15(ObjectIndex2D(x1, x2, y), subs, k, bounds),
     }
-    points = np.column_stack([x1, x2]).astype(np.float64)
-    lo = np.column_stack([l, np.full(len(l), -np.inf)])
-    hi = np.column_stack([r, v]).astype(np.float64)
-    return verify_events(approaches, subs, points, y, lo, hi, k, events)
+    lo, hi = attribute_boxes(l, r, v)
+    return verify_events(approaches, subs, attribute_points(x1, x2), y, lo, hi, k, events)
 
 
 def verify_events(approaches: dict, subs, points, y, lo, hi, k: int, events) -> Report15:

@@ -21,6 +21,18 @@ from cnsim.subscriptions.workload_15d import (
 _WHEN = "when subscriptions.kind = 'range-1.5d'"
 
 
+def attribute_boxes(l, r, v) -> tuple[np.ndarray, np.ndarray]:
+    """Subscriptions ``(l1, r1, r2)`` as closed boxes ``[l1, r1] × [−inf, r2]`` over the
+    objects' (x1, x2): ``(lo, hi)``, each (m, 2)."""
+    lo = np.column_stack([np.asarray(l, np.float64), np.full(len(l), -np.inf)])
+    return lo, np.column_stack([r, v]).astype(np.float64)
+
+
+def attribute_points(x1, x2) -> np.ndarray:
+    """The objects' (x1, x2), (n, 2)."""
+    return np.column_stack([x1, x2]).astype(np.float64)
+
+
 class Range15dKind(SubscriptionKind):
     """A 1.5-d range: S = {(l1, r1, r2)}, matching over (x1, x2)."""
 
@@ -67,10 +79,10 @@ class Range15dKind(SubscriptionKind):
         return initial_lists_15d(w.x, w.x2, w.y, w.l, w.r, w.v, w.k, layout, max_id)
 
     def bounds(self, w):
-        return np.column_stack([w.l, np.full(len(w.l), -np.inf)]), np.column_stack([w.r, w.v])
+        return attribute_boxes(w.l, w.r, w.v)
 
     def object_points(self, w, x):
-        return np.column_stack([np.asarray(x, np.float64)[: len(w.x2)], w.x2])
+        return attribute_points(np.asarray(x, np.float64)[: len(w.x2)], w.x2)
 
     def region_bytes(self, w, sizes) -> int:
         return sizes["box_bytes"]
