@@ -21,7 +21,12 @@ indexed by *slot* (a small integer the caller chooses and may reuse after a dele
 * ``_delete(slot)`` — unindex it (``P[slot]`` is still readable);
 * ``_query(q, qseq, k, up) -> (slots, nodes_visited, point_comparisons)`` — up to ``k``
   qualifying slots (``up``: covering, else covered), in any order;
-* optionally ``_grow(capacity)`` — resize its own per-slot arrays.
+* optionally ``_grow(capacity)`` — resize its own per-slot arrays;
+* to be driven by the relation graphs' numba command loop
+  (:mod:`cnsim.subscriptions.covering.engine`): ``kernel_state()``, its arrays as a
+  ``NamedTuple`` of a class of its own, and ``kernels``, the :class:`Kernels` (numba
+  functions) that work on that state. The engine compiles the loop for each state class
+  with the kernels declared for it (:data:`KERNELS`); it never inspects the state.
 
 The base counts queries, nodes visited and point comparisons (``stats()``, and
 ``last`` for the most recent query).
@@ -30,7 +35,7 @@ The base counts queries, nodes visited and point comparisons (``stats()``, and
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import numba
 import numpy as np
@@ -114,10 +119,39 @@ def strictly_covers(P: np.ndarray, seq: np.ndarray, a: int, b: int) -> bool:
     return bool((pa != pb).any() or seq[a] < seq[b])
 
 
+class Kernels(NamedTuple):
+    """The numba functions that run one index on its kernel state ``st`` (an instance of
+    ``state``): ``room(st, P, slot) -> code`` (0, or what Python must grow before the
+    insert), ``insert(st, P, slot)``, ``delete(st, P, slot)`` and ``query(st, P, seq, q,
+    qseq, k, up, out) -> (found, nodes visited, point comparisons)``."""
+
+    state: type
+    room: Any
+    insert: Any
+    delete: Any
+    query: Any
+
+
+#: the kernels of every index that declares them, by its kernel-state class
+KERNELS: dict[type, Kernels] = {}
+
+
 class CoveringIndex(ABC):
     """A dynamic index of points in ``2d`` dimensions answering ``cov_k`` queries."""
 
     name: ClassVar[str] = ""
+    # the numba functions the relation graphs' command loop runs this index with (None:
+    # Python only); kernel_state() then returns an instance of kernels.state
+    kernels: ClassVar[Kernels | None] = None
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.kernels is not None:
+            KERNELS[cls.kernels.state] = cls.kernels
+
+    def kernel_state(self) -> NamedTuple:
+        """The arrays the kernels work on (rebuilt whenever one grows)."""
+        raise NotImplementedError(f"the {self.name!r} index declares no kernels")
 
     def __init__(self, d: int, *, capacity: int = 64, **params):
         if int(d) != d or not 1 <= d <= MAX_ATTRIBUTES:

@@ -26,12 +26,15 @@ Graph arrays, by slot (``cap`` slots, ``k`` in-edges at most per node):
   Python reference does); ``gm`` the counters (see the names below).
 
 The covering index is reached through ``ix_room``, ``ix_insert``, ``ix_delete`` and
-``ix_query``, dispatched at compile time on its ``kernel_state()`` tuple (k-d tree,
-naive scan or Z-order), so the loop compiles once per index and is cached.  Numba keys
-that cache on this file only, so a change to the index functions (``kdtree.py``,
-``naive.py``, ``zorder.py``, ``base.qualifies``) would leave the loop with their old
-machine code: :data:`INDEX_SOURCES` is a digest of those files, and a test fails until
-it is brought up to date — which changes this file, and so invalidates the cache.
+``ix_query``, resolved at compile time to the
+:class:`~cnsim.subscriptions.covering.base.Kernels` the index declared for the class
+of its ``kernel_state()`` (:data:`~cnsim.subscriptions.covering.base.KERNELS`), so the
+loop compiles once per index and is cached; a new index that declares its kernels
+runs here with no change to this file.  Numba keys that cache on this file only, so a
+change to the index functions (``kdtree.py``, ``naive.py``, ``zorder.py``,
+``base.qualifies``) would leave the loop with their old machine code:
+:data:`INDEX_SOURCES` is a digest of those files, and a test fails until it is brought
+up to date — which changes this file, and so invalidates the cache.
 """
 
 from __future__ import annotations
@@ -40,14 +43,12 @@ import numba
 import numpy as np
 from numba.extending import overload
 
-from cnsim.subscriptions.covering.kdtree import kd_delete, kd_insert, kd_query, kd_room
-from cnsim.subscriptions.covering.naive import naive_delete, naive_insert, naive_query
-from cnsim.subscriptions.covering.zorder import zo_delete, zo_insert, zo_query, zo_room
+from cnsim.subscriptions.covering.base import KERNELS, Kernels
 
 SUB, UNSUB = 0, 1
 # sha256 of base.py, kdtree.py, naive.py, zorder.py (in that order), first 16 hex digits:
 # see the module docstring (tests/subscriptions/covering/test_engine_cache.py checks it)
-INDEX_SOURCES = "225309cfdf8a488f"
+INDEX_SOURCES = "09c4c8eedd7edc2a"
 # gs columns
 INDEG, OUTDEG, OHEAD, EXAMINED, FWD, SID = range(6)
 NEXT, PREV = 0, 1
@@ -59,9 +60,6 @@ NEXT, PREV = 0, 1
 GM_SIZE = 13
 # return codes beyond the index's own (1..9)
 DONE, NEED_SLOTS, NEED_RF, BAD_UNSUB = 0, 10, 11, 12
-
-# kernel_state() tuple lengths: the k-d tree, the naive scan, the Z-order index
-KD_STATE, NAIVE_STATE, ZO_STATE = 12, 3, 8
 
 
 def ix_room(st, P, s):  # pragma: no cover - numba overload below
@@ -80,60 +78,40 @@ def ix_query(st, P, seq, q, qseq, k, up, out):  # pragma: no cover
     raise NotImplementedError
 
 
-def _kind(st) -> int:
-    return len(st.types)
-
-
-@numba.njit(cache=True)
-def _no_room(st, P, s):
-    return 0
+def _kernels(st) -> Kernels | None:
+    """The kernels an index declared for the numba type ``st`` of its kernel state."""
+    return KERNELS.get(getattr(st, "instance_class", None))
 
 
 @overload(ix_room)
 def _ol_room(st, P, s):
-    n = _kind(st)
-    if n == KD_STATE:
-        return lambda st, P, s: kd_room(st, P, s)
-    if n == ZO_STATE:
-        return lambda st, P, s: zo_room(st, P, s)
-    if n == NAIVE_STATE:
-        return lambda st, P, s: _no_room(st, P, s)
+    if (kn := _kernels(st)) is not None:
+        room = kn.room
+        return lambda st, P, s: room(st, P, s)
     return None
 
 
 @overload(ix_insert)
 def _ol_insert(st, P, s):
-    n = _kind(st)
-    if n == KD_STATE:
-        return lambda st, P, s: kd_insert(st, P, s)
-    if n == ZO_STATE:
-        return lambda st, P, s: zo_insert(st, P, s)
-    if n == NAIVE_STATE:
-        return lambda st, P, s: naive_insert(st, P, s)
+    if (kn := _kernels(st)) is not None:
+        insert = kn.insert
+        return lambda st, P, s: insert(st, P, s)
     return None
 
 
 @overload(ix_delete)
 def _ol_delete(st, P, s):
-    n = _kind(st)
-    if n == KD_STATE:
-        return lambda st, P, s: kd_delete(st, P, s)
-    if n == ZO_STATE:
-        return lambda st, P, s: zo_delete(st, P, s)
-    if n == NAIVE_STATE:
-        return lambda st, P, s: naive_delete(st, P, s)
+    if (kn := _kernels(st)) is not None:
+        delete = kn.delete
+        return lambda st, P, s: delete(st, P, s)
     return None
 
 
 @overload(ix_query)
 def _ol_query(st, P, seq, q, qseq, k, up, out):
-    n = _kind(st)
-    if n == KD_STATE:
-        return lambda st, P, seq, q, qseq, k, up, out: kd_query(st, P, seq, q, qseq, k, up, out)
-    if n == ZO_STATE:
-        return lambda st, P, seq, q, qseq, k, up, out: zo_query(st, P, seq, q, qseq, k, up, out)
-    if n == NAIVE_STATE:
-        return lambda st, P, seq, q, qseq, k, up, out: naive_query(st, P, seq, q, qseq, k, up, out)
+    if (kn := _kernels(st)) is not None:
+        query = kn.query
+        return lambda st, P, seq, q, qseq, k, up, out: query(st, P, seq, q, qseq, k, up, out)
     return None
 
 
@@ -330,9 +308,8 @@ def gk_run(
 
 
 def supports(index) -> bool:
-    """Whether the command loop can drive this index (it exposes a kernel state)."""
-    st = getattr(index, "kernel_state", None)
-    return st is not None and len(st()) in (KD_STATE, NAIVE_STATE, ZO_STATE)
+    """Whether the command loop can drive this index (its class declares kernels)."""
+    return getattr(type(index), "kernels", None) is not None
 
 
 # ---- G and the poset: the forwarded set over a command stream ---------------------------

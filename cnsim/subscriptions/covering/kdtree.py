@@ -13,10 +13,11 @@ parent, dim, bucket, depth)`` (``bucket >= 0`` marks a leaf), ``sval[v]`` the sp
 value, ``bkt[b, :bsize[b]]`` the slots in bucket ``b``, ``where[slot] = (bucket,
 position)``, free node and bucket ids on two array stacks (``freen``, ``freeb``) and
 the counters in ``meta``.  Insert (with its split), delete (with its merges) and query
-all run in numba on the tuple ``kernel_state()`` (``kd_room``, ``kd_insert``,
-``kd_delete``, ``kd_query``), the same functions whether called one at a time through
-the index's Python API or from the relation graphs' numba command loop
-(:mod:`cnsim.subscriptions.covering.engine`).  Arrays only grow between calls: an
+all run in numba on ``kernel_state()``, a :class:`KDState` (``kd_room``,
+``kd_insert``, ``kd_delete``, ``kd_query``: the index's declared kernels), the same
+functions whether called one at a time through the index's Python API or from the
+relation graphs' numba command loop (:mod:`cnsim.subscriptions.covering.engine`).
+Arrays only grow between calls: an
 insert first asks ``kd_room`` whether the leaf it lands in has room and whether a
 split would find free node and bucket ids; if not, Python grows them.
 
@@ -32,11 +33,13 @@ point comparisons every point compared with ``q`` in a leaf.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba
 import numpy as np
 
 from cnsim.errors import InputError
-from cnsim.subscriptions.covering.base import CoveringIndex
+from cnsim.subscriptions.covering.base import CoveringIndex, Kernels
 
 LEFT, RIGHT, PARENT, DIM, BUCKET, DEPTH = range(6)
 OVERFLOW = 32
@@ -282,10 +285,28 @@ def kd_query(st, P, seq, q, qseq, k, up, out):
     return found, nv, pc
 
 
+class KDState(NamedTuple):
+    """The k-d tree's arrays, as its kernels take them (see the module docstring)."""
+
+    nodes: np.ndarray
+    sval: np.ndarray
+    bkt: np.ndarray
+    bsize: np.ndarray
+    bnode: np.ndarray
+    where: np.ndarray
+    freen: np.ndarray
+    freeb: np.ndarray
+    meta: np.ndarray
+    stack: np.ndarray
+    masks: np.ndarray
+    bpt: np.ndarray
+
+
 class KDTreeIndex(CoveringIndex):
     """Adaptive bucket k-d tree; ``overflow`` and ``underflow`` are the bucket limits."""
 
     name = "kdtree"
+    kernels = Kernels(KDState, kd_room, kd_insert, kd_delete, kd_query)
 
     def __init__(self, d: int, overflow: int = OVERFLOW, underflow: int = UNDERFLOW, **params):
         super().__init__(d, overflow=overflow, underflow=underflow, **params)
@@ -315,7 +336,7 @@ class KDTreeIndex(CoveringIndex):
         self._state()
 
     def _state(self) -> None:
-        self.st = (
+        self.st = KDState(
             self.nodes,
             self.sval,
             self.bkt,
@@ -330,7 +351,7 @@ class KDTreeIndex(CoveringIndex):
             self.bpt,
         )
 
-    def kernel_state(self) -> tuple:
+    def kernel_state(self) -> KDState:
         """The arrays the numba functions work on (rebuilt whenever one grows)."""
         return self.st
 

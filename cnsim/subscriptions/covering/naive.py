@@ -3,9 +3,10 @@
 The live slots are kept densely in ``order`` (swap-remove on delete), in arrival
 order until deletes permute it; the scan stops at the ``k``-th hit.  Every point
 looked at is one point comparison; the scan visits one "node" (the whole list).
-Insert, delete and scan are numba functions on ``kernel_state() = (order, pos,
-meta)`` (``meta[0]`` the number of live points), shared with the relation graphs'
-command loop (:mod:`cnsim.subscriptions.covering.engine`).
+Insert, delete and scan are numba functions on ``kernel_state()``, a
+:class:`NaiveState` ``(order, pos, meta)`` (``meta[0]`` the number of live points),
+declared as the index's :class:`~cnsim.subscriptions.covering.base.Kernels` for the
+relation graphs' command loop (:mod:`cnsim.subscriptions.covering.engine`).
 
 numba's on-disk cache (``cache=True``) keys a compiled function on its own file only:
 after a change to a function it calls from another module (``qualifies`` in
@@ -16,10 +17,26 @@ branch-free ``qualifies``.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba
 import numpy as np
 
-from cnsim.subscriptions.covering.base import CoveringIndex, qualifies
+from cnsim.subscriptions.covering.base import CoveringIndex, Kernels, qualifies
+
+
+class NaiveState(NamedTuple):
+    """The naive index's arrays, as its kernels take them."""
+
+    order: np.ndarray  # the live slots, densely
+    pos: np.ndarray  # each slot's position in order (-1: not live)
+    meta: np.ndarray  # [live points]
+
+
+@numba.njit(cache=True)
+def naive_room(st, P, s):
+    """The scan never needs room."""
+    return 0
 
 
 @numba.njit(cache=True)
@@ -63,6 +80,7 @@ class NaiveIndex(CoveringIndex):
     """Linear scan; ``nodes_visited`` is 1 per query."""
 
     name = "naive"
+    kernels = Kernels(NaiveState, naive_room, naive_insert, naive_delete, naive_query)
 
     def __init__(self, d: int, **params):
         super().__init__(d, **params)
@@ -70,9 +88,9 @@ class NaiveIndex(CoveringIndex):
         self._pos = np.full(self.capacity, -1, np.int64)
         self._meta = np.zeros(1, np.int64)
         self._out = np.empty(self.capacity + 1, np.int64)
-        self.st = (self._order, self._pos, self._meta)
+        self.st = NaiveState(self._order, self._pos, self._meta)
 
-    def kernel_state(self) -> tuple:
+    def kernel_state(self) -> NaiveState:
         return self.st
 
     def make_room(self, code: int) -> None:
@@ -85,7 +103,7 @@ class NaiveIndex(CoveringIndex):
         pos[: len(self._pos)] = self._pos
         self._order, self._pos = order, pos
         self._out = np.empty(capacity + 1, np.int64)
-        self.st = (self._order, self._pos, self._meta)
+        self.st = NaiveState(self._order, self._pos, self._meta)
 
     def _insert(self, slot: int) -> None:
         naive_insert(self.st, self.P, slot)

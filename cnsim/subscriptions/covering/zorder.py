@@ -43,11 +43,13 @@ branch-free ``qualifies``.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba
 import numpy as np
 
 from cnsim.errors import InputError
-from cnsim.subscriptions.covering.base import CoveringIndex, qualifies
+from cnsim.subscriptions.covering.base import CoveringIndex, Kernels, qualifies
 
 KEY_BITS = 60  # interleaved bits at most (D * bits)
 SCAN_LIMIT = 8
@@ -352,12 +354,26 @@ def _push(stack, row, base, t, pre, i0, i1, s, A0, B0, j, aj, bj, D):
     stack[row, B0 + j] = bj
 
 
+class ZOState(NamedTuple):
+    """The Z-order index's arrays, as its kernels take them (see the module docstring)."""
+
+    bkey: np.ndarray
+    bslot: np.ndarray
+    binfo: np.ndarray
+    meta: np.ndarray
+    geo: np.ndarray
+    stack: np.ndarray
+    keys: np.ndarray
+    cell: np.ndarray
+
+
 class ZOrderIndex(CoveringIndex):
     """Z-order index over the attribute domain ``[low, high]`` at ``bits`` per coordinate
     (default: as many as fit in 60 key bits, at most 16); ``block`` entries per block
     of the sorted container."""
 
     name = "zorder"
+    kernels = Kernels(ZOState, zo_room, zo_insert, zo_delete, zo_query)
 
     def __init__(
         self,
@@ -402,7 +418,7 @@ class ZOrderIndex(CoveringIndex):
         self._state()
 
     def _state(self) -> None:
-        self.st = (
+        self.st = ZOState(
             self.bkey,
             self.bslot,
             self.binfo,
@@ -413,7 +429,7 @@ class ZOrderIndex(CoveringIndex):
             self._cell,
         )
 
-    def kernel_state(self) -> tuple:
+    def kernel_state(self) -> ZOState:
         return self.st
 
     def _grow(self, capacity: int) -> None:
