@@ -1,20 +1,29 @@
-"""Array-based 2-d k-d tree shared by the object index (points (x, y) in the event
-space E) and the subscription index (points (l, r) in the subscription space S).
+"""Array-based k-d tree over D-dimensional points, shared by the object indexes (points
+of the event space E) and the subscription indexes and gateways (points of the
+subscription space S: D = 2 for 1-d ranges, 3 for 1.5-d ranges, 2d for d-dimensional
+boxes, seed 003 §II-A, appendix D, §IV-C).
 
 The tree is a complete binary tree in implicit layout (children of node ``v`` are
-``2v + 1`` and ``2v + 2``) over a permutation of the points: node ``v`` owns the
-points at positions ``start[v]:end[v]`` of the permuted arrays. Splits alternate
-between the two coordinates at the median. Every node stores the bounding box
-of its *live* points (``box[v] = (min_a, max_a, min_b, max_b)``); queries prune
-on boxes only, so a point may change its coordinates in place as long as the
-boxes on its leaf-to-root path are refitted (:func:`refit`). Dead points (``b``
-equal to ``+inf``) are left out of the boxes.
+``2v + 1`` and ``2v + 2``) over a permutation of the points ``pts`` (n, D): node ``v``
+owns the points at positions ``start[v]:end[v]`` of the permuted arrays. Splits cycle
+through the first ``split`` coordinates (all D unless told) at the median. Every node
+stores the bounding box of its *live* points, ``box[v, 2a] = min`` and ``box[v, 2a + 1]
+= max`` of coordinate ``a``; queries prune on boxes only, so a point may change its
+coordinates in place as long as the boxes on its leaf-to-root path are refitted
+(:func:`refit`). With ``live = a``, points whose coordinate ``a`` is ``+inf`` are dead
+and left out of the boxes (``live = -1``: every point counts).
 
 Every query is one depth-first search of a tree (:func:`traversal`) with four small numba
 functions saying what the query does at a node: skip it (its box cannot help), take
 it whole (its box lies inside the query), take a leaf point by point, and which
-child to search first. The object index (``first_k``, ``min_y``) and the
-subscription index (rectangle reporting, ``snap``) are such queries.
+child to search first. The object indexes' ``first_k`` and ``min_y`` are such queries,
+and so are the box queries of S here: a *message box* ``q`` is ``2D`` values, a pair
+``(lo, hi)`` per coordinate ``a``, reaching the points with ``lo < p_a <= hi`` where
+``lower_open[a]`` and ``lo <= p_a < hi`` elsewhere (the CN rule ``lO < l <= lI``,
+``rI <= r < rO`` of :mod:`cnsim.subscriptions.space`, read per coordinate, as the zones
+of :mod:`cnsim.brokers.zones` read it): :func:`report_forest` (which points a message
+reaches, in any trees of a forest), :func:`snap` (how many, and their smallest closed
+box) and :func:`report_upto` (the first few).
 """
 
 from __future__ import annotations
@@ -30,14 +39,16 @@ STACK = 128  # deeper than any tree of < 2**60 points
 
 @dataclass
 class KdTree:
-    """The node arrays of a k-d tree and the permutation it imposes on the points."""
+    """The node arrays of a k-d tree, the permutation it imposes on the points and the
+    points in that order."""
 
     perm: np.ndarray  # perm[pos] = index of the point stored at tree position pos
     start: np.ndarray  # first position of each node
     end: np.ndarray  # one past the last position of each node
-    box: np.ndarray  # (nodes, 4) live bounding boxes: min_a, max_a, min_b, max_b
+    box: np.ndarray  # (nodes, 2D) live bounding boxes: min, max of every coordinate
     leaf: np.ndarray  # True for leaves (and for unused slots, which are empty leaves)
     leaf_of: np.ndarray  # leaf node holding each tree position
+    pts: np.ndarray  # (n, D) the points in tree order: pts[pos] = points[perm[pos]]
 
     @property
     def n_nodes(self) -> int:
@@ -46,28 +57,34 @@ class KdTree:
 
 
 def build_forest(
-    a: np.ndarray, b: np.ndarray, group_ptr: np.ndarray, leaf_size: int = LEAF_SIZE
+    points: np.ndarray, group_ptr: np.ndarray, leaf_size: int = LEAF_SIZE, live: int = -1
 ) -> tuple[KdTree, np.ndarray]:
     """One k-d tree per group of consecutive points (group ``g`` holds positions
     ``group_ptr[g]:group_ptr[g + 1]``), stored in one set of node arrays: tree ``g``'s
     node ``v`` (implicit layout) is ``root[g] + v``. Returns the forest and ``root``."""
     group_ptr = np.asarray(group_ptr, np.int64)
     if len(group_ptr) < 2:
-        return build(a[:0], b[:0], leaf_size), np.zeros(0, np.int64)
-    return _build_trees(a, b, group_ptr, leaf_size)
+        return build(points[:0], leaf_size, live=live), np.zeros(0, np.int64)
+    return _build_trees(points, group_ptr, leaf_size, None, live)
 
 
-def build(a: np.ndarray, b: np.ndarray, leaf_size: int = LEAF_SIZE) -> KdTree:
-    """Build a k-d tree over the points ``(a[i], b[i])``; boxes are over live points."""
-    return _build_trees(a, b, np.array([0, len(a)], np.int64), leaf_size)[0]
+def build(
+    points: np.ndarray, leaf_size: int = LEAF_SIZE, split: int | None = None, live: int = -1
+) -> KdTree:
+    """A k-d tree over the rows of ``points`` (n, D), split on the first ``split``
+    coordinates; boxes are over all D coordinates of the live points."""
+    return _build_trees(points, np.array([0, len(points)], np.int64), leaf_size, split, live)[0]
 
 
-def _build_trees(a, b, group_ptr, leaf_size) -> tuple[KdTree, np.ndarray]:
+def _build_trees(points, group_ptr, leaf_size, split, live) -> tuple[KdTree, np.ndarray]:
     """The trees of every group, built together level by level. A node splits its
     positions at the median of its level's coordinate (one ``argpartition``); the nodes
     of one level, over all trees, are split together: one ``argpartition`` along the
     rows of a 2-d array per segment size, which selects row by row as one call per
     node would, so the trees are those of one call per node, without its overhead."""
+    points = np.asarray(points, np.float64)
+    coords = np.array(points.T[: points.shape[1] if split is None else split], order="C")
+    split = len(coords)
     sizes = np.diff(group_ptr)
     leaves = np.maximum(1, -(-sizes // leaf_size))
     depth = np.where(leaves > 1, np.ceil(np.log2(np.maximum(leaves, 1))), 0).astype(np.int64)
@@ -78,23 +95,21 @@ def _build_trees(a, b, group_ptr, leaf_size) -> tuple[KdTree, np.ndarray]:
     leaf = np.ones(len(start), np.bool_)
     n = int(group_ptr[-1])
     perm = np.arange(n, dtype=np.int64)
-    coords = (np.array(a, np.float64), np.array(b, np.float64))  # kept in perm's order
     end[root] = group_ptr[1:]
     nodes, local, tree = root, np.zeros(len(root), np.int64), np.arange(len(root))
     level = 0
     while len(nodes):
         s, e = start[nodes], end[nodes]
-        split = (e - s > leaf_size) & (2 * local + 1 < tree_nodes[tree])
-        nodes, local, tree = nodes[split], local[split], tree[split]
+        split_here = (e - s > leaf_size) & (2 * local + 1 < tree_nodes[tree])
+        nodes, local, tree = nodes[split_here], local[split_here], tree[split_here]
         if not len(nodes):
             break
         leaf[nodes] = False
-        s, e = s[split], e[split]
+        s, e = s[split_here], e[split_here]
         for size in np.unique(e - s):
             rows = s[e - s == size][:, None] + np.arange(size)
-            order = np.argpartition(coords[level % 2][rows], size // 2, axis=1)
-            for arr in (perm, *coords):
-                arr[rows] = np.take_along_axis(arr[rows], order, axis=1)
+            order = np.argpartition(coords[level % split][perm[rows]], size // 2, axis=1)
+            perm[rows] = np.take_along_axis(perm[rows], order, axis=1)
         mid = (s + e) // 2
         first = 2 * local + 1
         c1 = root[tree] + first
@@ -104,60 +119,54 @@ def _build_trees(a, b, group_ptr, leaf_size) -> tuple[KdTree, np.ndarray]:
         local = np.concatenate([first, first + 1])
         tree = np.concatenate([tree, tree])
         level += 1
-    box = np.empty((len(start), 4), np.float64)
+    pts = np.ascontiguousarray(points[perm])
+    box = np.empty((len(start), 2 * pts.shape[1]), np.float64)
     leaf_of = np.empty(n, np.int64)
-    _fit_forest(start, end, leaf, coords[0], coords[1], box, leaf_of, root, tree_nodes)
-    return KdTree(perm, start, end, box, leaf, leaf_of), root
+    _fit_forest(start, end, leaf, pts, box, leaf_of, root, tree_nodes, live)
+    return KdTree(perm, start, end, box, leaf, leaf_of, pts), root
 
 
 @numba.njit(cache=True)
-def _fit_forest(start, end, leaf, pa, pb, box, leaf_of, root, tree_nodes):
+def _fit_forest(start, end, leaf, pts, box, leaf_of, root, tree_nodes, live):
     # Children have larger indices than parents, so a reverse sweep fits bottom-up.
     for g in range(len(root)):
         r0 = root[g]
         for local in range(tree_nodes[g] - 1, -1, -1):
             v = r0 + local
             if leaf[v]:
-                _fit_leaf(start, end, pa, pb, box, v)
+                _fit_leaf(start, end, pts, box, v, live)
                 for p in range(start[v], end[v]):
                     leaf_of[p] = v
             else:
-                c1, c2 = r0 + 2 * local + 1, r0 + 2 * local + 2
-                box[v, 0] = min(box[c1, 0], box[c2, 0])
-                box[v, 1] = max(box[c1, 1], box[c2, 1])
-                box[v, 2] = min(box[c1, 2], box[c2, 2])
-                box[v, 3] = max(box[c1, 3], box[c2, 3])
+                _merge(box, v, r0 + 2 * local + 1)
 
 
 @numba.njit(cache=True)
-def _fit_leaf(start, end, pa, pb, box, v):
-    lo_a, hi_a, lo_b, hi_b = np.inf, -np.inf, np.inf, -np.inf
+def _fit_leaf(start, end, pts, box, v, live):
+    for c in range(box.shape[1]):
+        box[v, c] = np.inf if c % 2 == 0 else -np.inf
     for p in range(start[v], end[v]):
-        if pb[p] < np.inf:
-            lo_a = min(lo_a, pa[p])
-            hi_a = max(hi_a, pa[p])
-            lo_b = min(lo_b, pb[p])
-            hi_b = max(hi_b, pb[p])
-    box[v, 0], box[v, 1], box[v, 2], box[v, 3] = lo_a, hi_a, lo_b, hi_b
+        if live < 0 or pts[p, live] < np.inf:
+            for a in range(pts.shape[1]):
+                box[v, 2 * a] = min(box[v, 2 * a], pts[p, a])
+                box[v, 2 * a + 1] = max(box[v, 2 * a + 1], pts[p, a])
+
+
+@numba.njit(cache=True, inline="always")
+def _merge(box, v, c1):
+    for a in range(box.shape[1] // 2):
+        box[v, 2 * a] = min(box[c1, 2 * a], box[c1 + 1, 2 * a])
+        box[v, 2 * a + 1] = max(box[c1, 2 * a + 1], box[c1 + 1, 2 * a + 1])
 
 
 @numba.njit(cache=True)
-def _merge_children(box, v):
-    c1, c2 = 2 * v + 1, 2 * v + 2
-    box[v, 0] = min(box[c1, 0], box[c2, 0])
-    box[v, 1] = max(box[c1, 1], box[c2, 1])
-    box[v, 2] = min(box[c1, 2], box[c2, 2])
-    box[v, 3] = max(box[c1, 3], box[c2, 3])
-
-
-@numba.njit(cache=True)
-def refit(start, end, pa, pb, box, leaf_of, pos):
+def refit(start, end, pts, box, leaf_of, pos, live):
     """Refit the boxes on the path from the leaf holding ``pos`` to the root."""
     v = leaf_of[pos]
-    _fit_leaf(start, end, pa, pb, box, v)
+    _fit_leaf(start, end, pts, box, v, live)
     while v > 0:
         v = (v - 1) // 2
-        _merge_children(box, v)
+        _merge(box, v, 2 * v + 1)
 
 
 def traversal(skip, take_whole, take_leaf, swap):
@@ -209,3 +218,214 @@ def never(box, v, s, e, query, state) -> bool:
 def keep_order(box, c1, c2, query) -> bool:
     """A ``swap`` for queries indifferent to the order of children."""
     return False
+
+
+# -- message boxes ------------------------------------------------------------------------
+# A message box q = (lo_0, hi_0, …, lo_{D-1}, hi_{D-1}) reaches lo < p <= hi on the
+# coordinates with lower_open and lo <= p < hi on the others. The kernels turn it once
+# into the closed box c = [c_lo, c_hi] per coordinate reaching the same points
+# (:func:`_closed`: ``lo < p`` is ``p >= nextafter(lo, inf)``, ``p < hi`` is
+# ``p <= nextafter(hi, -inf)``), so every node and point test is branch-free.
+# query = (c, pts) for the searches.
+
+
+@numba.njit(cache=True, inline="always")
+def reaches(c, pts, p) -> bool:
+    """Whether closed box ``c`` (:func:`_closed`) holds point ``pts[p]``."""
+    for a in range(pts.shape[1]):  # noqa: SIM110 - a loop numba compiles
+        if not (c[2 * a] <= pts[p, a] <= c[2 * a + 1]):
+            return False
+    return True
+
+
+def reaches_np(q, pts: np.ndarray, lower_open) -> np.ndarray:
+    """Which rows of ``pts`` message box ``q`` reaches (brute force, for checks)."""
+    q = np.asarray(q, np.float64)
+    ok = np.ones(len(pts), bool)
+    for a, open_ in enumerate(lower_open):
+        lo, hi, x = q[2 * a], q[2 * a + 1], pts[:, a]
+        ok &= ((lo < x) & (x <= hi)) if open_ else ((lo <= x) & (x < hi))
+    return ok
+
+
+@numba.njit(cache=True)
+def _closed(q, lower_open):
+    """The closed box reaching exactly the points message box ``q`` reaches (an empty
+    one, ``[inf, -inf]``, on a coordinate where ``q`` reaches nothing at all)."""
+    c = np.empty(len(q))
+    for a in range(len(lower_open)):
+        lo, hi = q[2 * a], q[2 * a + 1]
+        if lower_open[a]:
+            lo = np.nextafter(lo, np.inf) if lo < np.inf else np.inf
+            hi = hi if q[2 * a] < np.inf else -np.inf
+        else:
+            hi = np.nextafter(hi, -np.inf) if hi > -np.inf else -np.inf
+            lo = lo if q[2 * a + 1] > -np.inf else np.inf
+        c[2 * a], c[2 * a + 1] = lo, hi
+    return c
+
+
+@numba.njit(cache=True, inline="always")
+def _misses(box, v, c, state):
+    """Whether closed box ``c`` misses every point of node ``v``."""
+    for a in range(box.shape[1] // 2):
+        if not (box[v, 2 * a + 1] >= c[2 * a] and box[v, 2 * a] <= c[2 * a + 1]):
+            return True
+    return False
+
+
+@numba.njit(cache=True, inline="always")
+def _holds(box, v, c):
+    """Whether closed box ``c`` holds every point of node ``v``."""
+    for a in range(box.shape[1] // 2):
+        if not (box[v, 2 * a] >= c[2 * a] and box[v, 2 * a + 1] <= c[2 * a + 1]):
+            return False
+    return True
+
+
+# report: state = (out, n_out, pts); the caller makes room for every point of the tree
+
+
+@numba.njit(cache=True, inline="always")
+def _report_whole(box, v, s, e, query, state):
+    if e <= s or not _holds(box, v, query):
+        return e <= s
+    out, n_out = state[0], state[1]
+    n = n_out[0]
+    for p in range(s, e):
+        out[n] = p
+        n += 1
+    n_out[0] = n
+    return True
+
+
+@numba.njit(cache=True, inline="always")
+def _report_leaf(s, e, query, state):
+    out, n_out, pts = state
+    n = n_out[0]
+    for p in range(s, e):
+        if reaches(query, pts, p):
+            out[n] = p
+            n += 1
+    n_out[0] = n
+
+
+_report_search = traversal(_misses, _report_whole, _report_leaf, keep_order)
+
+
+@numba.njit(cache=True)
+def report_forest(start, end, leaf, box, pts, lower_open, qs, ptr, roots):
+    """For each message box ``qs[j]``, the positions of the points it reaches in the trees
+    rooted at ``roots[ptr[j]:ptr[j + 1]]``, as CSR ``(offsets, positions)``."""
+    m = qs.shape[0]
+    offsets = np.zeros(m + 1, np.int64)
+    out = np.empty(64, np.int64)
+    n_out = np.zeros(1, np.int64)
+    for j in range(m):
+        query = _closed(qs[j], lower_open)
+        for t in range(ptr[j], ptr[j + 1]):
+            root = roots[t]
+            need = n_out[0] + end[root] - start[root]  # at most every point of the tree
+            if need > len(out):
+                grown = np.empty(max(need, 2 * len(out)), np.int64)
+                grown[: n_out[0]] = out[: n_out[0]]
+                out = grown
+            _report_search(start, end, leaf, box, root, query, (out, n_out, pts))
+        offsets[j + 1] = n_out[0]
+    return offsets, out[: n_out[0]].copy()
+
+
+# snap: state = (acc, pts), acc = [count, min_0, max_0, …, min_{D-1}, max_{D-1}]
+
+
+@numba.njit(cache=True, inline="always")
+def _snap_whole(box, v, s, e, query, state):
+    if e <= s or not _holds(box, v, query):
+        return e <= s  # an empty node is done with
+    acc = state[0]
+    acc[0] += e - s
+    for c in range(box.shape[1]):
+        acc[1 + c] = min(acc[1 + c], box[v, c]) if c % 2 == 0 else max(acc[1 + c], box[v, c])
+    return True
+
+
+@numba.njit(cache=True, inline="always")
+def _snap_leaf(s, e, query, state):
+    acc, pts = state
+    for p in range(s, e):
+        if reaches(query, pts, p):
+            acc[0] += 1
+            for a in range(pts.shape[1]):
+                acc[1 + 2 * a] = min(acc[1 + 2 * a], pts[p, a])
+                acc[2 + 2 * a] = max(acc[2 + 2 * a], pts[p, a])
+
+
+_snap_search = traversal(_misses, _snap_whole, _snap_leaf, keep_order)
+
+
+@numba.njit(cache=True)
+def snap(start, end, leaf, box, pts, lower_open, q):
+    """``[count, min_0, max_0, …, min_{D-1}, max_{D-1}]`` of the points message box ``q``
+    reaches: their number and their smallest closed box (count 0: ``snap = ∅``)."""
+    acc = np.empty(1 + box.shape[1])
+    acc[0] = 0.0
+    acc[1::2] = np.inf
+    acc[2::2] = -np.inf
+    _snap_search(start, end, leaf, box, 0, _closed(q, lower_open), (acc, pts))
+    return acc
+
+
+@numba.njit(cache=True)
+def snap_many(start, end, leaf, box, pts, lower_open, qs):
+    """:func:`snap` of every row of ``qs``, one row each."""
+    out = np.empty((qs.shape[0], 1 + box.shape[1]))
+    for j in range(qs.shape[0]):
+        out[j] = snap(start, end, leaf, box, pts, lower_open, qs[j])
+    return out
+
+
+# report_upto: state = (out, n, limit, pts); n[0] = limit + 1 once more than limit found
+
+
+@numba.njit(cache=True, inline="always")
+def _upto_skip(box, v, query, state):
+    return state[1][0] > state[2] or _misses(box, v, query, state)
+
+
+@numba.njit(cache=True, inline="always")
+def _upto_add(p, state):
+    out, n, limit = state[0], state[1], state[2]
+    if n[0] < limit:
+        out[n[0]] = p
+        n[0] += 1
+    elif n[0] == limit:
+        n[0] = limit + 1
+
+
+@numba.njit(cache=True, inline="always")
+def _upto_whole(box, v, s, e, query, state):
+    if e <= s or not _holds(box, v, query):
+        return e <= s
+    for p in range(s, e):
+        _upto_add(p, state)
+    return True
+
+
+@numba.njit(cache=True, inline="always")
+def _upto_leaf(s, e, query, state):
+    for p in range(s, e):
+        if reaches(query, state[3], p):
+            _upto_add(p, state)
+
+
+_upto_search = traversal(_upto_skip, _upto_whole, _upto_leaf, keep_order)
+
+
+@numba.njit(cache=True)
+def report_upto(start, end, leaf, box, pts, lower_open, q, limit, out):
+    """Positions of the points message box ``q`` reaches, written to ``out[:count]``,
+    stopping once more than ``limit`` are found (then ``count`` is ``limit + 1`` and
+    ``out`` holds ``limit`` of them, the first found)."""
+    n = np.zeros(1, np.int64)
+    _upto_search(start, end, leaf, box, 0, _closed(q, lower_open), (out, n, limit, pts))
+    return n[0]

@@ -31,10 +31,10 @@ import numpy as np
 from cnsim.algorithms.range15d.paint import MESSAGE_BYTES, PaintDense15, PaintSparse15
 from cnsim.bench import provenance
 from cnsim.server.object_index_2d import ObjectIndex2D
-from cnsim.subscriptions.index_3d import SubscriptionIndex3D
+from cnsim.subscriptions.generators.datasets_15d import DATASETS, events, objects, subscriptions
+from cnsim.subscriptions.index import SubscriptionIndex3D
 
 KS = [1, 2, 5, 10, 15]
-DATASETS = ["DS#1", "DS#2", "DS#3"]
 # Seed 003 appendix D, Table VII (min queries per event) and Table VIII (snap calls).
 PAPER_TABLE_VII = {
     "paint-dense": [6.35, 11.31, 26.13, 50.48, 74.40],
@@ -47,43 +47,6 @@ PAPER_TABLE_VIII = {
     "paint-sparse DS#2": [4.08, 10.92, 51.44, 213.40, 561.45],
     "paint-sparse DS#3": [4.29, 12.28, 70.69, 360.45, 1022.86],
 }
-
-
-def objects(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """x1, x2, y of n uniform objects."""
-    return rng.random(n), rng.random(n), rng.random(n)
-
-
-def subscriptions(
-    dataset: str, m: int, x1: np.ndarray, rng: np.random.Generator, cover: dict | None = None
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """l1, r1, r2 of m subscriptions of ``dataset`` (DS#1, DS#2 or DS#3) over objects
-    with x1-values ``x1``; ``cover`` overrides the objects DS#2/DS#3 cover."""
-    cover = cover or {"DS#2": 1_000, "DS#3": 100}
-    if dataset == "DS#1":
-        a, b = rng.random(m), rng.random(m)
-        l, r = np.minimum(a, b), np.maximum(a, b)
-    elif dataset in cover:
-        xs = np.sort(x1)
-        l = rng.random(m)
-        first = np.searchsorted(xs, l, side="left")
-        r = xs[np.minimum(first + cover[dataset] - 1, len(xs) - 1)]
-        r = np.maximum(r, l)
-    else:
-        raise ValueError(f"unknown dataset {dataset!r}; allowed: {', '.join(DATASETS)}")
-    return l, r, rng.random(m)
-
-
-def events(y: np.ndarray, count: int, rng: np.random.Generator) -> list[tuple[int, float]]:
-    """Seed 003 §V's events: a uniformly chosen object's y is raised or lowered with
-    probability 1/2, the new y uniform on that side of the old one."""
-    y = np.array(y, np.float64)
-    out = []
-    for i, up, u in zip(rng.integers(0, len(y), count).tolist(), (rng.random(count) < 0.5).tolist(),
-                        rng.random(count).tolist(), strict=True):  # fmt: skip
-        y[i] = y[i] + u * (1.0 - y[i]) if up else u * y[i]
-        out.append((i, float(y[i])))
-    return out
 
 
 def measure(approach, events: list[tuple[int, float]]) -> dict:
@@ -111,7 +74,7 @@ def measure(approach, events: list[tuple[int, float]]) -> dict:
     return out
 
 
-def run_bench(quick: bool = False) -> dict:
+def run_bench(quick: bool = False, full: bool = False) -> dict:
     """Every (approach, dataset, k) on one object set and one event stream."""
     n, m = 10_000, (40_000 if quick else 400_000)
     events_n = 100 if quick else 500
@@ -149,7 +112,7 @@ def run_bench(quick: bool = False) -> dict:
                 row["snap"] = fig["calls_snap"] / PAPER_TABLE_VIII[paper][j]
             ratios[name][k] = row
     return {
-        **provenance("multidim", quick),
+        **provenance("multidim", quick, full),
         "objects": n,
         "subscriptions": m,
         "events": events_n,

@@ -90,7 +90,7 @@ class ObjectIndex(ObjectState):
             return
         self._py[pos] = y_new
         t = self._tree
-        kdtree.refit(t.start, t.end, self._px, self._py, t.box, t.leaf_of, pos)
+        kdtree.refit(t.start, t.end, self._pts, t.box, t.leaf_of, pos, 1)
         if not np.isfinite(y_new):
             self._free.append(pos)
         self._add_drift(1)
@@ -138,7 +138,7 @@ class ObjectIndex(ObjectState):
             self._pid[pos], self._pos_of[i] = i, pos
             self._px[pos], self._py[pos] = self._x[i], self._y[i]
             t = self._tree
-            kdtree.refit(t.start, t.end, self._px, self._py, t.box, t.leaf_of, pos)
+            kdtree.refit(t.start, t.end, self._pts, t.box, t.leaf_of, pos, 1)
             self._add_drift(max(1, len(self._pid) // 64))
             return
         self._rebuild()
@@ -159,10 +159,10 @@ class ObjectIndex(ObjectState):
         all_ids = np.concatenate([ids, np.full(n_spare, -1, np.int64)])
         a = np.concatenate([self.x[ids], spare_x])
         b = np.concatenate([self.y[ids], np.full(n_spare, np.inf)])
-        self._tree = kdtree.build(a, b)
+        self._tree = kdtree.build(np.stack([a, b], axis=1), live=1)  # dead: y = inf
         self._pid = all_ids[self._tree.perm]
-        self._px = a[self._tree.perm]
-        self._py = b[self._tree.perm]
+        self._pts = np.asfortranarray(self._tree.pts)  # px, py: its contiguous columns
+        self._px, self._py = self._pts[:, 0], self._pts[:, 1]
         if not hasattr(self, "_pos_of") or len(self._pos_of) < len(self._x):
             self._pos_of = np.full(len(self._x), -1, np.int64)
         self._pos_of[:] = -1
@@ -245,17 +245,26 @@ def _first_k_leaf(start, end, q, state):
     for p in range(start, end):
         u = s * px[p]
         below = py[p] < y0 or (py[p] == y0 < np.inf and pid[p] < id0)
-        count = n[0]
-        if below and u < u0 and (count < k or u > best_u[count - 1]):
-            j = count if count < k else k - 1
-            while j > 0 and best_u[j - 1] < u:
-                best_u[j] = best_u[j - 1]
-                best_p[j] = best_p[j - 1]
-                j -= 1
-            best_u[j] = u
-            best_p[j] = p
-            if count < k:
-                n[0] += 1
+        if below and u < u0:
+            meet(best_u, best_p, n, k, u, p)
+
+
+@numba.njit(cache=True, inline="always")
+def meet(best_u, best_p, n, k, u, p):
+    """Keep position ``p`` at ``u`` if it is among the ``k`` largest u met so far
+    (``best_u[:n[0]]``, largest first, and their positions ``best_p``)."""
+    count = n[0]
+    if count == k and u <= best_u[k - 1]:
+        return
+    j = count if count < k else k - 1
+    while j > 0 and best_u[j - 1] < u:
+        best_u[j] = best_u[j - 1]
+        best_p[j] = best_p[j - 1]
+        j -= 1
+    best_u[j] = u
+    best_p[j] = p
+    if count < k:
+        n[0] += 1
 
 
 @numba.njit(cache=True, inline="always")

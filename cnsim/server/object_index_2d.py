@@ -41,9 +41,11 @@ import numpy as np
 
 from cnsim import kdtree
 from cnsim.errors import InputError
+from cnsim.server.object_index import ObjectState, _first_k_swap, meet
 
 WEST = -1
 EAST = +1
+NO_ID = 2**62  # (inf, NO_ID): above every live object in the order of (y, id)
 
 
 @dataclass
@@ -72,8 +74,9 @@ class CallCounter2D:
         }
 
 
-class ObjectIndex2D:
-    """Objects ``(x1, x2, y)`` indexed for ``first_k``, ``min_y`` and ``min_x2``."""
+class ObjectIndex2D(ObjectState):
+    """Objects ``(x1, x2, y)`` indexed for ``first_k``, ``min_y`` and ``min_x2`` (``x`` and
+    ``x1`` are the same: an object's x1)."""
 
     def __init__(
         self, x1: np.ndarray, x2: np.ndarray, y: np.ndarray, counter: CallCounter2D | None = None
@@ -90,27 +93,19 @@ class ObjectIndex2D:
             raise InputError("objects: x1 and x2 must be finite")
         self.counter = counter if counter is not None else CallCounter2D()
         # by id, with room to grow (inserts); x1, x2, y are the views of the ids in use
-        self._x1, self._x2, self._y = x1.copy(), x2.copy(), y.copy()
+        self._x, self._x2, self._y = x1.copy(), x2.copy(), y.copy()
         self.n_ids = len(y)
         self._rebuild()
 
     def __len__(self) -> int:
         return self.n_ids
 
-    @property
-    def x1(self) -> np.ndarray:
-        """x1 of every object id (a view; do not modify)."""
-        return self._x1[: self.n_ids]
+    x1 = ObjectState.x
 
     @property
     def x2(self) -> np.ndarray:
         """x2 of every object id (a view; do not modify)."""
         return self._x2[: self.n_ids]
-
-    @property
-    def y(self) -> np.ndarray:
-        """y of every object id, ``inf`` for absent ones (a view)."""
-        return self._y[: self.n_ids]
 
     def _rebuild(self) -> None:
         # Every id (absent ones too) plus spare dead points at the positions of objects
@@ -121,18 +116,16 @@ class ObjectIndex2D:
         sa = self.x1[src] if n else np.zeros(n_spare)
         sb = self.x2[src] if n else np.zeros(n_spare)
         a, b = np.concatenate([self.x1, sa]), np.concatenate([self.x2, sb])
-        t = kdtree.build(a, b)
-        self._t = t
-        self._pa = a[t.perm]
-        self._pb = b[t.perm]
-        self._py = np.concatenate([self.y, np.full(n_spare, np.inf)])[t.perm]
+        y = np.concatenate([self.y, np.full(n_spare, np.inf)])
+        t = kdtree.build(np.stack([a, b, y], axis=1), split=2, live=2)  # dead: y = inf
+        self._t, self._box = t, t.box
+        self._pts = np.asfortranarray(t.pts)  # pa, pb, py: its contiguous columns
+        self._pa, self._pb, self._py = self._pts[:, 0], self._pts[:, 1], self._pts[:, 2]
         self._pid = np.concatenate([np.arange(n), np.full(n_spare, -1, np.int64)])[t.perm]
         self._pos_of = np.full(len(self._y), -1, np.int64)
         used = self._pid >= 0
         self._pos_of[self._pid[used]] = np.flatnonzero(used)
         self._free = np.flatnonzero(~used)
-        self._box = np.empty((t.n_nodes, 6), np.float64)
-        _fit_all3(t.start, t.end, t.leaf, self._pa, self._pb, self._py, self._box)
 
     # -- updates ----------------------------------------------------------------------------
     def update(self, i: int, y_new: float) -> None:
@@ -145,7 +138,7 @@ class ObjectIndex2D:
         pos = self._pos_of[i]
         self._py[pos] = y_new
         t = self._t
-        _refit3(t.start, t.end, self._pa, self._pb, self._py, self._box, t.leaf_of[pos])
+        kdtree.refit(t.start, t.end, self._pts, self._box, t.leaf_of, pos, 2)
 
     def insert(self, x1: float, x2: float, y: float) -> int:
         """Add an object at ``(x1, x2)`` and return its id (the next one)."""
@@ -154,11 +147,11 @@ class ObjectIndex2D:
         i = self.n_ids
         if i == len(self._y):  # room for more ids: double
             grow = max(16, i)
-            self._x1 = np.concatenate([self._x1, np.zeros(grow)])
+            self._x = np.concatenate([self._x, np.zeros(grow)])
             self._x2 = np.concatenate([self._x2, np.zeros(grow)])
             self._y = np.concatenate([self._y, np.full(grow, np.inf)])
             self._pos_of = np.concatenate([self._pos_of, np.full(grow, -1, np.int64)])
-        self._x1[i], self._x2[i], self._y[i] = x1, x2, np.inf
+        self._x[i], self._x2[i], self._y[i] = x1, x2, np.inf
         self.n_ids = i + 1
         if len(self._free):
             # the spare nearest (x1, x2): its leaf holds points like it, so the boxes the
@@ -183,69 +176,26 @@ class ObjectIndex2D:
         self.counter.first_k += 1
         t = self._t
         s = 1.0 if direction == WEST else -1.0
-        pos = _first_k3(t.start, t.end, t.leaf, self._box, self._pa, self._pb, self._py,
-                        self._pid, s, a0, b0, y0, id0, k)  # fmt: skip
+        pos = _first_k(t.start, t.end, t.leaf, self._box, self._pts, self._pid,
+                       s, a0, b0, y0, id0, k)  # fmt: skip
         return self._pa[pos]
 
     def min_y(self, a_lo: float, a_hi: float, b_lo: float, b_hi: float, y0: float, id0: int) -> int:
         """Id of the object in ``[a_lo, a_hi] × [b_lo, b_hi]`` lowest above ``(y0, id0)``
         in the order of (y, id), or -1."""
         self.counter.min_y += 1
-        t = self._t
-        pos = _min_y3(t.start, t.end, t.leaf, self._box, self._pa, self._pb, self._py,
-                      self._pid, a_lo, a_hi, b_lo, b_hi, y0, id0)  # fmt: skip
-        return int(self._pid[pos]) if pos >= 0 else -1
+        return self._lowest(2, (a_lo, a_hi, b_lo, b_hi, np.inf, NO_ID, y0, id0))
 
     def min_x2(self, a_lo: float, a_hi: float, b0: float, bid0: int, y0: float, id0: int) -> int:
         """Id of the object with ``a_lo <= x1 <= a_hi`` below ``(y0, id0)`` first after
         ``(b0, bid0)`` in the order of (x2, id), or -1."""
         self.counter.min_x2 += 1
+        return self._lowest(1, (a_lo, a_hi, -np.inf, np.inf, y0, id0, b0, bid0))
+
+    def _lowest(self, c: int, query: tuple) -> int:
         t = self._t
-        pos = _min_x2(t.start, t.end, t.leaf, self._box, self._pa, self._pb, self._py,
-                      self._pid, a_lo, a_hi, b0, bid0, y0, id0)  # fmt: skip
+        pos = _lowest(t.start, t.end, t.leaf, self._box, self._pts, self._pid, c, *query)
         return int(self._pid[pos]) if pos >= 0 else -1
-
-
-# -- boxes: (min x1, max x1, min x2, max x2, min y, max y) over live points (y < inf) ------
-
-
-@numba.njit(cache=True)
-def _fit_leaf3(start, end, pa, pb, py, box, v):
-    b = np.array([np.inf, -np.inf, np.inf, -np.inf, np.inf, -np.inf])
-    for p in range(start[v], end[v]):
-        if py[p] < np.inf:
-            b[0] = min(b[0], pa[p])
-            b[1] = max(b[1], pa[p])
-            b[2] = min(b[2], pb[p])
-            b[3] = max(b[3], pb[p])
-            b[4] = min(b[4], py[p])
-            b[5] = max(b[5], py[p])
-    box[v, :] = b
-
-
-@numba.njit(cache=True)
-def _merge3(box, v):
-    c1, c2 = 2 * v + 1, 2 * v + 2
-    for d in range(3):
-        box[v, 2 * d] = min(box[c1, 2 * d], box[c2, 2 * d])
-        box[v, 2 * d + 1] = max(box[c1, 2 * d + 1], box[c2, 2 * d + 1])
-
-
-@numba.njit(cache=True)
-def _fit_all3(start, end, leaf, pa, pb, py, box):
-    for v in range(len(start) - 1, -1, -1):
-        if leaf[v]:
-            _fit_leaf3(start, end, pa, pb, py, box, v)
-        else:
-            _merge3(box, v)
-
-
-@numba.njit(cache=True)
-def _refit3(start, end, pa, pb, py, box, v):
-    _fit_leaf3(start, end, pa, pb, py, box, v)
-    while v > 0:
-        v = (v - 1) // 2
-        _merge3(box, v)
 
 
 @numba.njit(cache=True, inline="always")
@@ -253,123 +203,88 @@ def _lt(ya, ia, yb, ib):
     return ya < yb or (ya == yb and ia < ib)
 
 
-# Plain stack searches: the queries are small and each has its own pruning rule.
+# -- first_k: query = (s, u0, b0, y0, id0, k), state = (best_u, best_p, n, pts, pid) -------
+# u = s * x1: west (s = +1) wants the largest u <= u0, east (s = -1) the largest u < u0.
+
+
+@numba.njit(cache=True, inline="always")
+def _first_k_skip(box, v, q, state):
+    s, u0, b0, y0, k = q[0], q[1], q[2], q[3], q[5]
+    u_lo = min(s * box[v, 0], s * box[v, 1])
+    u_hi = max(s * box[v, 0], s * box[v, 1])
+    past = u_lo > u0 if s > 0 else u_lo >= u0
+    full = state[2][0] == k and u_hi <= state[0][k - 1]
+    return box[v, 4] > y0 or box[v, 2] > b0 or past or full
+
+
+@numba.njit(cache=True, inline="always")
+def _first_k_leaf(start, end, q, state):
+    s, u0, b0, y0, id0, k = q
+    best_u, best_p, n, pts, pid = state
+    for p in range(start, end):
+        u = s * pts[p, 0]
+        inside = u <= u0 if s > 0 else u < u0
+        if not inside or pts[p, 1] > b0 or pts[p, 2] == np.inf:
+            continue
+        if _lt(pts[p, 2], pid[p], y0, id0):
+            meet(best_u, best_p, n, k, u, p)
+
+
+_first_k_search = kdtree.traversal(_first_k_skip, kdtree.never, _first_k_leaf, _first_k_swap)
 
 
 @numba.njit(cache=True)
-def _first_k3(start, end, leaf, box, pa, pb, py, pid, s, a0, b0, y0, id0, k):
-    # u = s * x1: west (s = +1) wants the largest u <= u0, east (s = -1) the largest u < u0.
-    u0 = s * a0
+def _first_k(start, end, leaf, box, pts, pid, s, a0, b0, y0, id0, k):
     best_u = np.empty(max(k, 1), np.float64)
     best_p = np.empty(max(k, 1), np.int64)
-    n = 0
-    if k <= 0:
-        return best_p[:0].copy()
-    stack = np.empty(kdtree.STACK, np.int64)
-    stack[0] = 0
-    sp = 1
-    while sp > 0:
-        sp -= 1
-        v = stack[sp]
-        if box[v, 4] > y0 or box[v, 2] > b0 or end[v] <= start[v]:
+    n = np.zeros(1, np.int64)
+    if k > 0:
+        query, state = (s, s * a0, b0, y0, id0, k), (best_u, best_p, n, pts, pid)
+        _first_k_search(start, end, leaf, box, 0, query, state)
+    return best_p[: n[0]].copy()
+
+
+# -- min_y and min_x2: the object lowest in the order of (key, id), key = x2 (c = 1) or
+# y (c = 2), after (key0, kid0), with x1 in [a_lo, a_hi], x2 in [b_lo, b_hi] and (y, id)
+# below (y1, id1). query = (c, a_lo, a_hi, b_lo, b_hi, y1, id1, key0, kid0),
+# state = (best, at, pts, pid): best key, [its id, its position].
+
+
+@numba.njit(cache=True, inline="always")
+def _lowest_skip(box, v, q, state):
+    c, a_lo, a_hi, b_lo, b_hi, y1 = q[0], q[1], q[2], q[3], q[4], q[5]
+    key0, best = q[7], state[0][0]
+    if box[v, 1] < a_lo or box[v, 0] > a_hi or box[v, 3] < b_lo or box[v, 2] > b_hi:
+        return True
+    return box[v, 4] > y1 or box[v, 2 * c + 1] < key0 or box[v, 2 * c] > best
+
+
+@numba.njit(cache=True, inline="always")
+def _lowest_leaf(start, end, q, state):
+    c, a_lo, a_hi, b_lo, b_hi, y1, id1, key0, kid0 = q
+    best, at, pts, pid = state
+    for p in range(start, end):
+        if pts[p, 2] == np.inf or not (a_lo <= pts[p, 0] <= a_hi and b_lo <= pts[p, 1] <= b_hi):
             continue
-        u_lo = min(s * box[v, 0], s * box[v, 1])
-        u_hi = max(s * box[v, 0], s * box[v, 1])
-        if (s > 0 and u_lo > u0) or (s < 0 and u_lo >= u0):
+        key = pts[p, c]
+        if not _lt(pts[p, 2], pid[p], y1, id1) or not _lt(key0, kid0, key, pid[p]):
             continue
-        if n == k and u_hi <= best_u[k - 1]:
-            continue
-        if leaf[v]:
-            for p in range(start[v], end[v]):
-                u = s * pa[p]
-                inside = u <= u0 if s > 0 else u < u0
-                if not inside or pb[p] > b0 or py[p] == np.inf:
-                    continue
-                if not _lt(py[p], pid[p], y0, id0):
-                    continue
-                if n == k and u <= best_u[k - 1]:
-                    continue
-                j = n if n < k else k - 1
-                while j > 0 and best_u[j - 1] < u:
-                    best_u[j] = best_u[j - 1]
-                    best_p[j] = best_p[j - 1]
-                    j -= 1
-                best_u[j] = u
-                best_p[j] = p
-                if n < k:
-                    n += 1
-            continue
-        c1, c2 = 2 * v + 1, 2 * v + 2
-        # search first the child reaching closer to u0
-        if max(s * box[c1, 0], s * box[c1, 1]) > max(s * box[c2, 0], s * box[c2, 1]):
-            c1, c2 = c2, c1
-        stack[sp] = c1
-        stack[sp + 1] = c2
-        sp += 2
-    return best_p[:n].copy()
+        if at[1] < 0 or _lt(key, pid[p], best[0], at[0]):
+            best[0], at[0], at[1] = key, pid[p], p
+
+
+@numba.njit(cache=True, inline="always")
+def _lowest_swap(box, c1, c2, q):
+    c = q[0]
+    return box[c1, 2 * c] < box[c2, 2 * c]  # search first the child reaching lower
+
+
+_lowest_search = kdtree.traversal(_lowest_skip, kdtree.never, _lowest_leaf, _lowest_swap)
 
 
 @numba.njit(cache=True)
-def _min_y3(start, end, leaf, box, pa, pb, py, pid, a_lo, a_hi, b_lo, b_hi, y0, id0):
-    best_y = np.inf
-    best_i = -1
-    best_p = -1
-    stack = np.empty(kdtree.STACK, np.int64)
-    stack[0] = 0
-    sp = 1
-    while sp > 0:
-        sp -= 1
-        v = stack[sp]
-        if end[v] <= start[v] or box[v, 1] < a_lo or box[v, 0] > a_hi:
-            continue
-        if box[v, 3] < b_lo or box[v, 2] > b_hi or box[v, 5] < y0 or box[v, 4] > best_y:
-            continue
-        if leaf[v]:
-            for p in range(start[v], end[v]):
-                yp = py[p]
-                if yp == np.inf or not (a_lo <= pa[p] <= a_hi and b_lo <= pb[p] <= b_hi):
-                    continue
-                if _lt(y0, id0, yp, pid[p]) and (best_p < 0 or _lt(yp, pid[p], best_y, best_i)):
-                    best_y, best_i, best_p = yp, pid[p], p
-            continue
-        c1, c2 = 2 * v + 1, 2 * v + 2
-        if box[c1, 4] < box[c2, 4]:  # search first the child reaching lower
-            c1, c2 = c2, c1
-        stack[sp] = c1
-        stack[sp + 1] = c2
-        sp += 2
-    return best_p
-
-
-@numba.njit(cache=True)
-def _min_x2(start, end, leaf, box, pa, pb, py, pid, a_lo, a_hi, b0, bid0, y0, id0):
-    best_b = np.inf
-    best_i = -1
-    best_p = -1
-    stack = np.empty(kdtree.STACK, np.int64)
-    stack[0] = 0
-    sp = 1
-    while sp > 0:
-        sp -= 1
-        v = stack[sp]
-        if end[v] <= start[v] or box[v, 1] < a_lo or box[v, 0] > a_hi:
-            continue
-        if box[v, 3] < b0 or box[v, 2] > best_b or box[v, 4] > y0:
-            continue
-        if leaf[v]:
-            for p in range(start[v], end[v]):
-                yp = py[p]
-                if yp == np.inf or not (a_lo <= pa[p] <= a_hi):
-                    continue
-                if not _lt(yp, pid[p], y0, id0) or not _lt(b0, bid0, pb[p], pid[p]):
-                    continue
-                if best_p < 0 or _lt(pb[p], pid[p], best_b, best_i):
-                    best_b, best_i, best_p = pb[p], pid[p], p
-            continue
-        c1, c2 = 2 * v + 1, 2 * v + 2
-        if box[c1, 2] < box[c2, 2]:  # search first the child reaching lower in x2
-            c1, c2 = c2, c1
-        stack[sp] = c1
-        stack[sp + 1] = c2
-        sp += 2
-    return best_p
+def _lowest(start, end, leaf, box, pts, pid, c, a_lo, a_hi, b_lo, b_hi, y1, id1, key0, kid0):
+    best, at = np.array([np.inf]), np.array([-1, -1], np.int64)
+    query = (c, a_lo, a_hi, b_lo, b_hi, y1, id1, key0, kid0)
+    _lowest_search(start, end, leaf, box, 0, query, (best, at, pts, pid))
+    return at[1]

@@ -26,7 +26,7 @@ import numpy as np
 from cnsim.algorithms.range15d.paint import PaintDense15, PaintSparse15
 from cnsim.server.object_index_2d import ObjectIndex2D
 from cnsim.simulations.oracle import true_top_k
-from cnsim.subscriptions.index_3d import SubscriptionIndex3D
+from cnsim.subscriptions.index import SubscriptionIndex3D
 from cnsim.subscriptions.kinds.range15d import attribute_boxes, attribute_points
 from cnsim.subscriptions.lists import TopKLists
 

@@ -23,7 +23,7 @@ import numpy as np
 from cnsim.algorithms.boxes.paint import PaintDenseBoxes, PaintSparseBoxes
 from cnsim.server.object_index_d import ObjectIndexD
 from cnsim.simulations.verify_15d import Report15, verify_events  # the same checks
-from cnsim.subscriptions.index_box import SubscriptionIndexBox
+from cnsim.subscriptions.space_boxes import BoxSubscriptions
 
 
 def verify_boxes(
@@ -40,7 +40,7 @@ def verify_boxes(
     x = np.asarray(x, np.float64).reshape(len(y), -1)
     l = np.asarray(l, np.float64).reshape(-1, x.shape[1])
     r = np.asarray(r, np.float64).reshape(-1, x.shape[1])
-    subs = SubscriptionIndexBox(l, r)
+    subs = BoxSubscriptions(l, r)
     approaches = {
         "paint-dense": PaintDenseBoxes(ObjectIndexD(x, y), k),
         "paint-sparse": PaintSparseBoxes(ObjectIndexD(x, y), subs, k),

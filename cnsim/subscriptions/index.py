@@ -1,167 +1,112 @@
-"""Index over the subscription points ``(l, r)`` of the subscription space S.
+"""Index over the subscription points of the subscription space S, of every kind.
 
-It answers, as searches of the k-d tree skeleton (:func:`cnsim.kdtree.traversal`), the
-two questions the CN and Paint-Sparse ask (seed 003 §II-A, §II-B):
-*rectangle reporting* — which subscriptions a message reaches — and ``snap`` — the
-smallest rectangle holding all subscriptions inside a rectangle.
+A subscription is a point of S = R^D (1-d ranges ``[l, r]``: ``(l, r)``, D = 2, seed
+003 §II-A; 1.5-d ranges ``[l1, r1] × (−∞, r2]``: ``(l1, r1, r2)``, D = 3, appendix D;
+d-dimensional boxes: ``(l_1, r_1, …, l_d, r_d)``, D = 2d, §IV-C, the subclass
+:class:`cnsim.subscriptions.space_boxes.BoxSubscriptions`). A message box is a pair
+``(lo, hi)`` per coordinate, reaching ``lo < p <= hi`` on the coordinates with
+``lower_open`` and ``lo <= p < hi`` on the others — for 1-d the CN rectangle
+``(lO, lI, rI, rO)``, ``lO < l <= lI`` and ``rI <= r < rO`` (:mod:`cnsim.subscriptions.space`);
+for 1.5-d ``(lO, lI, rI, rO, vI, vO)`` adds ``vI <= r2 < vO`` (the paper's "extra side
+ranging from x_min^(2) to x_max^(2)", Algorithm 8).
 
-Rectangles are CN message rectangles ``(lO, lI, rI, rO)``: a subscription ``(l, r)``
-is inside iff ``lO < l <= lI`` and ``rI <= r < rO`` (``[lI, rI] ⊆ σ ⊆ (lO, rO)``).
+The index is a static k-d tree over the points (:func:`cnsim.kdtree.build`, splits
+cycling through the D coordinates at the median) answering, with the kernels of
+:mod:`cnsim.kdtree`, *box reporting* — which subscriptions a message reaches — and
+``snap`` — how many subscriptions a box holds and the smallest closed box holding
+them (``snap = ∅`` when none), the questions the CN and Paint-Sparse ask (§II-A, §II-B).
 """
 
 from __future__ import annotations
 
-import numba
+import math
+
 import numpy as np
 
 from cnsim import kdtree
-from cnsim.subscriptions.space import holds_box, misses_box, reaches
+
+RANGE = (True, False)  # (l, r): lO < l <= lI, rI <= r < rO
+RANGE_15D = (True, False, False)  # (l1, r1, r2): and vI <= r2 < vO
 
 
 class SubscriptionIndex:
-    """A static k-d tree over the subscription points (callers count their snaps)."""
+    """A static k-d tree over the subscription points, given as the D columns of S
+    (callers count their snaps)."""
 
-    def __init__(self, l: np.ndarray, r: np.ndarray):
-        self.l = np.ascontiguousarray(l, np.float64)
-        self.r = np.ascontiguousarray(r, np.float64)
-        self._tree = kdtree.build(self.l, self.r)
-        self._tree.leaf_of = np.empty(0, np.int64)  # static points: no refit, no leaf_of
-        self._pl = self.l[self._tree.perm]
-        self._pr = self.r[self._tree.perm]
+    def __init__(self, *columns: np.ndarray, lower_open=RANGE):
+        self.points = tuple(np.ascontiguousarray(c, np.float64) for c in columns)
+        self.lower_open = np.array(lower_open, np.bool_)
+        self.pts = np.stack(self.points, axis=1)  # (m, D)
+        self._t = kdtree.build(self.pts)
+        self.l, self.r = self.points[:2]  # the range's ends (boxes: l_t and r_t, (m, d))
 
     def __len__(self) -> int:
-        return len(self.l)
+        return len(self.pts)
 
     @property
-    def points(self) -> tuple[np.ndarray, np.ndarray]:
-        """The subscription points' coordinates ``(l, r)``."""
-        return self.l, self.r
+    def dims(self) -> int:
+        """Dimensions D of S."""
+        return len(self.lower_open)
 
     @property
     def order(self) -> np.ndarray:
         """The subscription at every position of the index (leaf by leaf)."""
-        return self._tree.perm
+        return self._t.perm
 
-    def report(self, rects: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Subscriptions inside each rectangle of ``rects`` (shape (M, 4)), as CSR
-        ``(offsets, ids)``: message ``j`` reaches ``ids[offsets[j]:offsets[j + 1]]``."""
-        offsets, pos = self.report_positions(rects)
-        return offsets, self._tree.perm[pos]
+    perm = order
 
-    def report_positions(self, rects: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def report(self, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Subscriptions inside each message box (shape (M, 2D)), as CSR ``(offsets,
+        ids)``: message ``j`` reaches ``ids[offsets[j]:offsets[j + 1]]``."""
+        offsets, pos = self.report_positions(boxes)
+        return offsets, self._t.perm[pos]
+
+    def report_positions(self, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """As :meth:`report`, with index positions (``order[pos]`` are the ids)."""
-        t = self._tree
-        rects = np.ascontiguousarray(rects, np.float64).reshape(-1, 4)
-        ptr = np.arange(len(rects) + 1, dtype=np.int64)
-        roots = np.zeros(len(rects), np.int64)  # one tree, rooted at node 0, per message
-        return report_forest(t.start, t.end, t.leaf, t.box, self._pl, self._pr,
-                             rects, ptr, roots)  # fmt: skip
+        t = self._t
+        boxes = np.ascontiguousarray(boxes, np.float64).reshape(-1, 2 * self.dims)
+        ptr = np.arange(len(boxes) + 1, dtype=np.int64)
+        roots = np.zeros(len(boxes), np.int64)  # one tree, rooted at node 0, per message
+        return kdtree.report_forest(t.start, t.end, t.leaf, t.box, t.pts, self.lower_open,
+                                    boxes, ptr, roots)  # fmt: skip
 
-    def snap(self, rect) -> tuple[int, float, float, float, float]:
-        """``(count, l_min, l_max, r_min, r_max)`` of the subscriptions inside ``rect``;
-        count 0 means the empty rectangle (seed 003's ``snap(G) = ∅``)."""
-        t = self._tree
-        lo_l, li, ri, ro = rect
-        return _snap(t.start, t.end, t.leaf, t.box, self._pl, self._pr, lo_l, li, ri, ro)
+    def snap(self, box) -> tuple:
+        """``(count, min_0, max_0, …)`` of the subscriptions inside ``box`` (1-d:
+        ``(count, l_min, l_max, r_min, r_max)``); count 0 means the empty box
+        (seed 003's ``snap(G) = ∅``)."""
+        t = self._t
+        q = np.ascontiguousarray(box, np.float64)
+        acc = kdtree.snap(t.start, t.end, t.leaf, t.box, t.pts, self.lower_open, q)
+        return (int(acc[0]), *acc[1:].tolist())
 
     def nbytes(self) -> int:
         """Bytes of the index (points, permutation and nodes)."""
-        t = self._tree
-        arrays = (self.l, self.r, self._pl, self._pr, t.perm, t.start, t.end, t.box, t.leaf)
-        return sum(a.nbytes for a in (*arrays, t.leaf_of))
+        t = self._t
+        arrays = (*self.points, self.pts, t.pts, t.perm, t.start, t.end, t.box, t.leaf, t.leaf_of)
+        return sum(a.nbytes for a in arrays)
 
 
-# -- rectangle reporting: state = (out, n_out, pl, pr); query = (lO, lI, rI, rO) -------------
+class SubscriptionIndex3D(SubscriptionIndex):
+    """The index of 1.5-d range subscriptions, points ``(l1, r1, r2)`` (appendix D)."""
+
+    def __init__(self, l: np.ndarray, r: np.ndarray, v: np.ndarray):
+        super().__init__(l, r, v, lower_open=RANGE_15D)
+        self.v = self.points[2]  # r2, the end of the half-open side
 
 
-@numba.njit(cache=True, inline="always")
-def _misses(box, v, q, state):
-    return misses_box(q[0], q[1], q[2], q[3], box[v, 0], box[v, 1], box[v, 2], box[v, 3])
+def closed_box(lows, highs, lower_open) -> tuple:
+    """The message box reaching exactly the points of the closed box ``[lows, highs]``
+    of S (per coordinate: ``(lo, hi)`` with ``lo < p <= hi`` where ``lower_open``,
+    ``lo <= p < hi`` elsewhere)."""
+    out = []
+    for lo, hi, open_ in zip(lows, highs, lower_open, strict=True):
+        if open_:
+            out += [math.nextafter(float(lo), -math.inf), float(hi)]
+        else:
+            out += [float(lo), math.nextafter(float(hi), math.inf)]
+    return tuple(out)
 
 
-@numba.njit(cache=True, inline="always")
-def _holds(box, v, q):
-    return holds_box(q[0], q[1], q[2], q[3], box[v, 0], box[v, 1], box[v, 2], box[v, 3])
-
-
-@numba.njit(cache=True, inline="always")
-def _report_whole(box, v, s, e, q, state):
-    if not _holds(box, v, q):
-        return False
-    out, n_out = state[0], state[1]
-    for p in range(s, e):
-        out[n_out[0]] = p
-        n_out[0] += 1
-    return True
-
-
-@numba.njit(cache=True, inline="always")
-def _report_leaf(s, e, q, state):
-    out, n_out, pl, pr = state
-    for p in range(s, e):
-        if reaches(q[0], q[1], q[2], q[3], pl[p], pr[p]):
-            out[n_out[0]] = p
-            n_out[0] += 1
-
-
-_report_search = kdtree.traversal(_misses, _report_whole, _report_leaf, kdtree.keep_order)
-
-
-@numba.njit(cache=True)
-def report_forest(start, end, leaf, box, pl, pr, rects, ptr, roots):
-    """For each rectangle ``j``, the positions of the points inside it in the trees
-    rooted at ``roots[ptr[j]:ptr[j + 1]]``, as CSR ``(offsets, positions)``."""
-    m = rects.shape[0]
-    offsets = np.zeros(m + 1, np.int64)
-    out = np.empty(64, np.int64)
-    n_out = np.zeros(1, np.int64)
-    for j in range(m):
-        q = (rects[j, 0], rects[j, 1], rects[j, 2], rects[j, 3])
-        for t in range(ptr[j], ptr[j + 1]):
-            root = roots[t]
-            need = n_out[0] + end[root] - start[root]  # at most every point of the tree
-            if need > len(out):
-                grown = np.empty(max(need, 2 * len(out)), np.int64)
-                grown[: n_out[0]] = out[: n_out[0]]
-                out = grown
-            _report_search(start, end, leaf, box, root, q, (out, n_out, pl, pr))
-        offsets[j + 1] = n_out[0]
-    return offsets, out[: n_out[0]].copy()
-
-
-# -- snap: state = (acc, pl, pr), acc = [count, l_min, l_max, r_min, r_max] ---------------
-
-
-@numba.njit(cache=True, inline="always")
-def _grow(acc, count, l_min, l_max, r_min, r_max):
-    acc[0] += count
-    acc[1] = min(acc[1], l_min)
-    acc[2] = max(acc[2], l_max)
-    acc[3] = min(acc[3], r_min)
-    acc[4] = max(acc[4], r_max)
-
-
-@numba.njit(cache=True, inline="always")
-def _snap_whole(box, v, s, e, q, state):
-    if e <= s or not _holds(box, v, q):
-        return e <= s  # an empty node is done with
-    _grow(state[0], e - s, box[v, 0], box[v, 1], box[v, 2], box[v, 3])
-    return True
-
-
-@numba.njit(cache=True, inline="always")
-def _snap_leaf(s, e, q, state):
-    acc, pl, pr = state
-    for p in range(s, e):
-        if reaches(q[0], q[1], q[2], q[3], pl[p], pr[p]):
-            _grow(acc, 1, pl[p], pl[p], pr[p], pr[p])
-
-
-_snap_search = kdtree.traversal(_misses, _snap_whole, _snap_leaf, kdtree.keep_order)
-
-
-@numba.njit(cache=True)
-def _snap(start, end, leaf, box, pl, pr, lo_l, li, ri, ro):
-    acc = np.array([0.0, np.inf, -np.inf, np.inf, -np.inf])
-    _snap_search(start, end, leaf, box, 0, (lo_l, li, ri, ro), (acc, pl, pr))
-    return int(acc[0]), acc[1], acc[2], acc[3], acc[4]
+def closed_box_15d(l_min, l_max, r_min, r_max, v_min, v_max) -> tuple:
+    """:func:`closed_box` of 1.5-d ranges, from :meth:`SubscriptionIndex.snap`'s bounds."""
+    return closed_box((l_min, r_min, v_min), (l_max, r_max, v_max), RANGE_15D)

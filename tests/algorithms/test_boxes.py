@@ -15,7 +15,7 @@ from cnsim.algorithms.boxes.paint import PaintDenseBoxes, PaintSparseBoxes
 from cnsim.errors import InputError
 from cnsim.server.object_index_d import ObjectIndexD
 from cnsim.simulations.verify_boxes import verify_boxes
-from cnsim.subscriptions.index_box import SubscriptionIndexBox, reaches_np
+from cnsim.subscriptions.space_boxes import BoxSubscriptions
 
 
 def tie_heavy(seed, n, m, k, d, events, grid):
@@ -113,7 +113,8 @@ def test_verify_catches_a_region_one_count_too_wide(monkeypatch):
 
 def test_d1_agrees_with_the_1d_paint_dense():
     # The same workload through cnsim.algorithms.paint_dense: same messages per event.
-    from cnsim.bench.boxes import one_d_messages, workload
+    from cnsim.bench.boxes import one_d_messages
+    from cnsim.subscriptions.generators.boxes import workload
 
     x, y, _, _, stream = workload(1, 400, 10, 120, seed=4)
     for k in (1, 2, 5, 10):
@@ -187,32 +188,12 @@ def test_object_index_queries_against_brute_force(seed, d, k):
     assert ob.first_exposed(order, 0, x[i], P, k) == first
 
 
-@settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), d=st.integers(1, 4))
-def test_subscription_index_report_and_snap(seed, d):
-    rng = np.random.default_rng(seed)
-    m = int(rng.integers(1, 300))
-    a, b = rng.integers(0, 5, (m, d)) / 4, rng.integers(0, 5, (m, d)) / 4
-    index = SubscriptionIndexBox(np.minimum(a, b), np.maximum(a, b))
-    boxes = np.sort(rng.integers(-1, 6, (5, d, 4)) / 4, axis=2)
-    boxes = boxes[:, :, [0, 1, 2, 3]].reshape(5, 4 * d)
-    offsets, ids = index.report(boxes)
-    for j, box in enumerate(boxes):
-        want = np.flatnonzero(reaches_np(box, index.points))
-        assert sorted(ids[offsets[j] : offsets[j + 1]].tolist()) == want.tolist()
-        count, lows, highs = index.snap(box)
-        assert count == len(want)
-        if count:
-            assert np.array_equal(lows, index.points[want].min(axis=0))
-            assert np.array_equal(highs, index.points[want].max(axis=0))
-
-
 def test_sparse_sends_fewer_messages_in_higher_d():
     rng = np.random.default_rng(2)
     n, m, d, k = 40, 400, 2, 3
     x, y = rng.random((n, d)), rng.random(n)
     a, b = rng.random((m, d)), rng.random((m, d))
-    subs = SubscriptionIndexBox(np.minimum(a, b), np.maximum(a, b))
+    subs = BoxSubscriptions(np.minimum(a, b), np.maximum(a, b))
     dense = PaintDenseBoxes(ObjectIndexD(x, y), k)
     sparse = PaintSparseBoxes(ObjectIndexD(x, y), subs, k)
     ev = [(int(rng.integers(n)), float(rng.random())) for _ in range(20)]
@@ -238,7 +219,7 @@ def test_bad_input_is_named():
             np.array([5]), np.array([0.1])
         )
     with pytest.raises(InputError, match=r"subscription 0: l_2 = 0.9 > r_2 = 0.1"):
-        SubscriptionIndexBox(np.array([[0.0, 0.9]]), np.array([[1.0, 0.1]]))
+        BoxSubscriptions(np.array([[0.0, 0.9]]), np.array([[1.0, 0.1]]))
     with pytest.raises(InputError, match="subscriptions have d = 1 but objects d = 2"):
         PaintSparseBoxes(ObjectIndexD(np.zeros((2, 2)), np.zeros(2)),
-                         SubscriptionIndexBox(np.zeros(1), np.ones(1)), 1)  # fmt: skip
+                         BoxSubscriptions(np.zeros(1), np.ones(1)), 1)  # fmt: skip

@@ -17,8 +17,8 @@ from cnsim.algorithms.boxes import regions
 from cnsim.algorithms.boxes.paint import PaintDenseBoxes, PaintSparseBoxes
 from cnsim.server.object_index_d import ObjectIndexD
 from cnsim.simulations.verify_boxes import verify_boxes
-from cnsim.subscriptions.index_box import (
-    SubscriptionIndexBox,
+from cnsim.subscriptions.space_boxes import (
+    BoxSubscriptions,
     any_in_box,
     reaches_np,
     report_upto,
@@ -36,7 +36,7 @@ def instance(seed, d, n_obj, m_sub, grid):
         rng.integers(0, grid + 1, (m_sub, d)) / grid,
         rng.integers(0, grid + 1, (m_sub, d)) / grid,
     )
-    subs = SubscriptionIndexBox(np.minimum(a, b), np.maximum(a, b))
+    subs = BoxSubscriptions(np.minimum(a, b), np.maximum(a, b))
     lo = int(rng.integers(0, 3))
     hi = lo + int(rng.integers(0, 3))
     start = None
@@ -115,16 +115,16 @@ def test_pruned_partition_reaches_exactly_the_subscriptions_of_the_region(seed, 
         for cell in itertools.product(*[range(c0, c1 + 1) for c0, c1 in c]):
             assert cell not in cover
             cover[cell] = True
-    reached = np.zeros(len(subs.points), np.int64)
+    reached = np.zeros(len(subs.pts), np.int64)
     for box in boxes:
-        reached += reaches_np(box, subs.points)
+        reached += reaches_np(box, subs.pts)
     whole = g.to_boxes(np.stack([np.zeros(2 * d, np.int64), g.cap], axis=1)[None])[0]
-    inside = reaches_np(whole, subs.points)  # the subscriptions holding x_i
-    for j in range(len(subs.points)):
+    inside = reaches_np(whole, subs.pts)  # the subscriptions holding x_i
+    for j in range(len(subs.pts)):
         if not inside[j]:
             assert reached[j] == 0
             continue
-        c = np.array([_cell(g, subs.points[j], a) for a in range(2 * d)])
+        c = np.array([_cell(g, subs.pts[j], a) for a in range(2 * d)])
         n = int(np.all(g.ranks <= c, axis=1).sum())
         want = bool(np.all(c >= s) and lo <= n <= hi)
         assert reached[j] == int(want)
@@ -144,7 +144,7 @@ def test_paint_sparse_engines_send_the_same_messages_and_count_the_same_calls(d,
     n, m = 60, 600
     x, y = rng.random((n, d)), rng.random(n)
     a, b = rng.random((m, d)), rng.random((m, d))
-    subs = SubscriptionIndexBox(np.minimum(a, b), np.maximum(a, b))
+    subs = BoxSubscriptions(np.minimum(a, b), np.maximum(a, b))
     ev = [(int(rng.integers(n)), float(rng.random())) for _ in range(12)]
     ev += [(3, np.inf), (3, 0.5)]
     out, calls = {}, {}
@@ -188,7 +188,7 @@ def test_skipping_examines_fewer_objects_with_the_same_deliveries():
     assert report.ok, report.text()
     assert report.delivered["paint-sparse"] == report.delivered["paint-dense"] > 0
     dense = PaintDenseBoxes(ObjectIndexD(x, y), k)
-    sparse = PaintSparseBoxes(ObjectIndexD(x, y), SubscriptionIndexBox(lo, hi), k)
+    sparse = PaintSparseBoxes(ObjectIndexD(x, y), BoxSubscriptions(lo, hi), k)
     for i, v in ev:
         dense.process(np.array([i]), np.array([v]))
         sparse.process(np.array([i]), np.array([v]))
@@ -209,17 +209,17 @@ def test_index_any_snap_many_and_report_upto_against_brute_force(seed, d, limit)
     rng = np.random.default_rng(seed)
     m = int(rng.integers(1, 300))
     a, b = rng.integers(0, 5, (m, d)) / 4, rng.integers(0, 5, (m, d)) / 4
-    index = SubscriptionIndexBox(np.minimum(a, b), np.maximum(a, b))
+    index = BoxSubscriptions(np.minimum(a, b), np.maximum(a, b))
     boxes = np.sort(rng.integers(-1, 6, (6, d, 4)) / 4, axis=2).reshape(6, 4 * d)
     counts, lows, highs = index.snap_many(boxes)
     buf = np.empty(limit + 1, np.int64)
     for j, box in enumerate(boxes):
-        want = np.flatnonzero(reaches_np(box, index.points))
+        want = np.flatnonzero(reaches_np(box, index.pts))
         assert counts[j] == len(want)
         assert index.holds_any(box) == (len(want) > 0) == any_in_box(*index.tree(), box)
         if len(want):
-            assert np.array_equal(lows[j], index.points[want].min(axis=0))
-            assert np.array_equal(highs[j], index.points[want].max(axis=0))
+            assert np.array_equal(lows[j], index.pts[want].min(axis=0))
+            assert np.array_equal(highs[j], index.pts[want].max(axis=0))
         n = report_upto(*index.tree(), box, limit, buf)
         if len(want) <= limit:
             assert n == len(want)

@@ -13,9 +13,8 @@ import cnsim
 from cnsim.brokers.gateways import Gateways
 from cnsim.brokers.routing import route
 from cnsim.brokers.zones import build_zones
-from cnsim.subscriptions.index_box import reaches_np
 from cnsim.subscriptions.kinds import kind_of
-from cnsim.subscriptions.space_boxes import BoxSubscriptions, reach_boxes
+from cnsim.subscriptions.space_boxes import BoxSubscriptions, reach_boxes, reaches_np
 
 
 def space(d, m, rng, grid=8):

@@ -8,8 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cnsim.algorithms.range15d import paint, regions
-from cnsim.bench.multidim import subscriptions
 from cnsim.simulations.verify_15d import verify_15d
+from cnsim.subscriptions.generators.datasets_15d import subscriptions
 
 
 def tie_heavy(seed, n, m, k, events, grid):
@@ -106,7 +106,7 @@ def test_verify_catches_sparse_skipping_too_much(monkeypatch):
 
 def test_sparse_skips_exposed_objects_and_snaps():
     from cnsim.server.object_index_2d import ObjectIndex2D
-    from cnsim.subscriptions.index_3d import SubscriptionIndex3D
+    from cnsim.subscriptions.index import SubscriptionIndex3D
 
     x1, x2, y, l, r, v, k, ev = small(events=80)
     dense = paint.PaintDense15(ObjectIndex2D(x1, x2, y), k)
@@ -139,7 +139,7 @@ def test_staircase_matches_counting():
 
 def test_bad_bounds_is_named():
     from cnsim.server.object_index_2d import ObjectIndex2D
-    from cnsim.subscriptions.index_3d import SubscriptionIndex3D
+    from cnsim.subscriptions.index import SubscriptionIndex3D
 
     subs = SubscriptionIndex3D(np.zeros(1), np.ones(1), np.ones(1))
     with pytest.raises(ValueError, match="bounds must be one of tight, lazy, got 'loose'"):
@@ -148,7 +148,7 @@ def test_bad_bounds_is_named():
 
 def test_insert_sends_what_a_revived_object_does():
     from cnsim.server.object_index_2d import ObjectIndex2D
-    from cnsim.subscriptions.index_3d import SubscriptionIndex3D
+    from cnsim.subscriptions.index import SubscriptionIndex3D
 
     x1, x2, y, l, r, v, k, ev = small(events=0)
     subs = SubscriptionIndex3D(l, r, v)

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from cnsim.brokers.gateways import Gateways
 from cnsim.brokers.routing import route
 from cnsim.brokers.zones import build_zones
-from cnsim.subscriptions.index_3d import reaches3_np
+from cnsim.kdtree import reaches_np
 
 L15 = (True, False, False)  # 1.5-d S: (l1, r1, r2)
 
@@ -83,7 +83,7 @@ def test_gateways_deliver_exactly_the_subscriptions_inside(seed, n, m):
     offsets, pos = gw.deliver_positions(q, routes.reach_ptr, routes.reach_zone)
     for j in range(len(q)):
         got = np.sort(gw.ids[pos[offsets[j] : offsets[j + 1]]])
-        assert np.array_equal(got, np.flatnonzero(reaches3_np(q[j], l, r, v)))
+        assert np.array_equal(got, np.flatnonzero(reaches_np(q[j], pts, L15)))
 
 
 def test_load_mode_balances_the_points_of_a_3d_s():

@@ -6,9 +6,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cnsim.subscriptions.index_box import reaches_np
 from cnsim.subscriptions.kinds import kind_of
-from cnsim.subscriptions.space_boxes import BoxSubscriptions, reach_boxes
+from cnsim.subscriptions.space_boxes import BoxSubscriptions, reach_boxes, reaches_np
 
 
 def _boxes(rng, m, d, grid):
@@ -27,7 +26,7 @@ def test_report_positions_equal_brute_force(d, m, seed):
     offsets, pos = subs.report_positions(queries)
     _, ids = subs.report(queries)
     assert np.array_equal(subs.order[pos], ids)
-    pts = subs.index.points
+    pts = subs.index.pts
     for j, q in enumerate(queries):
         want = np.flatnonzero(reaches_np(q, pts))
         got = ids[offsets[j] : offsets[j + 1]]

@@ -71,5 +71,5 @@ so Paint-Dense has a ``budget`` (slabs per event, over all its partitions) past
 which an event is censored. Modules: :mod:`.regions`, :mod:`.paint`,
 :mod:`._partition_nb` (the partition as a numba kernel; same boxes as the Python
 reference); indexes
-:mod:`cnsim.server.object_index_d`, :mod:`cnsim.subscriptions.index_box`.
+:mod:`cnsim.server.object_index_d`, :mod:`cnsim.subscriptions.space_boxes`.
 """

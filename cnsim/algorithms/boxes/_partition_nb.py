@@ -17,7 +17,7 @@ kernel — before a slab of axis ``a < D - 1`` is partitioned further, its box (
 slabs of the enclosing frames on axes ``< a``, the slab on ``a``, ``start..cap``
 after it) is turned into a message box through the grid's coordinate table and
 looked up in the subscription k-d tree
-(:func:`cnsim.subscriptions.index_box.any_in_box`); a box that reaches no
+(:func:`cnsim.subscriptions.space_boxes.any_in_box`); a box that reaches no
 subscription is not split (its cells are left out). Sub-problems are not memoised
 there (their boxes depend on the prefix, through the test). Every box asked is
 returned with its answer, in order, so the caller counts its ``snap`` calls.
@@ -39,7 +39,7 @@ import numpy as np
 from numba import types
 from numba.typed import Dict
 
-from cnsim.subscriptions.index_box import report_upto
+from cnsim.subscriptions.space_boxes import report_upto
 
 CANDIDATES = 256  # a box holding at most this many subscriptions lists them for its slabs
 
@@ -103,7 +103,7 @@ def partition_sparse_nb(ranks, cap, s, lo, hi, budget, table, t_start, t_end, t_
                         t_pts):  # fmt: skip
     """``(cells, work, overflow, asked (S, 4d), answers (S,))``: :func:`partition_nb`
     pruned where a slab's box reaches no subscription of the tree ``t_*``
-    (:meth:`SubscriptionIndexBox.tree`). ``table[a, c]`` is the coordinate of axis
+    (:meth:`BoxSubscriptions.tree`). ``table[a, c]`` is the coordinate of axis
     ``a``'s cell boundary ``c`` (:meth:`regions.Grid.table`); ``asked`` are the message
     boxes looked up, in order, and ``answers`` whether each holds a subscription."""
     return _partition(ranks, cap, s, lo, hi, budget, True, table, t_start, t_end, t_leaf,

@@ -34,7 +34,7 @@ import numpy as np
 from cnsim.algorithms.boxes import regions
 from cnsim.errors import InputError
 from cnsim.server.object_index_d import CallCounterD, ObjectIndexD
-from cnsim.subscriptions.index_box import SubscriptionIndexBox, closed_box
+from cnsim.subscriptions.space_boxes import BoxSubscriptions, closed_box
 
 
 @dataclass(frozen=True)
@@ -211,7 +211,7 @@ class PaintSparseBoxes(PaintDenseBoxes):
 
     family = "paint-sparse"
 
-    def __init__(self, objects: ObjectIndexD, subscriptions: SubscriptionIndexBox, k: int,
+    def __init__(self, objects: ObjectIndexD, subscriptions: BoxSubscriptions, k: int,
                  budget: int | None = None, engine: str = "numba"):  # fmt: skip
         super().__init__(objects, k, budget, engine)
         if subscriptions.d != objects.d:

@@ -120,7 +120,7 @@ ENGINES = ("numba", "python")
 class Pruning:
     """Paint-Sparse's ``keep`` test for :func:`partition`: a sub-box is partitioned only
     if its message box (on ``grid``) reaches a subscription of ``subscriptions`` (a
-    :class:`cnsim.subscriptions.index_box.SubscriptionIndexBox`). The numba engine asks
+    :class:`cnsim.subscriptions.space_boxes.BoxSubscriptions`). The numba engine asks
     the index inside the kernel and then hands every box it asked, with the answers,
     to ``asked(boxes, answers)``; the Python engine calls ``ask(box) -> bool`` once per
     sub-box (the caller counts and caches its snaps in both)."""

@@ -39,5 +39,5 @@ here are derived from that geometry and checked against the brute-force oracle
 Modules: :mod:`.regions` (staircases, differences, stacking slabs into boxes) and
 :mod:`.paint` (Paint-Dense, Paint-Sparse); the object index is
 :mod:`cnsim.server.object_index_2d`, the subscription index
-:mod:`cnsim.subscriptions.index_3d`.
+:mod:`cnsim.subscriptions.index`.
 """

@@ -11,7 +11,7 @@ and the reports read nothing new.
 
 Messages are :class:`~cnsim.algorithms.messages.Messages` whose ``rects`` are 3-d boxes
 ``(lO, lI, rI, rO, vI, vO)`` of S = {(l1, r1, r2)} reaching ``lO < l1 <= lI``,
-``rI <= r1 < rO``, ``vI <= r2 < vO`` (:mod:`cnsim.subscriptions.index_3d`); ``x`` is the
+``rI <= r1 < rO``, ``vI <= r2 < vO`` (:mod:`cnsim.subscriptions.index`); ``x`` is the
 object's x1. The networks route them by their shape (6 columns: a 3-d box).
 
 * Paint-Dense / Paint-Sparse: :mod:`cnsim.algorithms.range15d.paint` (Algorithms 6–11),
@@ -39,7 +39,7 @@ from cnsim.algorithms.messages import Messages
 from cnsim.algorithms.range15d.paint import Messages15, PaintDense15, PaintSparse15
 from cnsim.algorithms.unicast import lazy_messages
 from cnsim.server.object_index_2d import CallCounter2D, ObjectIndex2D
-from cnsim.subscriptions.index_3d import SubscriptionIndex3D
+from cnsim.subscriptions.index import SubscriptionIndex3D
 from cnsim.subscriptions.lists import TopKLists
 from cnsim.subscriptions.workload import Updates
 from cnsim.subscriptions.workload_15d import initial_lists_15d

@@ -56,7 +56,7 @@ import numpy as np
 
 from cnsim.algorithms.range15d import regions
 from cnsim.server.object_index_2d import EAST, WEST, CallCounter2D, ObjectIndex2D
-from cnsim.subscriptions.index_3d import SubscriptionIndex3D, closed_box
+from cnsim.subscriptions.index import SubscriptionIndex3D, closed_box_15d
 
 INF = math.inf
 AFTER_ALL = 2**62  # an id above every id: "after every object at this x2"
@@ -452,7 +452,7 @@ class PaintSparse15(PaintDense15):
         for box in boxes:
             c, *bounds = self.snap(box)
             if c:
-                snapped.append((closed_box(*bounds), c))
+                snapped.append((closed_box_15d(*bounds), c))
         super().emit(out, self.greedy_merge(snapped), obj, y)
 
     def greedy_merge(self, snapped: list[tuple]) -> list[tuple]:

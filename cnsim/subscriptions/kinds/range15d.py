@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cnsim.subscriptions.index_3d import SubscriptionIndex3D
+from cnsim.subscriptions.index import SubscriptionIndex3D
 from cnsim.subscriptions.kinds.base import DEFAULT, Restriction, SubscriptionKind
 from cnsim.subscriptions.lists import TopKLists
 from cnsim.subscriptions.workload_15d import (
