@@ -152,10 +152,14 @@ def check_table(
     source: str = "",
     prefix: str = "",
     name: str = "",
+    retired: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """A table checked key by key against ``schema`` and completed with the defaults (in
-    schema order); keys are named ``prefix + key`` in errors, ``name`` names the table."""
+    schema order); keys are named ``prefix + key`` in errors, ``name`` names the table;
+    a ``retired`` key is refused with what replaces it."""
     for key, value in table.items():
+        if retired and key in retired:
+            raise config_error(source, prefix + key, value, "is retired", retired[key])
         if key not in schema:
             where = f"is not a key of {name}" if name else "is not a key"
             raise config_error(source, prefix + key, value, where, ", ".join(schema) or "none")

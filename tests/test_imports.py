@@ -21,12 +21,9 @@ import networkx as nx
 PACKAGE = Path(__file__).resolve().parents[1] / "cnsim"
 LAYERS = ("network", "subscriptions", "server", "algorithms", "brokers", "simulations")
 TOP = ("bench", "api", "cli", "__main__")
-# Upward references still to remove: the networks' create() reads the whole Scenario
-# and the run's Seeds (annotations only); they are to take typed parameters of their own.
-KNOWN_UPWARD = {
-    ("cnsim.brokers.base", "cnsim.simulations.config"),
-    ("cnsim.brokers.base", "cnsim.simulations.seeds"),
-}
+# Upward references allowed: none (a network is built from typed parameters of its
+# own, cnsim.brokers.base.NetworkSetup, not from the Scenario).
+KNOWN_UPWARD: set[tuple[str, str]] = set()
 
 
 def _module(path: Path) -> str:

@@ -2,10 +2,14 @@
 their sources, return who received what and the traffic it took, and keep per-broker
 load.
 
-A network is built once per run (:meth:`Network.create`) and then serves every
+A network is built once per run (:meth:`Network.create`) from its own typed
+parameters (:class:`NetworkSetup`: the IP network, the overlay's keys, the subscription
+kind's space, ranked delivery's keys), never from the scenario, and then serves every
 approach; it reads only the approach's declarations
 (:class:`cnsim.algorithms.base.ApproachSpec`): where its events enter and what kind
-of message it sends. A new network is one subclass and one line in
+of message it sends. What it offers is declared: the (entry, message) pairs it
+carries (ranked delivery among them), whether it has brokers, and — for timed mode —
+its :class:`TimedView`. A new network is one subclass and one line in
 :data:`cnsim.brokers.NETWORKS`.
 """
 
@@ -21,9 +25,57 @@ import numpy as np
 if TYPE_CHECKING:
     from cnsim.algorithms.base import ApproachSpec
     from cnsim.algorithms.messages import Messages
-    from cnsim.simulations.config import Scenario
-    from cnsim.simulations.seeds import Seeds
+    from cnsim.brokers.forwarding import Covering
+    from cnsim.network.params import NetworkParams
+    from cnsim.network.world import World
     from cnsim.subscriptions.index import SubscriptionIndex
+    from cnsim.subscriptions.kinds.base import Streams, SubscriptionKind
+
+
+@dataclass(frozen=True)
+class RankedSetup:
+    """Ranked delivery's parameters (``[ranked]``, and the subscriptions' distribution
+    that joining subscriptions are drawn from)."""
+
+    k: int  # recipients per event
+    scores: str  # score model
+    pruning: str  # zone score bounds, or the flood baseline
+    index: str  # each zone's (broker's) top-k index
+    regions: int  # content-based: bound cells per dimension
+    commands: int  # join/leave commands spread over the events
+    churn: float  # share of those commands that leave
+    distribution: str  # where joining subscriptions are drawn ([subscriptions])
+    spread: float
+
+
+@dataclass(frozen=True)
+class NetworkSetup:
+    """What a network of one run is built from."""
+
+    network: NetworkParams  # the IP network ([network])
+    kind: SubscriptionKind  # S: its dimensions and open sides
+    split: str  # Meghdoot: how joining brokers split zones
+    degree: int  # content-based: the overlay tree's degree bound
+    covering: Covering  # content-based: how forwarding is pruned
+    n_events: int
+    seeds: Streams  # the run's named random streams
+    ranked: RankedSetup | None = None  # when a ranked approach runs
+
+
+@dataclass(frozen=True)
+class TimedView:
+    """What timed mode reads of a network with brokers: the broker of every zone
+    (``owner``; a tree overlay's brokers are their own zones), each subscription's
+    gateway zone and last-hop latency to its node, and the brokers' IP latencies."""
+
+    owner: np.ndarray  # (Z,) broker of each zone
+    gateway_zone: np.ndarray  # (m,) zone delivering to each subscription
+    last_hop_latency_s: np.ndarray  # (m,) gateway broker to subscriber node
+    world: World
+
+    @property
+    def n_zones(self) -> int:
+        return len(self.owner)
 
 
 @dataclass(frozen=True)
@@ -120,15 +172,23 @@ class Network(ABC):
     kind: ClassVar[str]
     has_brokers: ClassVar[bool] = True  # False: no brokers, no traffic, no load
     # the (entry, message) pairs of the approaches it can deliver; the scenario rejects
-    # the others before any work
+    # the others before any work ((_, "ranked"): ranked delivery, built in ``ranked``)
     carries: ClassVar[frozenset[tuple[str, str]]] = ALL_CARRIED
+    # the subscription kinds it runs as seed 001's command stream (subscriptions that
+    # come and go, events as points, no objects and no top-k lists)
+    streams: ClassVar[frozenset[str]] = frozenset()
+    # the ranked delivery of a run with a ranked approach (cnsim.brokers.ranked,
+    # cnsim.brokers.ranked_content): built by a network that carries ranked messages
+    ranked = None
 
     @classmethod
     @abstractmethod
-    def create(
-        cls, scenario: Scenario, subscriptions: SubscriptionIndex, n_events: int, seeds: Seeds
-    ) -> Network:
+    def create(cls, setup: NetworkSetup, subscriptions: SubscriptionIndex) -> Network:
         """The network of one run."""
+
+    def timed_view(self) -> TimedView:
+        """What timed mode replays the run's paths over (networks with brokers)."""
+        raise NotImplementedError(f"the {self.kind!r} network has no brokers to time")
 
     @abstractmethod
     def deliver(

@@ -51,19 +51,12 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from cnsim.brokers.forwarding import SUB, UNSUB, WITHDRAWING, event_point, index_params
+from cnsim.brokers.forwarding import SUB, UNSUB, Covering, event_point, index_params
 from cnsim.brokers.spanning import Tree
 from cnsim.subscriptions.covering import ALL, INDEXES
+from cnsim.subscriptions.covering.base import MAX_ATTRIBUTES
 from cnsim.subscriptions.covering.engine import W_SUB, W_WITHDRAW
-from cnsim.subscriptions.covering.graph import MAX_FAST_K, GkGraph, GStream
-
-BATCHED = ("none", "g1", "gk", "full", "poset")
-
-
-def supports(covering: str, covering_k: int = 1) -> bool:
-    """Whether the batch replay runs this covering setting (else: the reference; timed
-    mode replays the batch replay's messages, so it runs exactly these)."""
-    return covering in BATCHED and (covering != "gk" or int(covering_k) <= MAX_FAST_K)
+from cnsim.subscriptions.covering.graph import GkGraph, GStream
 
 
 def rooted(tree: Tree) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -205,17 +198,13 @@ class BatchForwarding:
         self,
         tree: Tree,
         d: int,
-        covering: str = "g1",
-        covering_k: int = 1,
-        covering_index: str = "kdtree",
+        covering: Covering,
         domain: tuple[float, float] = (0.0, 1023.0),
     ):
-        assert supports(covering, covering_k) and covering_index in INDEXES and 1 <= d <= 8
+        assert covering.batched and 1 <= d <= MAX_ATTRIBUTES
         self.tree, self.d = tree, int(d)
-        self.covering, self.covering_index = covering, covering_index
-        self.k = 1 if covering == "g1" else int(covering_k)
-        self.withdraws = covering in WITHDRAWING  # G and the poset withdraw covered ones
-        self._params = index_params(covering_index, domain)
+        self.covering = covering
+        self._params = index_params(covering.index, domain)
         self.match_cost = np.zeros(3, np.int64)  # the event router's, when one shares it
         self.n_commands = 0
         self.sub_msgs = self.unsub_msgs = self.withdraw_msgs = np.zeros(0, np.int64)
@@ -248,7 +237,7 @@ class BatchForwarding:
         cmd_sign = np.where(op == SUB, 1, -1).astype(np.int64)
         self._cmd_home, self._cmd_sign = cmd_home, cmd_sign
         self.local_end = np.bincount(cmd_home, weights=cmd_sign, minlength=n_b).astype(np.int64)
-        if self.covering == "none":  # flooding: every command crosses every link once
+        if self.covering.floods:  # flooding: every command crosses every link once
             per = max(n_b - 1, 0)
             self.sub_msgs[op == SUB] = per
             self.unsub_msgs[op == UNSUB] = per
@@ -288,13 +277,13 @@ class BatchForwarding:
             s = np.concatenate([p[2] for p in parts])[order]
             in_id = np.concatenate([p[3] for p in parts])[order]
             cost = np.zeros((len(c), 3), np.int64)
-            if self.withdraws:  # G or the poset: the same decisions (GStream's doc)
-                g = GStream(self.d, self.covering_index, **self._params)
+            if self.covering.withdraws:  # G or the poset: the same decisions (GStream's doc)
+                g = GStream(self.d, self.covering.index, **self._params)
                 row, kind, m_sid = g.run(o, s, lo[s], hi[s], cost)
                 m_op = np.where(kind == W_SUB, SUB, UNSUB).astype(np.int8)
                 self.withdraw_msgs += np.bincount(c[row[kind == W_WITHDRAW]], minlength=n_cmd)
             else:
-                g = GkGraph(self.d, self.k, self.covering_index, **self._params)
+                g = GkGraph(self.d, self.covering.k, self.covering.index, **self._params)
                 fwd, rf_ptr, rf_sid = g.run_commands(o, s, lo[s], hi[s], cost)
                 row, m_op, m_sid = _emit(o, s, fwd, rf_ptr, rf_sid, mark)
             del g

@@ -10,12 +10,17 @@ events back along the reverse paths (``[overlay] kind = "content-based"``).
 * Brokers own their state (:class:`~cnsim.brokers.forwarding.Forwarding`): per link a
   relation graph (``[overlay] covering = "none" | "g1" | "gk" | "poset" | "full"``,
   ``covering_k`` for ``gk``) over a covering index (``covering_index = "naive" |
-  "kdtree" | "zorder"``), and the routing tables the neighbours forwarded.  A run's
-  subscriptions are subscribed once, in id order, when the network is built — with
-  covering ``none``, ``g1`` or ``gk`` by the link-by-link replay of the same protocol
-  (:mod:`cnsim.brokers.batch_forwarding`; events then matched against one index of the
-  boxes and routed over the links the brokers' tables would open), else message by
-  message.
+  "kdtree" | "zorder"``), read once into a
+  :class:`~cnsim.brokers.forwarding.Covering`, and the routing tables the neighbours
+  forwarded.  A run's subscriptions are subscribed once, in id order, when the network
+  is built — by the link-by-link replay of the same protocol wherever it runs
+  (:mod:`cnsim.brokers.batch_forwarding`: all but ``G_k`` beyond k = 64; events then
+  matched against one index of the boxes and routed over the links the brokers' tables
+  would open), else message by message.
+* The world, tree, endpoints and homes are a :class:`TreeOverlay`, which seed 001's
+  command stream (:mod:`cnsim.simulations.churn`) builds the same way: box
+  subscriptions over this overlay (``[subscriptions] kind = "box"``, declared in
+  :attr:`ContentBasedCN.streams`) are that stream, not top-k lists.
 
 It carries what it can route as a point event: approaches whose events enter at the
 publisher and whose message is the event itself — CN-Relax's ``Msg(x, x, -inf, inf)``,
@@ -37,13 +42,13 @@ import numpy as np
 
 from cnsim.algorithms.base import ApproachSpec
 from cnsim.algorithms.messages import Messages
-from cnsim.brokers.base import Delivery, Network, Paths, Traffic
+from cnsim.brokers.base import Delivery, Network, NetworkSetup, Paths, TimedView, Traffic
 from cnsim.brokers.batch_forwarding import BatchForwarding, EventRouter
-from cnsim.brokers.batch_forwarding import supports as batch_supports
 from cnsim.brokers.endpoints import Endpoints, _nearest
-from cnsim.brokers.forwarding import SUB, Forwarding
+from cnsim.brokers.forwarding import SUB, Covering, Forwarding
 from cnsim.brokers.spanning import Tree, overlay_tree
 from cnsim.network.cache import build_world
+from cnsim.network.params import NetworkParams
 from cnsim.network.world import World
 from cnsim.subscriptions.index import SubscriptionIndex
 
@@ -51,11 +56,37 @@ DOMAIN = (0.0, 1.0)  # seed 003's S: l, r and x in [0, 1]
 
 
 @dataclass(frozen=True)
-class _BrokerZones:
-    """Timed mode reads overlay paths in "zones"; here every broker is its own."""
+class TreeOverlay:
+    """The fixed part of a content-based overlay: the run's world, the spanning tree of
+    its brokers, the endpoints, every subscriber's home broker and the last IP hops
+    from it (the same for seed 003's ranges and seed 001's command stream)."""
 
-    owner: np.ndarray
-    n_zones: int
+    world: World
+    tree: Tree
+    endpoints: Endpoints
+    home: np.ndarray  # (m,) nearest broker of each subscriber's node
+    last_hop: np.ndarray  # (m,) IP hops from it to the node
+
+    @classmethod
+    def build(
+        cls, network: NetworkParams, degree: int, n_subscribers: int, n_events: int, seeds
+    ) -> TreeOverlay:
+        """The world (cached), its degree-bounded latency spanning tree, and endpoints
+        for ``n_subscribers`` and ``n_events`` (no server: events enter at publishers)."""
+        world = build_world(network)
+        tree = overlay_tree(world, degree)
+        endpoints = Endpoints.place(world, -1, n_subscribers, n_events, seeds)
+        home = _nearest(world, endpoints.subscriber_node).astype(np.int64)
+        last_hop = world.last_hops(home, endpoints.subscriber_node).astype(np.int64)
+        return cls(world, tree, endpoints, home, last_hop)
+
+    def forwarding(
+        self, d: int, covering: Covering, domain: tuple[float, float], batch: bool
+    ) -> Forwarding | BatchForwarding:
+        """Empty brokers over boxes of ``d`` attributes in ``domain``: the link-by-link
+        replay (``batch``) or the reference, message by message."""
+        cls = BatchForwarding if batch else Forwarding
+        return cls(self.tree, d, covering, domain)
 
 
 class ContentBasedCN(Network):
@@ -68,66 +99,60 @@ class ContentBasedCN(Network):
     carries: ClassVar[frozenset[tuple[str, str]]] = frozenset(
         {("publisher", "region"), ("publisher", "ranked")}
     )
-    ranked = None  # the RankedTreeOverlay of a run with a ranked approach
+    #: the subscription kinds it runs as seed 001's command stream
+    #: (:mod:`cnsim.simulations.churn`): boxes that come and go, events as points
+    streams: ClassVar[frozenset[str]] = frozenset({"box"})
 
-    def __init__(
-        self,
-        subscriptions: SubscriptionIndex,
-        tree: Tree,
-        world: World,
-        endpoints: Endpoints,
-        overlay: dict,
-    ):
-        self.tree, self.world, self.endpoints = tree, world, endpoints
-        nodes = endpoints.subscriber_node
-        self.home = _nearest(world, nodes).astype(np.int64)
-        args = (tree, 1, overlay["covering"], overlay["covering_k"], overlay["covering_index"])
+    def __init__(self, subscriptions: SubscriptionIndex, overlay: TreeOverlay, covering: Covering):
+        self.overlay = overlay
+        self.tree, self.world, self.endpoints = overlay.tree, overlay.world, overlay.endpoints
+        self.home, self.last_hop = overlay.home, overlay.last_hop
         lo, hi = subscriptions.l, subscriptions.r
-        # covering none / g1 / gk: the batch replay of the same protocol, and events
-        # routed from one index of the boxes (cnsim.brokers.batch_forwarding)
-        self.batch = batch_supports(overlay["covering"], overlay["covering_k"])
+        # the batch replay of the same protocol where it runs, and events routed from
+        # one index of the boxes (cnsim.brokers.batch_forwarding)
+        self.batch = covering.batched
+        self.forwarding = overlay.forwarding(1, covering, DOMAIN, self.batch)
         if self.batch:
-            self.forwarding = BatchForwarding(*args, DOMAIN)
             m = len(lo)
             self.forwarding.replay(np.full(m, SUB, np.int8), np.arange(m), self.home, lo, hi)
-            self.router = EventRouter(tree, 1, self.home, match_cost=self.forwarding.match_cost)
+            self.router = EventRouter(
+                self.tree, 1, self.home, match_cost=self.forwarding.match_cost
+            )
             for sid in range(m):
                 self.router.subscribe(sid, lo[sid : sid + 1], hi[sid : sid + 1])
         else:
-            self.forwarding = Forwarding(*args, DOMAIN)
             for sid in range(len(lo)):
                 self.forwarding.subscribe(sid, self.home[sid], lo[sid], hi[sid])
             self.router = self.forwarding
         self.setup = self.forwarding.stats()  # what subscribing the run cost
-        self.last_hop = world.last_hops(self.home, nodes).astype(np.int64)
-        latency_ms = np.asarray(world.node_latency)[self.home, nodes]
+        nodes = self.endpoints.subscriber_node
+        latency_ms = np.asarray(self.world.node_latency)[self.home, nodes]
         self.last_hop_latency_s = latency_ms.astype(np.float64) / 1000.0
         self.held = self.forwarding.routing_entries() + self.forwarding.local_subscriptions()
         self.handled: dict[str, np.ndarray] = {}
-        # what timed mode reads (paths name brokers, a subscription's "zone" its home)
-        self.zones = _BrokerZones(np.arange(world.n_brokers), world.n_brokers)
-        self.gateway = self.gateway_zone = self.home
 
     @classmethod
-    def create(cls, scenario, subscriptions, n_events, seeds) -> ContentBasedCN:
-        """The run's world (cached), its overlay tree, endpoints, and every
-        subscription forwarded from its subscriber's broker."""
-        world = build_world(scenario.network)
-        overlay = scenario["overlay"]
-        tree = overlay_tree(world, overlay["degree"])
-        # no server: only publisher-entry approaches run here (the schema checks)
-        endpoints = Endpoints.place(world, -1, len(subscriptions), n_events, seeds)
-        cn = cls(subscriptions, tree, world, endpoints, overlay)
-        from cnsim.algorithms.registry import parse
-
-        if any(parse(a).message == "ranked" for a in scenario.approaches):
+    def create(cls, setup: NetworkSetup, subscriptions) -> ContentBasedCN:
+        """The run's tree overlay, every subscription forwarded from its subscriber's
+        broker, and the brokers' ranked delivery when a ranked approach runs."""
+        overlay = TreeOverlay.build(
+            setup.network, setup.degree, len(subscriptions), setup.n_events, setup.seeds
+        )
+        cn = cls(subscriptions, overlay, setup.covering)
+        if setup.ranked is not None:
             from cnsim.brokers.ranked_content import RankedTreeOverlay
 
             l, r = subscriptions.l, subscriptions.r
             cn.ranked = RankedTreeOverlay.create(
-                scenario, l, r, cn.home, tree, world, seeds, n_events
-            )
+                setup.ranked, l, r, cn.home, overlay.tree, overlay.world, setup.seeds,
+                setup.n_events,
+            )  # fmt: skip
         return cn
+
+    def timed_view(self) -> TimedView:
+        """Every broker its own zone; a subscription delivered by its home broker."""
+        owner = np.arange(self.world.n_brokers)
+        return TimedView(owner, self.home, self.last_hop_latency_s, self.world)
 
     def deliver(
         self,

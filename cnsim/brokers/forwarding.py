@@ -48,12 +48,16 @@ subscribe and unsubscribe), matching queries and their cost, and routing entries
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from cnsim.brokers.spanning import Tree
 from cnsim.subscriptions.covering import ALL, INDEXES, make_graph
-from cnsim.subscriptions.covering.base import CoveringIndex
+from cnsim.subscriptions.covering.base import MAX_ATTRIBUTES, CoveringIndex
+from cnsim.subscriptions.covering.graph import MAX_FAST_K
 
 COVERINGS = ("none", "g1", "gk", "poset", "full")
 WITHDRAWING = ("poset", "full")  # graphs that know what a new subscription covers
@@ -73,6 +77,65 @@ def event_point(x: np.ndarray) -> np.ndarray:
     p[0::2] = -x
     p[1::2] = x
     return p
+
+
+@dataclass(frozen=True)
+class Covering:
+    """How the brokers prune subscription forwarding, read once from ``[overlay]``:
+    the relation graph kept per link (``relation``: ``"none"`` floods, ``"g1"`` and
+    ``"gk"`` are ``G_k`` with ``k`` = 1 or ``covering_k``, ``"full"`` is ``G``,
+    ``"poset"`` the poset; seed 001 §III) and the covering index under every graph,
+    routing table and local table (``index``: :data:`cnsim.subscriptions.covering.INDEXES`)."""
+
+    relation: str = "g1"
+    k: int = 1  # G_k's k (1 for "g1"; unused by the others)
+    index: str = "kdtree"
+
+    def __post_init__(self):
+        if self.relation not in COVERINGS or self.index not in INDEXES or self.k < 1:
+            raise ValueError(f"not a covering setting: {self}")
+        if self.relation != "gk":  # only G_k has a k of its own
+            object.__setattr__(self, "k", 1)
+
+    @classmethod
+    def of(cls, overlay: Mapping[str, Any]) -> Covering:
+        """The setting of an ``[overlay]`` section (``covering``, ``covering_k``,
+        ``covering_index``)."""
+        relation = overlay["covering"]
+        k = int(overlay["covering_k"]) if relation == "gk" else 1
+        return cls(relation, k, overlay["covering_index"])
+
+    @property
+    def floods(self) -> bool:
+        """No covering: every subscription crosses every link."""
+        return self.relation == "none"
+
+    @property
+    def withdraws(self) -> bool:
+        """``G`` and the poset know what a new subscription covers and withdraw it."""
+        return self.relation in WITHDRAWING
+
+    @property
+    def batched(self) -> bool:
+        """Whether the link-by-link replay (:mod:`cnsim.brokers.batch_forwarding`) runs
+        this setting: all but ``G_k`` beyond k = 64 (timed mode replays the replay's
+        messages, so it runs exactly these)."""
+        return self.relation != "gk" or self.k <= MAX_FAST_K
+
+    def describe(self) -> str:
+        """The setting in the scenario's words."""
+        k = f" with covering_k {self.k}" if self.relation == "gk" else ""
+        return f"covering {self.relation!r}{k} over covering_index {self.index!r}"
+
+    def make_index(self, d: int, domain: tuple[float, float]) -> CoveringIndex:
+        """An empty covering index over boxes of ``d`` attributes in ``domain``."""
+        return INDEXES[self.index](d, **index_params(self.index, domain))
+
+    def make_graph(self, d: int, domain: tuple[float, float], counts: dict):
+        """An empty relation graph of one link (``counts``: shared query counters)."""
+        kind = "gk" if self.relation == "g1" else self.relation
+        params = index_params(self.index, domain)
+        return make_graph(kind, d, index=self.index, k=self.k, counts=counts, **params)
 
 
 class Table:
@@ -128,16 +191,13 @@ class Forwarding:
         self,
         tree: Tree,
         d: int,
-        covering: str = "g1",
-        covering_k: int = 1,
-        covering_index: str = "kdtree",
+        covering: Covering,
         domain: tuple[float, float] = (0.0, 1023.0),
     ):
-        assert covering in COVERINGS and covering_index in INDEXES and 1 <= d <= 8
+        assert 1 <= d <= MAX_ATTRIBUTES
         self.tree, self.d, self.D = tree, int(d), 2 * int(d)
-        self.covering, self.covering_k, self.covering_index = covering, covering_k, covering_index
-        self._params = index_params(covering_index, domain)
-        self.withdraws = covering in WITHDRAWING
+        self.covering, self.domain = covering, domain
+        self.withdraws = covering.withdraws
         self.graphs: list = [None] * tree.n_links  # relation graph of S(u, v), by link
         self.tables = [None] * tree.n_links  # F(u -> v), by link
         self.local = [None] * tree.n  # every broker's own subscribers
@@ -156,7 +216,7 @@ class Forwarding:
 
     # ---- state -------------------------------------------------------------------------------
     def _index(self) -> CoveringIndex:
-        return INDEXES[self.covering_index](self.d, **self._params)
+        return self.covering.make_index(self.d, self.domain)
 
     def _table(self, link: int) -> Table:
         t = self.tables[link]
@@ -167,15 +227,8 @@ class Forwarding:
     def _graph(self, link: int):
         g = self.graphs[link]
         if g is None:
-            kind = "gk" if self.covering == "g1" else self.covering
-            k = 1 if self.covering == "g1" else self.covering_k
-            g = self.graphs[link] = make_graph(
-                kind,
-                self.d,
-                index=self.covering_index,
-                k=k,
-                counts=self.covering_counts,
-                **self._params,
+            g = self.graphs[link] = self.covering.make_graph(
+                self.d, self.domain, self.covering_counts
             )
         return g
 
@@ -236,7 +289,7 @@ class Forwarding:
 
     def _on_subscribe(self, sid: int, b: int, frm: int) -> None:
         nbr = self.tree.nbr
-        none = self.covering == "none"
+        none = self.covering.floods
         lo = hi = None
         for j in self.tree.links(b):
             if nbr[j] == frm:
@@ -256,7 +309,7 @@ class Forwarding:
 
     def _on_unsubscribe(self, sid: int, b: int, frm: int) -> None:
         nbr = self.tree.nbr
-        none = self.covering == "none"
+        none = self.covering.floods
         for j in self.tree.links(b):
             if nbr[j] == frm:
                 continue

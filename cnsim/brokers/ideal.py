@@ -23,7 +23,7 @@ class IdealCN(Network):
         self.subscriptions = subscriptions
 
     @classmethod
-    def create(cls, scenario, subscriptions, n_events, seeds) -> IdealCN:
+    def create(cls, setup, subscriptions) -> IdealCN:
         """The ideal CN over the run's subscriptions."""
         return cls(subscriptions)
 

@@ -38,15 +38,21 @@ import numpy as np
 
 from cnsim.algorithms.base import ApproachSpec
 from cnsim.algorithms.messages import Messages
-from cnsim.algorithms.registry import parse
-from cnsim.brokers.base import ALL_CARRIED, Delivery, Network, Paths, Traffic
+from cnsim.brokers.base import (
+    ALL_CARRIED,
+    Delivery,
+    Network,
+    NetworkSetup,
+    Paths,
+    TimedView,
+    Traffic,
+)
 from cnsim.brokers.endpoints import Endpoints, diagonal_servers
 from cnsim.brokers.gateways import Gateways
 from cnsim.brokers.routing import route
 from cnsim.brokers.zones import Zones, build_zones
 from cnsim.network.cache import build_world
 from cnsim.network.world import World
-from cnsim.subscriptions.kinds import kind_of
 
 
 class MeghdootCN(Network):
@@ -54,7 +60,6 @@ class MeghdootCN(Network):
 
     kind = "meghdoot"
     carries = ALL_CARRIED | {("publisher", "ranked")}  # ranked delivery: zone score bounds
-    ranked = None  # the RankedOverlay of a run with a ranked approach
 
     def __init__(self, subscriptions, zones: Zones, world: World, endpoints: Endpoints):
         self.zones = zones
@@ -78,27 +83,31 @@ class MeghdootCN(Network):
         self.handled: dict[str, np.ndarray] = {}
 
     @classmethod
-    def create(cls, scenario, subscriptions, n_events, seeds) -> MeghdootCN:
+    def create(cls, setup: NetworkSetup, subscriptions) -> MeghdootCN:
         """The run's world (cached), zones of the subscriptions' S joined by its brokers,
-        and endpoints."""
-        world = build_world(scenario.network)
-        kind = kind_of(scenario["subscriptions"])
+        endpoints, and the zones' ranked delivery when a ranked approach runs."""
+        world = build_world(setup.network)
+        seeds, n_events = setup.seeds, setup.n_events
         zones = build_zones(
             world.n_brokers,
-            scenario["overlay"]["split"],
+            setup.split,
             seeds.rng("zones"),
             points=subscriptions.points,
-            lower_open=kind.lower_open,
-            ordered=kind.ordered,
+            lower_open=setup.kind.lower_open,
+            ordered=setup.kind.ordered,
         )
         endpoints = Endpoints.place(world, zones.server, len(subscriptions), n_events, seeds)
         cn = cls(subscriptions, zones, world, endpoints)
-        if any(parse(a).message == "ranked" for a in scenario.approaches):
+        if setup.ranked is not None:
             from cnsim.brokers.ranked import RankedOverlay
 
             l, r = subscriptions.l, subscriptions.r
-            cn.ranked = RankedOverlay.create(scenario, l, r, zones, world, seeds, n_events)
+            cn.ranked = RankedOverlay.create(setup.ranked, l, r, zones, world, seeds, n_events)
         return cn
+
+    def timed_view(self) -> TimedView:
+        """Zones owned by brokers; each subscription delivered by its gateway zone."""
+        return TimedView(self.zones.owner, self.gateway_zone, self.last_hop_latency_s, self.world)
 
     def place_servers(self, zones, events) -> np.ndarray:
         """Put the ``zones.count`` servers on distinct brokers along the diagonal of S

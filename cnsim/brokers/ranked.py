@@ -87,6 +87,24 @@ COST_FIELDS = (
 )
 
 
+def event_costs(d, flood, notify: dict, churned: dict) -> dict[str, int]:
+    """A batch's costs as the ranked metrics read them (``Traffic.costs``): the search
+    ``d`` (the threshold search, or the flood), the flood baseline ``flood`` beside it,
+    and the notifications ``notify`` to the recipients (added to both), with the joins
+    and leaves applied first (``churned``)."""
+    return {
+        "zones_visited": int(d.cost["visited"].sum()),
+        "ranked_msgs": int(d.cost["messages"].sum()) + notify["msgs"],
+        "answer_entries": int(d.cost["entries"].sum()),
+        "overlay_bytes": int(d.cost["overlay_bytes"].sum()) + notify["overlay_bytes"],
+        "ip_bytes": int(d.cost["ip_bytes"].sum()) + notify["ip_bytes"],
+        "flood_zones_visited": int(flood.cost["visited"].sum()),
+        "flood_msgs": int(flood.cost["messages"].sum()) + notify["msgs"],
+        "flood_ip_bytes": int(flood.cost["ip_bytes"].sum()) + notify["ip_bytes"],
+        **churned,
+    }
+
+
 def check_k(k) -> int:
     """``k`` as an int, or InputError naming it and what is allowed."""
     if isinstance(k, bool | np.bool_) or not isinstance(k, int | np.integer) or k < 1:
@@ -490,18 +508,17 @@ class RankedOverlay(JoinsAndLeaves):
         self._last_hop: np.ndarray | None = None  # the run's, then the joins' last hops
 
     @classmethod
-    def create(cls, scenario, l, r, zones: Zones, world, seeds, n_events: int = 0):
-        """The run's scored subscriptions (``[ranked] scores`` from the ``scores``
-        stream) in per-zone ``[ranked] index`` structures over ``zones``; with
-        ``[ranked] commands`` > 0, the joins and leaves over ``n_events`` events (stream
-        ``ranked_churn``)."""
+    def create(cls, ranked, l, r, zones: Zones, world, seeds, n_events: int = 0):
+        """The run's scored subscriptions (``ranked``: a
+        :class:`cnsim.brokers.base.RankedSetup`; scores from the ``scores`` stream) in
+        per-zone ``ranked.index`` structures over ``zones``; with ``ranked.commands``
+        > 0, the joins and leaves over ``n_events`` events (stream ``ranked_churn``)."""
         from cnsim.subscriptions.ranked.scores import generate_scores
 
-        ranked = scenario["ranked"]
-        score = generate_scores(seeds.rng("scores"), l, r, ranked["scores"])
-        net = RankedZones(zones, np.asarray(world.broker_hops), l, r, score, ranked["index"])
-        churn = RankedChurn.of_scenario(scenario, seeds, len(l), n_events, world.topology.n_nodes)
-        return cls(net, ranked["k"], ranked["pruning"], world.broker_latency, churn, world)
+        score = generate_scores(seeds.rng("scores"), l, r, ranked.scores)
+        net = RankedZones(zones, np.asarray(world.broker_hops), l, r, score, ranked.index)
+        churn = RankedChurn.of_setup(ranked, seeds, len(l), n_events, world.topology.n_nodes)
+        return cls(net, ranked.k, ranked.pruning, world.broker_latency, churn, world)
 
     def _join(self, j: int) -> tuple[int, int]:
         """The ``j``-th join inserted at its zone (every bound change broadcast, counted
@@ -532,18 +549,8 @@ class RankedOverlay(JoinsAndLeaves):
         n = len(xs)
         owner = net.zones.owner
         notify = self._notify(d, entry)
-        costs = {
-            "zones_visited": int(d.cost["visited"].sum()),
-            "ranked_msgs": int(d.cost["messages"].sum()) + notify["msgs"],
-            "answer_entries": int(d.cost["entries"].sum()),
-            "overlay_bytes": int(d.cost["overlay_bytes"].sum()) + notify["overlay_bytes"],
-            "ip_bytes": int(d.cost["ip_bytes"].sum()) + notify["ip_bytes"],
-        }
         flood = d if self.mode == "baseline" else net.deliver(xs, k, entry, "baseline")
-        costs["flood_zones_visited"] = int(flood.cost["visited"].sum())
-        costs["flood_msgs"] = int(flood.cost["messages"].sum()) + notify["msgs"]
-        costs["flood_ip_bytes"] = int(flood.cost["ip_bytes"].sum()) + notify["ip_bytes"]
-        costs.update(churned)
+        costs = event_costs(d, flood, notify, churned)
         paths = self._paths(d, entry, notify["zones"])
         hop_from, hop_to = owner[paths.hop_from], owner[paths.hop_to]
         np.add.at(handled, hop_to, 1)

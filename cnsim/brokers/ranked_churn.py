@@ -122,15 +122,15 @@ class RankedChurn:
         return alive
 
     @classmethod
-    def of_scenario(cls, scenario, seeds, m: int, n_events: int, n_nodes: int):
-        """The schedule of a run's ``[ranked] commands`` (stream ``ranked_churn``), or
-        None without commands."""
-        ranked, subs = scenario["ranked"], scenario["subscriptions"]
-        if not ranked.get("commands", 0):
+    def of_setup(cls, ranked, seeds, m: int, n_events: int, n_nodes: int):
+        """The schedule of a run's ``[ranked] commands`` (``ranked``: a
+        :class:`cnsim.brokers.base.RankedSetup`; stream ``ranked_churn``), or None
+        without commands."""
+        if not ranked.commands:
             return None
         return cls.draw(
-            seeds.rng("ranked_churn"), m, n_events, ranked["commands"], ranked["churn"],
-            subs["distribution"], subs["spread"], ranked["scores"], n_nodes,
+            seeds.rng("ranked_churn"), m, n_events, ranked.commands, ranked.churn,
+            ranked.distribution, ranked.spread, ranked.scores, n_nodes,
         )  # fmt: skip
 
 

@@ -141,6 +141,7 @@ from cnsim.brokers.ranked import (
     RankedDelivery,
     check_k,
     check_mode,
+    event_costs,
 )
 from cnsim.brokers.ranked_churn import JoinsAndLeaves, RankedChurn
 from cnsim.brokers.spanning import Tree
@@ -881,14 +882,14 @@ class RankedTreeOverlay(JoinsAndLeaves):
         self._last_hop: np.ndarray | None = None
 
     @classmethod
-    def create(cls, scenario, l, r, home, tree, world, seeds, n_events: int = 0):
-        """The run's scored ranges (``[ranked] scores``, stream ``scores``) at brokers
-        ``home`` with per-broker ``[ranked] index`` structures; with ``[ranked]
-        commands`` > 0 the joins and leaves (stream ``ranked_churn``)."""
+    def create(cls, ranked, l, r, home, tree, world, seeds, n_events: int = 0):
+        """The run's scored ranges (``ranked``: a :class:`cnsim.brokers.base.RankedSetup`;
+        scores from stream ``scores``) at brokers ``home`` with per-broker
+        ``ranked.index`` structures; with ``ranked.commands`` > 0 the joins and leaves
+        (stream ``ranked_churn``)."""
         from cnsim.subscriptions.ranked.scores import generate_scores
 
-        ranked = scenario["ranked"]
-        score = generate_scores(seeds.rng("scores"), l, r, ranked["scores"])
+        score = generate_scores(seeds.rng("scores"), l, r, ranked.scores)
         net = RankedTree.boxes(
             tree,
             world.broker_hops,
@@ -896,11 +897,11 @@ class RankedTreeOverlay(JoinsAndLeaves):
             np.asarray(l)[:, None],
             np.asarray(r)[:, None],
             score,
-            ranked["index"],
-            ranked.get("regions", 1),
+            ranked.index,
+            ranked.regions,
         )
-        churn = RankedChurn.of_scenario(scenario, seeds, len(l), n_events, world.topology.n_nodes)
-        return cls(net, ranked["k"], ranked["pruning"], churn, world)
+        churn = RankedChurn.of_setup(ranked, seeds, len(l), n_events, world.topology.n_nodes)
+        return cls(net, ranked.k, ranked.pruning, churn, world)
 
     @property
     def scores(self) -> np.ndarray:
@@ -929,17 +930,7 @@ class RankedTreeOverlay(JoinsAndLeaves):
         d = net.deliver(xs[:, None], k, entry, self.mode)
         flood = d if self.mode == "baseline" else net.deliver(xs[:, None], k, entry, "baseline")
         notify = self._notify(d, entry)
-        costs = {
-            "zones_visited": int(d.cost["visited"].sum()),
-            "ranked_msgs": int(d.cost["messages"].sum()) + notify["msgs"],
-            "answer_entries": int(d.cost["entries"].sum()),
-            "overlay_bytes": int(d.cost["overlay_bytes"].sum()) + notify["overlay_bytes"],
-            "ip_bytes": int(d.cost["ip_bytes"].sum()) + notify["ip_bytes"],
-            "flood_zones_visited": int(flood.cost["visited"].sum()),
-            "flood_msgs": int(flood.cost["messages"].sum()) + notify["msgs"],
-            "flood_ip_bytes": int(flood.cost["ip_bytes"].sum()) + notify["ip_bytes"],
-            **churned,
-        }
+        costs = event_costs(d, flood, notify, churned)
         frm, to, ptr = [], [], [0]
         for i in range(len(entry)):
             e = int(entry[i])

@@ -1,8 +1,16 @@
-"""The churn driver: seed 001's command stream over the content-based overlay,
-interleaved with published events.
+"""Seed 001's command stream: box subscriptions over the content-based overlay that
+come and go, interleaved with published events (Shen, Aluru, Tirthapura, "Indexing for
+Subscription Covering in Publish-Subscribe Systems", §V-A).
 
-Workload (seed 001 §V-A, :func:`cnsim.subscriptions.covering.workload.command_stream`):
-``subscriptions.count`` commands on ``d = subscriptions.attributes`` attributes, each a
+A scenario is this stream when its subscription kind is one its overlay declares it
+runs so (``subscriptions.kind = "box"`` over ``overlay.kind = "content-based"``:
+``ContentBasedCN.streams``; :attr:`cnsim.simulations.config.Scenario.commands`);
+:func:`cnsim.simulations.runner.simulate` runs it here, or in
+:mod:`cnsim.simulations.timed_churn` in timed mode. Its approach is CN-Relax (events
+enter at the publisher, subscribers keep what matches).
+
+Workload (:func:`cnsim.subscriptions.covering.workload.command_stream`):
+``subscriptions.count`` commands on ``d = subscriptions.dims`` attributes, each a
 subscribe of a random box (every edge a random segment of the integers ``0 .. 1023``)
 with probability ``1 - p`` or an unsubscribe of a uniformly chosen live subscription
 with probability ``p = subscriptions.churn``.  Command ``i`` is issued by a subscriber
@@ -10,22 +18,16 @@ on an IP node (stream ``subscriber_nodes``) attached to its nearest broker.
 ``events.count`` events, points uniform over the same integers (stream ``events``), are
 published from uniformly drawn IP nodes (stream ``publishers``) at their nearest
 broker, evenly spread over the stream: event ``e`` follows command
-``floor((e + 1) * commands / events) - 1``.
+``floor((e + 1) * commands / events) - 1``.  The overlay (world, tree, endpoints,
+homes) is the content-based network's own :class:`~cnsim.brokers.content_based.TreeOverlay`
+and the brokers' pruning its :class:`~cnsim.brokers.forwarding.Covering`, read once.
 
-A scenario runs here when ``subscriptions.churn > 0`` or ``subscriptions.attributes
-> 1`` (``cnsim.simulations.runner.simulate`` hands it over, or to
-:mod:`cnsim.simulations.timed_churn` in timed mode); it needs
-``overlay.kind = "content-based"`` and its approach is CN-Relax (events enter at the
-publisher, subscribers keep what matches).
-
-Output, one row per event (the catalog's ``mode="churn"`` metrics; the subscription
-counts are those of the commands since the previous event): ``sub_msgs``,
-``unsub_msgs``, ``withdrawals``, ``covering_{sub,unsub}_{queries,nodes_visited,
-point_comparisons}``, ``match_*``, ``routing_entries_mean`` / ``_max`` after the
-commands, and the event's ``delivered_msgs``, ``overlay_bytes``, ``ip_bytes``,
-``last_hop_ip_bytes``, ``publish_ip_bytes`` (an event is ``messages.event_bytes``
-long).  With ``check=True`` every event's deliveries are compared with brute force
-over the live boxes.
+Output, one row per event: the event, the last command before it and the live
+subscriptions (:data:`ROW_COLUMNS`), then the catalog's ``mode="churn"`` metrics (the
+counters are those of the commands since the previous event, the routing entries
+those after them) and the event's own traffic under the counting metrics' names
+(:data:`TRAFFIC`; an event is ``messages.event_bytes`` long).  With ``check=True``
+every event's deliveries are compared with brute force over the live boxes.
 """
 
 from __future__ import annotations
@@ -36,13 +38,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from cnsim.brokers.batch_forwarding import BatchForwarding, EventRouter
-from cnsim.brokers.batch_forwarding import supports as batch_supports
-from cnsim.brokers.endpoints import Endpoints, _nearest
-from cnsim.brokers.forwarding import Forwarding
-from cnsim.brokers.spanning import overlay_tree
+from cnsim.brokers.batch_forwarding import EventRouter
+from cnsim.brokers.content_based import TreeOverlay
+from cnsim.brokers.forwarding import Covering
 from cnsim.errors import InputError
-from cnsim.network.cache import build_world
 from cnsim.simulations.config import Scenario
 from cnsim.simulations.metrics import CATALOG, aggregate
 from cnsim.simulations.result import Result
@@ -50,50 +49,30 @@ from cnsim.simulations.seeds import Seeds
 from cnsim.subscriptions.covering.workload import SUBSCRIBE, CommandStream, command_stream
 
 BITS = 10  # attribute domain 0 .. 2**BITS - 1 (seed 001 §V-A: [0, 2^c - 1])
-COUNTERS = (
-    "sub_msgs",
-    "unsub_msgs",
-    "withdrawals",
-    "covering_sub_queries",
-    "covering_sub_nodes_visited",
-    "covering_sub_point_comparisons",
-    "covering_unsub_queries",
-    "covering_unsub_nodes_visited",
-    "covering_unsub_point_comparisons",
-    "match_queries",
-    "match_nodes_visited",
-    "match_point_comparisons",
-)
+DOMAIN = (0.0, float(2**BITS - 1))
+
+#: what an event row holds besides metrics, with its type
+ROW_COLUMNS = {"event": "int64", "command": "int64", "live": "int64"}
+#: the counting metrics an event row holds: the event's own delivery and traffic
+TRAFFIC = ("delivered_msgs", "overlay_bytes", "ip_bytes", "last_hop_ip_bytes", "publish_ip_bytes")
+_CHURN = CATALOG.select("batch", "churn")
+#: the counters of the commands since the previous event: the churn metrics that sum
+COUNTERS = tuple(m.name for m in _CHURN if "total" in m.aggregates)
 
 
-#: the per-event columns of a churn run, in order, with their types (declared, so a run
-#: with no events still writes its whole, typed schema)
-EVENT_COLUMNS = {
-    "event": "int64",
-    "command": "int64",
-    "live": "int64",
-    **dict.fromkeys(COUNTERS, "int64"),
-    "routing_entries_mean": "float64",
-    "routing_entries_max": "int64",
-    "delivered_msgs": "int64",
-    "overlay_bytes": "int64",
-    "ip_bytes": "int64",
-    "last_hop_ip_bytes": "int64",
-    "publish_ip_bytes": "int64",
-}
+def event_columns() -> dict[str, str]:
+    """The columns of an event row, in order, with their types (declared, so a run
+    with no events still writes its whole, typed schema)."""
+    metrics = [*_CHURN, *(CATALOG[name] for name in TRAFFIC)]
+    return {**ROW_COLUMNS, **{m.name: "int64" if m.integer else "float64" for m in metrics}}
 
 
 def event_frame(rows) -> pd.DataFrame:
-    """The rows of :meth:`ChurnRun.rows` as a frame with :data:`EVENT_COLUMNS`."""
+    """The rows of :meth:`ChurnRun.rows` as a frame with :func:`event_columns`."""
+    columns = event_columns()
     frame = pd.DataFrame(list(rows))
-    assert frame.empty or list(frame.columns) == list(EVENT_COLUMNS), list(frame.columns)
-    return frame.reindex(columns=list(EVENT_COLUMNS)).astype(EVENT_COLUMNS)
-
-
-def uses_churn(scenario: Scenario) -> bool:
-    """Whether the scenario is a command-stream (churn) workload."""
-    s = scenario["subscriptions"]
-    return s["churn"] > 0 or s["attributes"] > 1
+    assert frame.empty or list(frame.columns) == list(columns), list(frame.columns)
+    return frame.reindex(columns=list(columns)).astype(columns)
 
 
 @dataclass(frozen=True)
@@ -104,64 +83,60 @@ class ChurnWorkload:
     home: np.ndarray  # (commands,) broker of the subscriber of each command's subscription
     event_after: np.ndarray  # (E,) the command each event follows
     event_x: np.ndarray  # (E, d) points
-    endpoints: Endpoints
+    overlay: TreeOverlay
+
+    @property
+    def endpoints(self):
+        return self.overlay.endpoints
 
 
-def build_churn(
-    scenario: Scenario, world, seeds: Seeds, events: int | None = None
-) -> ChurnWorkload:
-    """The scenario's command stream and events, from its named random streams
+def build_churn(scenario: Scenario, seeds: Seeds, events: int | None = None) -> ChurnWorkload:
+    """The scenario's overlay, command stream and events, from its named random streams
     (``events`` overrides the configured event count)."""
     s = scenario["subscriptions"]
-    n, d = s["count"], s["attributes"]
+    n, d = s["count"], s["dims"]
     n_events = scenario["events"]["count"] if events is None else events
     seed = int(seeds.rng("subscriptions").integers(2**63))
     stream = command_stream(n, d, s["churn"], seed, BITS)
-    endpoints = Endpoints.place(world, -1, n, n_events, seeds)
-    home = _nearest(world, endpoints.subscriber_node).astype(np.int64)
+    degree = scenario["overlay"]["degree"]
+    overlay = TreeOverlay.build(scenario.network, degree, n, n_events, seeds)
     after = (np.arange(1, n_events + 1) * n) // max(n_events, 1) - 1
     x = seeds.rng("events").integers(0, 2**BITS, size=(n_events, d)).astype(np.float64)
-    return ChurnWorkload(stream, home, after.astype(np.int64), x, endpoints)
+    return ChurnWorkload(stream, overlay.home, after.astype(np.int64), x, overlay)
 
 
 ENGINES = ("auto", "batch", "reference")
 
 
 class ChurnRun:
-    """One churn scenario: the overlay, its workload, and the replay.
+    """One command-stream scenario: the overlay, its workload, and the replay.
 
     ``engine``: ``"reference"`` runs the brokers message by message
     (:class:`~cnsim.brokers.forwarding.Forwarding`: per-link tables, events matched by
     every broker; what ``cnsim verify`` checks); ``"batch"`` replays the same protocol
     link by link (:mod:`cnsim.brokers.batch_forwarding`: the same counts, hops and
     deliveries; ``match_*`` count one global index of the live boxes instead of the
-    brokers' tables); ``"auto"``: batch where it applies (covering none, g1, gk, full, poset)."""
+    brokers' tables); ``"auto"``: batch where it applies (:attr:`Covering.batched`)."""
 
     def __init__(self, scenario: Scenario, events: int | None = None, engine: str = "auto"):
-        o = scenario["overlay"]
+        covering = Covering.of(scenario["overlay"])
         if engine not in ENGINES:  # before any work
             raise InputError(f"engine {engine!r} is not one of {', '.join(ENGINES)}")
-        if engine == "batch" and not batch_supports(o["covering"], o["covering_k"]):
+        if engine == "batch" and not covering.batched:
             raise InputError(
                 f"engine 'batch' replays covering none, g1, gk (k <= 64), full and poset, "
-                f"not {o['covering']!r} with covering_k {o['covering_k']!r}"
+                f"not {covering.describe()}"
             )
         self.scenario = scenario
+        self.covering = covering
         self.seeds = Seeds(scenario.seed)
-        self.world = build_world(scenario.network)
-        self.tree = overlay_tree(self.world, o["degree"])
-        self.workload = build_churn(scenario, self.world, self.seeds, events)
+        self.workload = build_churn(scenario, self.seeds, events)
         w = self.workload
-        args = (self.tree, w.stream.d, o["covering"], o["covering_k"], o["covering_index"])
-        self.batch = engine == "batch" or (
-            engine == "auto" and batch_supports(o["covering"], o["covering_k"])
-        )
-        if self.batch:
-            self.forwarding = BatchForwarding(*args, (0.0, float(2**BITS - 1)))
-        else:
-            self.forwarding = Forwarding(*args, (0.0, float(2**BITS - 1)))
+        self.world, self.tree = w.overlay.world, w.overlay.tree
+        self.batch = engine == "batch" or (engine == "auto" and covering.batched)
+        self.forwarding = w.overlay.forwarding(w.stream.d, covering, DOMAIN, self.batch)
         ep = w.endpoints
-        self.last_hop = self.world.last_hops(w.home, ep.subscriber_node).astype(np.int64)
+        self.last_hop = w.overlay.last_hop
         self.publish_hops = self.world.last_hops(ep.nearest_broker, ep.publisher_node)
         self.live = np.zeros(len(w.stream), bool)
         self.handled = np.zeros(self.world.n_brokers, np.int64)
@@ -237,9 +212,8 @@ class ChurnRun:
         # per-command counters, cumulated; column order as COUNTERS
         per_cmd = np.column_stack([f.sub_msgs, f.unsub_msgs, f.withdraw_msgs, f.cover])
         cum = np.vstack([np.zeros((1, per_cmd.shape[1]), np.int64), np.cumsum(per_cmd, axis=0)])
-        index = self.scenario["overlay"]["covering_index"]
         router = EventRouter(
-            self.tree, st.d, w.home, index, (0.0, float(2**BITS - 1)), match_cost=f.match_cost
+            self.tree, st.d, w.home, self.covering.index, DOMAIN, match_cost=f.match_cost
         )
         cmd, prev, before, n_live = 0, 0, f.match_cost.copy(), int(live.sum())
         for e in range(len(after)):
@@ -291,26 +265,38 @@ def _aggregates(frame: pd.DataFrame) -> dict:
 
 
 def simulate_churn(scenario: Scenario, events: int | None = None, check: bool = False):
-    """Run a churn scenario in counting mode, in memory: a
-    :class:`cnsim.simulations.result.Result` with
-    one row per event, per-broker load and a summary (``events`` overrides the event
-    count; ``check`` compares every event with brute force and raises AssertionError
-    on the first difference)."""
+    """Run a command-stream scenario in counting mode, in memory: a
+    :class:`cnsim.simulations.result.Result` with one row per event, per-broker load and
+    a summary (``events`` overrides the event count; ``check`` compares every event with
+    brute force and raises AssertionError on the first difference)."""
     started, cpu_started = time.perf_counter(), time.process_time()
     run = ChurnRun(scenario, events)
     setup_s = time.perf_counter() - started
     frame = event_frame(run.rows(check))
     assert not run.mismatches, run.mismatches[0][1]
-    f = run.forwarding
-    brokers = pd.DataFrame(
+    return churn_result(
+        run, frame, started, cpu_started,
+        engine="batch" if run.batch else "reference",  # what match_* counted
+        setup_time_s=setup_s,
+    )  # fmt: skip
+
+
+def churn_result(run: ChurnRun, frame, started, cpu_started, brokers=None, **entries) -> Result:
+    """A command-stream run's :class:`~cnsim.simulations.result.Result`: its event rows,
+    the per-broker load (``brokers``: columns beyond the counting ones) and the summary
+    (``entries`` beside what every such run records); ``started`` and ``cpu_started``
+    are the run's wall and CPU clocks at its start."""
+    f, scenario = run.forwarding, run.scenario
+    frame.insert(0, "approach", "cn-relax")
+    load = pd.DataFrame(
         {
             "approach": "cn-relax",
             "broker": np.arange(run.world.n_brokers),
             "subscriptions_held": f.routing_entries() + f.local_subscriptions(),
             "messages_handled": run.handled,
+            **(brokers or {}),
         }
     )
-    frame.insert(0, "approach", "cn-relax")
     summary = {
         "scenario": scenario.as_dict(),
         "source": scenario.source,
@@ -320,14 +306,13 @@ def simulate_churn(scenario: Scenario, events: int | None = None, check: bool = 
         "events": int(len(frame)),
         "batch_size": 1,  # every event alone
         "forced_inserts": 0,  # no objects: events are points
-        "engine": "batch" if run.batch else "reference",  # what match_* counted
-        "setup_time_s": setup_s,
-        "total_time_s": time.perf_counter() - started,
-        "cpu_time_s": time.process_time() - cpu_started,
         "tree_degree_max": int(run.tree.degree().max(initial=0)),
         "totals": f.stats(),  # every counter over the whole command stream
         "routing_entries_per_broker_mean": float(f.routing_entries().mean()),
         "routing_entries_per_broker_max": int(f.routing_entries().max(initial=0)),
+        **entries,
         "approaches": {"cn-relax": _aggregates(frame)},
+        "total_time_s": time.perf_counter() - started,
+        "cpu_time_s": time.process_time() - cpu_started,
     }
-    return Result(frame, brokers, summary)
+    return Result(frame, load, summary)

@@ -36,6 +36,7 @@ from cnsim.schema import (
     config_error,
 )
 from cnsim.subscriptions.covering import INDEXES
+from cnsim.subscriptions.covering.base import MAX_ATTRIBUTES
 from cnsim.subscriptions.kinds import KINDS
 from cnsim.subscriptions.kinds.base import DEFAULT
 from cnsim.subscriptions.ranked import REGISTRY as RANKED_INDEXES
@@ -66,19 +67,30 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "distribution": Key(str, "uniform", SUBSCRIPTION_DISTRIBUTIONS, doc="points in S"),
         "k": Key(int, 10, low=1, high=1000, doc="list length of every subscription"),
         "spread": Key(float, 0.1, low=1e-6, high=10.0, doc="λ of the clustered distribution"),
-        # seed 001's command stream (cnsim/simulations/churn.py), content-based only
-        "churn": Key(float, 0.0, low=0.0, high=0.95, doc="share of commands unsubscribing"),
-        "attributes": Key(int, 1, low=1, high=8, doc="attributes d of a box subscription"),
+        # boxes over the content-based overlay: seed 001's command stream
+        "churn": Key(
+            float,
+            0.0,
+            low=0.0,
+            high=0.95,
+            doc="box, content-based: share of commands unsubscribing",
+        ),
         # 1.5-d range subscriptions (seed 003 appendix D; cnsim/subscriptions/workload_15d.py)
         "kind": Key(
-            str, "range", tuple(KINDS),
+            str,
+            "range",
+            tuple(KINDS),
             doc="[l, r], or [l1, r1] x (-inf, r2] (1.5-d), or a d-dimensional box",
         ),  # fmt: skip
         "dataset": Key(str, "DS#1", DATASETS_15D, doc="range-1.5d: how [l1, r1] is drawn"),
         "cover": Key(int, None, low=1, doc="range-1.5d DS#2/DS#3: objects a range covers"),
         # d-dimensional box subscriptions (seed 003 §IV-C; cnsim/subscriptions/workload_boxes.py)
         "dims": Key(
-            int, None, low=1, high=MAX_DIMS, doc="box: attributes d of every box (kind 'box' only)"
+            int,
+            None,
+            low=1,
+            high=MAX_ATTRIBUTES,
+            doc="box: attributes d of every box (kind 'box' only)",
         ),
     },
     "events": {
@@ -173,10 +185,19 @@ def _timed(values: dict[str, dict[str, Any]]) -> bool:
     return values["run"]["mode"] == "timed"
 
 
-def _commands(values: dict[str, dict[str, Any]]) -> bool:
-    """Whether the workload is seed 001's command stream (cnsim/simulations/churn.py)."""
-    s = values["subscriptions"]
-    return s["churn"] > 0 or s["attributes"] > 1
+def commands(values: dict[str, dict[str, Any]]) -> bool:
+    """Whether the workload is seed 001's command stream (cnsim/simulations/churn.py):
+    a subscription kind the overlay declares it runs so (``Network.streams``)."""
+    return values["subscriptions"]["kind"] in NETWORKS[values["overlay"]["kind"]].streams
+
+
+# Keys that once were, with what replaces them (a file using one gets a one-line error).
+RETIRED = {
+    "subscriptions": {
+        "attributes": "subscriptions.dims = d with subscriptions.kind = 'box' (over "
+        "overlay.kind = 'content-based' box subscriptions are seed 001's command stream)",
+    },
+}
 
 
 def _not_carried(values: dict[str, dict[str, Any]]) -> list[str]:
@@ -258,6 +279,13 @@ KIND_RULES: tuple[Rule, ...] = (  # the keys of one kind that depend on each oth
         f"'box' with subscriptions.dims = 1 .. {MAX_DIMS} set beside it",
     ),
     Rule(
+        "subscriptions.dims",
+        lambda v: (v["subscriptions"]["dims"] or 0) <= MAX_DIMS or commands(v),
+        "is more attributes than Paint's box subscriptions take",
+        f"1 .. {MAX_DIMS} (up to {MAX_ATTRIBUTES} for seed 001's command stream, over "
+        "overlay.kind = 'content-based')",
+    ),
+    Rule(
         "subscriptions.cover",
         lambda v: v["subscriptions"]["cover"] is None or v["subscriptions"]["dataset"] != "DS#1",
         "applies only to 1.5-d subscriptions of dataset DS#2 or DS#3",
@@ -325,8 +353,7 @@ RULES: tuple[Rule, ...] = (  # rules across the scenario's keys, checked after S
         "algorithm.approaches",
         lambda v: not _ranked_not_carried(v),
         "cannot run over this overlay (ranked delivery needs zones that keep score bounds)",
-        "'ranked' only with overlay.kind = 'meghdoot' or 'content-based' "
-        "(not {overlay[kind]!r})",
+        "'ranked' only with overlay.kind = 'meghdoot' or 'content-based' (not {overlay[kind]!r})",
         value=_ranked_not_carried,
     ),
     Rule(
@@ -340,21 +367,9 @@ RULES: tuple[Rule, ...] = (  # rules across the scenario's keys, checked after S
     ),
     Rule(
         "subscriptions.churn",
-        lambda v: v["subscriptions"]["churn"] == 0 or v["overlay"]["kind"] == "content-based",
-        "needs the content-based overlay (subscriptions come and go there)",
-        "0 unless overlay.kind = 'content-based' (not {overlay[kind]!r})",
-    ),
-    Rule(  # seed 003's boxes take their d from subscriptions.dims
-        "subscriptions.attributes",
-        lambda v: v["subscriptions"]["attributes"] == 1 or v["subscriptions"]["kind"] != "box",
-        "is the width of seed 001's command stream's boxes, not of box subscriptions",
-        "1 when subscriptions.kind = 'box' (their d is subscriptions.dims)",
-    ),
-    Rule(
-        "subscriptions.attributes",
-        lambda v: v["subscriptions"]["attributes"] == 1 or v["overlay"]["kind"] == "content-based",
-        "needs the content-based overlay (boxes of several attributes)",
-        "1 unless overlay.kind = 'content-based' (not {overlay[kind]!r})",
+        lambda v: v["subscriptions"]["churn"] == 0 or commands(v),
+        "needs box subscriptions over the content-based overlay (seed 001's command stream)",
+        "0.0 unless subscriptions.kind = 'box' and overlay.kind = 'content-based'",
     ),
     Rule(
         "events.batch_size",
@@ -381,9 +396,9 @@ RULES: tuple[Rule, ...] = (  # rules across the scenario's keys, checked after S
     ),
     Rule(
         "events.trace",
-        lambda v: not v["events"]["trace"] or not _commands(v),
-        "cannot feed a command stream (subscriptions.churn > 0 or attributes > 1)",
-        "no events.trace when subscriptions.churn > 0 or subscriptions.attributes > 1",
+        lambda v: not v["events"]["trace"] or not commands(v),
+        "cannot feed a command stream (box subscriptions over the content-based overlay)",
+        "no events.trace when subscriptions.kind = 'box' and overlay.kind = 'content-based'",
     ),
     Rule(
         "ranked.commands",
@@ -435,8 +450,80 @@ SWEEP_FILE: dict[str, Key] = {  # the keys of a sweep file besides the scenario'
 
 BENCH_OPTIONS: dict[str, Key] = {  # the options of every `cnsim bench` command
     "quick": Key(bool, False, doc="small sizes, a fast look"),
+    "full": Key(bool, False, doc="the long form the published figures came from"),
     "json": Key(str, None, doc="file to write the full results to (JSON)"),
 }
+
+#: the named options of single benchmarks, by bench name (``--KEY`` on the command line;
+#: left unset, the size form's own value is used)
+BENCH_NAMED: dict[str, dict[str, Key]] = {
+    "betree": {
+        "table": Key(
+            int,
+            None,
+            allowed=(3,),
+            doc="3: Table III's size column and DBLP-like "
+            "workloads (seed 002) instead of the figure sweeps",
+        ),  # fmt: skip
+        "figures": Key(
+            list,
+            None,
+            items=str,
+            doc="with --table 3: the figures to measure, comma-separated (default: all five)",
+        ),  # fmt: skip
+        "resume": Key(
+            bool,
+            False,
+            doc="keep what the --json file holds, measure only the rest (with --full or --table)",
+        ),  # fmt: skip
+        "tables": Key(
+            str, None, doc="print the Markdown tables of this result file; run nothing"
+        ),  # fmt: skip
+    },
+    "betree_insert": {
+        "before": Key(str, None, doc="the earlier git revision to build with, side by side"),
+        "n": Key(list, None, items=int, low=1000, doc="subscription counts, comma-separated"),
+        "rounds": Key(int, None, low=1, doc="rounds of one build by each revision"),
+    },
+    "betree_ranking": {
+        "n": Key(int, None, low=1000, doc="subscriptions of Table III's default workload"),
+    },
+    "kindex": {
+        "n": Key(int, None, low=1000, doc="subscriptions of the build and order workloads"),
+    },
+    "covering_overlay": {
+        "commands": Key(int, None, low=100, doc="commands of seed 001's stream (events: a tenth)"),
+        "dims": Key(
+            list, None, items=int, low=1, high=16, doc="attribute counts, comma-separated"
+        ),  # fmt: skip
+        "coverings": Key(
+            list, None, items=str, doc="coverings, comma-separated: " + ", ".join(COVERINGS)
+        ),  # fmt: skip
+    },
+    "covering_speed": {
+        "n": Key(int, None, low=100, doc="commands of seed 001's stream"),
+        "dims": Key(int, None, low=2, high=32, doc="attributes D (boxes over D / 2 dimensions)"),
+        "indexes": Key(
+            list, None, items=str, doc="indexes, comma-separated: " + ", ".join(INDEXES)
+        ),  # fmt: skip
+    },
+    "run_loop": {
+        "before": Key(str, None, doc="the earlier git revision"),
+        "after": Key(str, None, doc="the later git revision (default HEAD)"),
+        "rounds": Key(int, None, low=1, doc="rounds of one run by each revision"),
+    },
+}
+
+
+def _all_in(name: str, allowed) -> Rule:
+    """Every element of the list option ``name`` (if given) is one of ``allowed``."""
+    return Rule(
+        name,
+        lambda o: o.get(name) is None or all(v in allowed for v in o[name]),
+        "names an unknown value",
+        "values among " + ", ".join(map(repr, allowed)),
+    )
+
 
 BENCH_RULES: tuple[Rule, ...] = (
     Rule(
@@ -450,6 +537,32 @@ BENCH_RULES: tuple[Rule, ...] = (
         lambda o: o["json"] is None or not Path(o["json"]).is_dir(),
         "is a folder",
         "a file in an existing folder",
+    ),
+    Rule(
+        "full",
+        lambda o: not (o["quick"] and o["full"]),
+        "is given with --quick",
+        "one size: --quick, --full or neither",
+    ),
+    Rule(
+        "before",
+        lambda o: "before" not in o or o["before"] is not None,
+        "is required",
+        "a git revision of this repository",
+    ),
+    _all_in("coverings", COVERINGS),
+    _all_in("indexes", INDEXES),
+    Rule(
+        "resume",
+        lambda o: not o.get("resume") or o["json"] is not None,
+        "is given without --json",
+        "--resume with the --json file to resume",
+    ),
+    Rule(
+        "tables",
+        lambda o: o.get("tables") is None or Path(o["tables"]).is_file(),
+        "is not a file",
+        "a result file of cnsim bench betree",
     ),
 )
 
@@ -547,6 +660,12 @@ class Scenario:
         return out
 
     @property
+    def commands(self) -> bool:
+        """Whether the run is seed 001's command stream (box subscriptions over an
+        overlay that declares it runs them so: ``Network.streams``), not top-k lists."""
+        return commands(self.values)
+
+    @property
     def network(self) -> NetworkParams:
         """The IP network's parameters."""
         return NetworkParams.from_dict(self.values["network"])
@@ -593,7 +712,9 @@ def from_dict(data: dict[str, Any], source: str = "<dict>") -> Scenario:
     for section, keys in SCHEMA.items():
         if section:
             table = tables.get(section, {})
-            values[section] = check_table(keys, table, source, f"{section}.", f"[{section}]")
+            values[section] = check_table(
+                keys, table, source, f"{section}.", f"[{section}]", RETIRED.get(section)
+            )
     # The network's seed follows the run's unless [network] sets it.
     network = {"seed": values[""]["seed"], **tables.get("network", {})}
     values["network"] = NetworkParams.from_dict(network, source).to_dict()
@@ -624,12 +745,44 @@ def events_override(events: str | int | None, option: str = "--events") -> int |
     return check_value(key, value, option)
 
 
-def bench_options(values: dict[str, Any], source: str = "cnsim bench") -> dict[str, Any]:
-    """The options of a ``cnsim bench`` command (:data:`BENCH_OPTIONS`), checked and
-    completed with defaults before the benchmark runs."""
-    options = check_table(BENCH_OPTIONS, values, source, "--")
+def bench_options(
+    values: dict[str, Any], source: str = "cnsim bench", bench: str | None = None
+) -> dict[str, Any]:
+    """The options of a ``cnsim bench`` command (:data:`BENCH_OPTIONS`, and the named
+    options of ``bench`` in :data:`BENCH_NAMED`), checked and completed with defaults
+    before the benchmark runs; a value given as command-line text is read as its key's
+    type first (an integer, a number, a comma-separated list)."""
+    schema = {**BENCH_OPTIONS, **BENCH_NAMED.get(bench or "", {})}
+    values = {
+        k: _bench_text(schema[k], v, source, k) if k in schema and isinstance(v, str) else v
+        for k, v in values.items()
+    }
+    options = check_table(schema, values, source, "--")
     check_rules(BENCH_RULES, options, source, "--")
     return options
+
+
+def _bench_text(key: Key, text: str, source: str, name: str) -> Any:
+    """Command-line text as the value ``key`` declares (text that does not read stays
+    text, for :func:`check_table` to reject in the one shape)."""
+    kinds = key.kind if isinstance(key.kind, tuple) else (key.kind,)
+    if str in kinds:
+        return text
+    if list in kinds:
+        items = [t.strip() for t in text.split(",") if t.strip()]
+        return [_bench_text(Key(key.items or str, None), t, source, name) for t in items]
+    for kind in (int, float):
+        if kind in kinds:
+            try:
+                return kind(text)
+            except ValueError:
+                raise config_error(source, "--" + name, text, f"is not {_an(kind)}",
+                                   allowed_text(key)) from None  # fmt: skip
+    return text
+
+
+def _an(kind: type) -> str:
+    return "an integer" if kind is int else "a number"
 
 
 def _split(data: dict[str, Any], source: str) -> tuple[dict[str, Any], dict[str, dict]]:

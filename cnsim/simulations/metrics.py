@@ -38,7 +38,7 @@ from cnsim.server.distributed import WALK_BYTES
 
 LEVELS = ("batch", "broker", "run", "server")
 AGGREGATES = ("mean", "max", "total", "p50", "p95", "p99", "run")
-MODES = ("counting", "timed", "distributed", "churn", "ranked")
+MODES = ("counting", "timed", "distributed", "churn", "churn-timed", "ranked")
 
 
 @dataclass(frozen=True)
@@ -161,7 +161,10 @@ def aggregate(values: pd.Series, how: str, integer: bool = False):
 
 
 def _churn_metrics() -> list[Metric]:
-    """The churn driver's columns (mode "churn"): subscription traffic and covering cost."""
+    """The command stream's columns (mode "churn"): what the commands since the previous
+    event cost (message and covering counters, in the rows' order), the routing entries
+    after them; and, in timed runs, the commands' propagation delays (mode
+    "churn-timed")."""
     sums = ("mean", "total")
     out = [
         Metric(
@@ -178,21 +181,6 @@ def _churn_metrics() -> list[Metric]:
             "messages",
             "covered subscriptions withdrawn",
             aggregates=sums,
-            mode="churn",
-        ),
-        Metric(
-            "routing_entries_mean",
-            "entries",
-            "routing entries per broker",
-            aggregates=("mean", "max"),
-            integer=False,
-            mode="churn",
-        ),
-        Metric(
-            "routing_entries_max",
-            "entries",
-            "routing entries of the fullest broker",
-            aggregates=("mean", "max"),
             mode="churn",
         ),
     ]
@@ -213,6 +201,29 @@ def _churn_metrics() -> list[Metric]:
     ):
         out.append(Metric(f"match_{key}", key.split("_")[-1], label, aggregates=sums,
                           mode="churn"))  # fmt: skip
+    out += [
+        Metric(
+            "routing_entries_mean",
+            "entries",
+            "routing entries per broker",
+            aggregates=("mean", "max"),
+            integer=False,
+            mode="churn",
+        ),
+        Metric(
+            "routing_entries_max",
+            "entries",
+            "routing entries of the fullest broker",
+            aggregates=("mean", "max"),
+            mode="churn",
+        ),
+    ]
+    for what in ("mean", "max"):  # the summary holds the delays of every command
+        out.append(Metric(
+            f"sub_delay_{what}_s", "s", f"subscription propagation delay ({what} of the "
+            "commands since the previous event)", aggregates=(), integer=False,
+            mode="churn-timed",
+        ))  # fmt: skip
     return out
 
 

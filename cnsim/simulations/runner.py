@@ -21,11 +21,12 @@ from tqdm import tqdm
 
 from cnsim.algorithms.base import ApproachSpec, ServerView
 from cnsim.algorithms.messages import Messages
-from cnsim.algorithms.registry import make_approach
+from cnsim.algorithms.registry import make_approach, parse
 from cnsim.brokers import NETWORKS
-from cnsim.brokers.base import Delivery, Network, Traffic
+from cnsim.brokers.base import Delivery, Network, NetworkSetup, RankedSetup, Traffic
+from cnsim.brokers.forwarding import Covering
 from cnsim.server.distributed import Zones
-from cnsim.simulations.churn import simulate_churn, uses_churn
+from cnsim.simulations.churn import simulate_churn
 from cnsim.simulations.config import Scenario
 from cnsim.simulations.metrics import CATALOG, aggregate
 from cnsim.simulations.ranked import ranked_summary, runs_ranked
@@ -68,8 +69,9 @@ class Simulation:
         w = self.workload
         self.batch_size = scenario["events"]["batch_size"]
         self.subscriptions = w.kind.index(w)
+        setup = network_setup(scenario, w.kind, len(w.events), self.seeds)
         self.network: Network = NETWORKS[scenario["overlay"]["kind"]].create(
-            scenario, self.subscriptions, len(w.events), self.seeds
+            setup, self.subscriptions
         )
         # Lists are stored in the order the network delivers from, with
         # object ids as compact as the run's ids allow.
@@ -158,6 +160,22 @@ class Simulation:
         )  # fmt: skip
 
 
+def network_setup(scenario: Scenario, kind, n_events: int, seeds: Seeds) -> NetworkSetup:
+    """The typed parameters a network of the scenario is built from."""
+    o, s = scenario["overlay"], scenario["subscriptions"]
+    ranked = None
+    if any(parse(a, kind.name).message == "ranked" for a in scenario.approaches):
+        r = scenario["ranked"]
+        ranked = RankedSetup(
+            r["k"], r["scores"], r["pruning"], r["index"], r["regions"], r["commands"],
+            r["churn"], s["distribution"], s["spread"],
+        )  # fmt: skip
+    covering = Covering.of(o)
+    return NetworkSetup(
+        scenario.network, kind, o["split"], o["degree"], covering, n_events, seeds, ranked
+    )
+
+
 def server_view(
     w: Workload, scenario: Scenario, subscriptions, lists: TopKLists | None = None
 ) -> ServerView:
@@ -179,7 +197,7 @@ def simulate(scenario: Scenario, events: int | None = None) -> Result:
     """Run a scenario in memory (``events`` overrides the configured event count); a
     scenario too big for this machine's memory is refused before any work."""
     check_fits(scenario, events)
-    if uses_churn(scenario):  # seed 001's command stream has drivers of its own
+    if scenario.commands:  # seed 001's command stream has drivers of its own
         if scenario["run"]["mode"] == "timed":
             return simulate_churn_timed(scenario, events)
         return simulate_churn(scenario, events)

@@ -36,8 +36,7 @@ import numba
 import numpy as np
 import simpy
 
-from cnsim.brokers.base import Paths
-from cnsim.brokers.meghdoot import MeghdootCN
+from cnsim.brokers.base import Paths, TimedView
 from cnsim.errors import InputError
 from cnsim.simulations.config import read_trace
 from cnsim.simulations.metrics import CATALOG
@@ -78,22 +77,22 @@ class TimedNetwork:
     """Queues and clocks of one approach's server and brokers."""
 
     def __init__(
-        self, env: simpy.Environment, cn: MeghdootCN, timing: dict, size: int, ordered: bool
+        self, env: simpy.Environment, view: TimedView, timing: dict, size: int, ordered: bool
     ):
         self.env = env
-        self.cn = cn
+        self.view = view
         self.ordered = ordered  # hold back messages that overtook earlier-sent ones
-        self.owner = cn.zones.owner.astype(np.int64)
-        self.latency_s = np.asarray(cn.world.broker_latency, np.float64) / 1000.0
+        self.owner = view.owner.astype(np.int64)
+        self.latency_s = np.asarray(view.world.broker_latency, np.float64) / 1000.0
         self.serialise_s = size * 8 / (timing["bandwidth_mbps"] * 1e6)
         self.server_s = timing["server_service_s"]
         self.broker_s = timing["broker_service_s"]
-        n_brokers = cn.world.n_brokers
+        n_brokers = view.world.n_brokers
         self.busy_until = [0.0] * n_brokers
         self.busy_time = [0.0] * n_brokers
         self.server_free = 0.0
         self.server_finishes: deque[float] = deque()
-        self.last_applied = np.full(len(cn.gateway), -np.inf)  # per subscription
+        self.last_applied = np.full(len(view.gateway_zone), -np.inf)  # per subscription
         self.metrics: dict[int, tuple] = {}
         self._done: dict[int, _EventInFlight] = {}
         self._next_to_apply = 0
@@ -102,7 +101,7 @@ class TimedNetwork:
     def publish(self, event: int, entry_delay: float, outcome) -> None:
         """Event ``event`` is published now; it reaches its entry after ``entry_delay``."""
         paths = outcome.traffic.paths or _no_paths()
-        n_zones = self.cn.zones.n_zones
+        n_zones = self.view.n_zones
         firsts, children = _hop_tree(
             paths.source, paths.hop_ptr, paths.hop_from, paths.hop_to, n_zones
         )
@@ -186,12 +185,12 @@ class TimedNetwork:
     def _apply(self, state: _EventInFlight) -> None:
         """Arrival times of the event's deliveries, then the subscribers' in-order
         application (events complete out of order; they are applied in order)."""
-        d, p, cn = state.delivery, state.paths, self.cn
+        d, p, view = state.delivery, state.paths, self.view
         first, last, reordered = _arrivals(
             d.offsets, d.subs, p.source, p.hop_ptr, p.hop_to, np.array(state.departure),
-            np.array(state.source_departure), cn.gateway_zone, self.owner, cn.last_hop_latency_s,
-            self.serialise_s, self.last_applied, state.published,
-            cn.zones.n_zones, self.ordered,
+            np.array(state.source_departure), view.gateway_zone, self.owner,
+            view.last_hop_latency_s, self.serialise_s, self.last_applied, state.published,
+            view.n_zones, self.ordered,
         )  # fmt: skip
         queue_len, wait = self.metrics.pop(state.event, (0, 0.0))
         self.metrics[state.event] = {
@@ -296,10 +295,9 @@ class Timer:
         self.env = simpy.Environment()
         self.sim = sim
         self.times = publication_times(timing, len(sim.workload.events), sim.seeds)
+        view = sim.network.timed_view()
         self.networks = {
-            a.name: TimedNetwork(
-                self.env, sim.network, timing, sim.message_bytes(a.spec), a.spec.ordered
-            )
+            a.name: TimedNetwork(self.env, view, timing, sim.message_bytes(a.spec), a.spec.ordered)
             for a in sim.approaches
         }
 

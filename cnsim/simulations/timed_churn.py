@@ -40,12 +40,10 @@ from __future__ import annotations
 import time
 
 import numpy as np
-import pandas as pd
 import simpy
 
-from cnsim.simulations.churn import ChurnRun, _aggregates, event_frame
+from cnsim.simulations.churn import ChurnRun, churn_result, event_frame
 from cnsim.simulations.config import Scenario
-from cnsim.simulations.result import Result
 from cnsim.simulations.timed import publication_times
 
 
@@ -89,7 +87,7 @@ class TimedChurn:
         self.served = [0] * b
         self.wait_sum = [0.0] * b
         self.wait_max = [0.0] * b
-        self.flood = f.covering == "none"
+        self.flood = f.covering.floods
         st = w.stream
         self.home_of_cmd = w.home[st.sid].tolist()
         if not self.flood:
@@ -244,44 +242,20 @@ def simulate_churn_timed(scenario: Scenario, events: int | None = None, check: b
         frame["latency_last_s"] = timer.latency[:, 1]
         frame["sub_delay_mean_s"] = mean
         frame["sub_delay_max_s"] = mx
-    frame.insert(0, "approach", "cn-relax")
-    f, n_b = run.forwarding, run.world.n_brokers
-    makespan = timer.env.now
+    makespan, n_b = timer.env.now, run.world.n_brokers
     served = np.array(timer.served)
-    brokers = pd.DataFrame(
-        {
-            "approach": "cn-relax",
-            "broker": np.arange(n_b),
-            "subscriptions_held": f.routing_entries() + f.local_subscriptions(),
-            "messages_handled": run.handled,
-            "messages_served": served,
-            "utilisation": np.array(timer.busy) / makespan if makespan > 0 else np.zeros(n_b),
-            "wait_mean_s": np.array(timer.wait_sum) / np.maximum(served, 1),
-            "wait_max_s": np.array(timer.wait_max),
-        }
-    )
-    summary = {
-        "scenario": scenario.as_dict(),
-        "source": scenario.source,
-        "overlay": "content-based",
-        "mode": "timed",
-        "commands": int(len(run.workload.stream)),
-        "attributes": int(run.workload.stream.d),
-        "events": int(len(frame)),
-        "batch_size": 1,
-        "forced_inserts": 0,
-        "total_time_s": time.perf_counter() - started,
-        "cpu_time_s": time.process_time() - cpu_started,
-        "tree_degree_max": int(run.tree.degree().max(initial=0)),
-        "totals": f.stats(),
-        "routing_entries_per_broker_mean": float(f.routing_entries().mean()),
-        "routing_entries_per_broker_max": int(f.routing_entries().max(initial=0)),
-        "subscription_delay_s": {
-            "mean": float(delay.mean()) if len(delay) else 0.0,
-            "p95": float(np.percentile(delay, 95)) if len(delay) else 0.0,
-            "max": float(delay.max(initial=0.0)),
-        },
-        "makespan_s": makespan,
-        "approaches": {"cn-relax": _aggregates(frame)},
+    queues = {
+        "messages_served": served,
+        "utilisation": np.array(timer.busy) / makespan if makespan > 0 else np.zeros(n_b),
+        "wait_mean_s": np.array(timer.wait_sum) / np.maximum(served, 1),
+        "wait_max_s": np.array(timer.wait_max),
     }
-    return Result(frame, brokers, summary)
+    delays = {
+        "mean": float(delay.mean()) if len(delay) else 0.0,
+        "p95": float(np.percentile(delay, 95)) if len(delay) else 0.0,
+        "max": float(delay.max(initial=0.0)),
+    }
+    return churn_result(
+        run, frame, started, cpu_started, queues,
+        mode="timed", subscription_delay_s=delays, makespan_s=makespan,
+    )  # fmt: skip

@@ -57,7 +57,9 @@ from cnsim.algorithms.base import ApproachSpec
 from cnsim.algorithms.batch import coalesce
 from cnsim.algorithms.registry import make_approach
 from cnsim.brokers.base import Delivery
+from cnsim.brokers.forwarding import Covering
 from cnsim.brokers.ideal import IdealCN
+from cnsim.simulations.churn import ChurnRun
 from cnsim.simulations.config import Scenario
 from cnsim.simulations.minimum import (
     fewest_messages,
@@ -192,9 +194,7 @@ def verify(scenario: Scenario, events: int | None = None) -> Report:
     """Run every check after every batch of ``scenario`` (refused before any work if it
     cannot fit in this machine's memory)."""
     check_fits(scenario, events, oracle=True)
-    from cnsim.simulations.churn import uses_churn
-
-    if uses_churn(scenario):
+    if scenario.commands:
         return _verify_churn(scenario, events)
     sim = Simulation(scenario, events)
     w = sim.workload
@@ -227,8 +227,6 @@ def _verify_churn(scenario: Scenario, events: int | None) -> Report:
     with G or the poset no routing table holds a subscription another entry covers
     (``tables-hold-no-covered``, checked after every event); the batch replay of
     counting runs agrees with these brokers (``churn-batch-agrees``)."""
-    from cnsim.simulations.churn import ChurnRun
-
     run = ChurnRun(scenario, events, engine="reference")  # the brokers, message by message
     n = len(run.workload.event_after)
     report = Report(events=n, batches=n, approaches=["cn-relax"])
@@ -247,11 +245,7 @@ def _verify_churn(scenario: Scenario, events: int | None) -> Report:
 def _check_batch_replay(report: Report, scenario: Scenario, events, rows: list[dict]) -> None:
     """The batch replay (what counting runs use for every covering setting) gives the
     reference's row for every event, ``match_*`` aside (``churn-batch-agrees``)."""
-    from cnsim.brokers.batch_forwarding import supports
-    from cnsim.simulations.churn import ChurnRun
-
-    o = scenario["overlay"]
-    if not supports(o["covering"], o["covering_k"]):
+    if not Covering.of(scenario["overlay"]).batched:
         return
     batch = ChurnRun(scenario, events, engine="batch")
     for want, got in zip(rows, batch.rows(), strict=True):

@@ -53,18 +53,15 @@ def scenario(**over):
         ({"algorithm": {"approaches": ["paint-batch"]}}, "algorithm.approaches", "no box"),
         ({"algorithm": {"approaches": ["unicast-lazy"]}}, "algorithm.approaches", "no box"),
         ({"algorithm": {"box_budget": 0}}, "algorithm.box_budget", "0"),
-        (
-            {"overlay": {"kind": "content-based"}, "algorithm": {"approaches": ["cn-relax"]}},
-            "overlay.kind",
-            "cannot carry box",
-        ),
+        ({"overlay": {"kind": "content-based"}}, "algorithm.approaches", "events published"),
         ({"objects": {"distribution": "clustered"}}, "objects.distribution", "independent"),
         ({"subscriptions": {"distribution": "clustered"}}, "subscriptions.distribution", "uniform"),
         ({"server": {"count": 2}}, "server.count", "must be 1"),
         ({"messages": {"box_bytes": 40}}, "messages.box_bytes", "1.5-d"),
         ({"messages": {"cn_bytes": 30}}, "messages.cn_bytes", "4(5d + 1)"),
         ({"subscriptions": {"dataset": "DS#2"}}, "subscriptions.dataset", "1.5-d"),
-        ({"subscriptions": {"attributes": 3}}, "subscriptions.attributes", "subscriptions.dims"),
+        ({"subscriptions": {"attributes": 3}}, "subscriptions.attributes", "is retired"),
+        ({"subscriptions": {"churn": 0.2}}, "subscriptions.churn", "content-based"),
     ],
 )
 def test_bad_keys_are_refused_in_one_line_naming_the_key(over, key, words):

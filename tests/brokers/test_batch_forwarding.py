@@ -11,9 +11,8 @@ from cnsim.brokers.batch_forwarding import (
     EventRouter,
     link_order,
     rooted,
-    supports,
 )
-from cnsim.brokers.forwarding import Forwarding
+from cnsim.brokers.forwarding import Covering, Forwarding
 from cnsim.brokers.spanning import degree_bounded_tree, tree_of
 from cnsim.errors import InputError
 from cnsim.simulations.churn import ChurnRun, simulate_churn
@@ -54,7 +53,7 @@ def test_every_link_comes_after_the_links_it_hears_from(n, degree):
 
 def reference_counts(tree, d, covering, k, index, stream, homes):
     """Per-command counters of the reference brokers, and their final entries."""
-    f = Forwarding(tree, d, covering, k, index, (0, 2**BITS - 1))
+    f = Forwarding(tree, d, Covering(covering, k, index), (0, 2**BITS - 1))
     rows = []
     for i in range(len(stream)):
         before = f.stats()
@@ -93,7 +92,7 @@ def test_batch_replay_sends_what_the_reference_brokers_send(covering, k, index, 
     stream = command_stream(250, d, 0.35, seed=10 + d, bits=BITS)
     homes = np.random.default_rng(d).integers(tree.n, size=len(stream))
     want, ref = reference_counts(tree, d, covering, k, index, stream, homes)
-    b = BatchForwarding(tree, d, covering, k, index, (0, 2**BITS - 1))
+    b = BatchForwarding(tree, d, Covering(covering, k, index), (0, 2**BITS - 1))
     b.replay(stream.op, stream.sid, homes, stream.lo, stream.hi)
     _, mx = b.entries_after(np.arange(len(stream)))  # after every command
     got = np.column_stack([b.sub_msgs, b.unsub_msgs, b.withdraw_msgs, b.cover, mx])
@@ -111,7 +110,7 @@ def test_events_take_the_reference_brokers_hops_in_their_order(d):
     tree = random_tree(17, 3, seed=d)
     stream = command_stream(200, d, 0.3, seed=d, bits=BITS)
     homes = np.random.default_rng(d).integers(tree.n, size=len(stream))
-    f = Forwarding(tree, d, "g1", 1, "kdtree", (0, 2**BITS - 1))
+    f = Forwarding(tree, d, Covering("g1"), (0, 2**BITS - 1))
     router = EventRouter(tree, d, homes)
     live = np.zeros(len(stream), bool)
     rng = np.random.default_rng(7)
@@ -144,7 +143,7 @@ def churn(covering, index="kdtree", d=2, commands=300, events=120, k=2):
     return from_dict(
         {
             "seed": 3,
-            "subscriptions": {"count": commands, "churn": 0.3, "attributes": d},
+            "subscriptions": {"count": commands, "churn": 0.3, "kind": "box", "dims": d},
             "events": {"count": events},
             "network": {"ip_nodes": 300, "brokers": 20},
             "overlay": {
@@ -176,8 +175,9 @@ def test_churn_rows_equal_between_engines(covering, index, d):
 
 
 def test_runs_use_the_batch_replay_where_it_applies_and_verify_compares_it():
-    assert supports("g1") and supports("gk", 5) and supports("none")
-    assert supports("poset") and supports("full") and not supports("gk", 65)
+    assert Covering("g1").batched and Covering("gk", 5).batched and Covering("none").batched
+    assert Covering("poset").batched and Covering("full").batched
+    assert not Covering("gk", 65).batched
     assert ChurnRun(churn("g1")).batch and ChurnRun(churn("poset")).batch  # every setting
     assert not ChurnRun(churn("full"), engine="reference").batch
     with pytest.raises(InputError, match="engine 'fast' is not one of auto, batch, reference"):
@@ -244,13 +244,12 @@ def test_content_based_network_builds_with_the_batch_replay(monkeypatch):
         "algorithm": {"approaches": ["cn-relax"]},
         "run": {"progress": False},
     }
-    import cnsim.brokers.content_based as cb
     from cnsim.simulations.runner import simulate
 
     frames = {}
     for covering in ("g1", "poset", "poset-reference"):  # batch replay; reference brokers
         if covering == "poset-reference":
-            monkeypatch.setattr(cb, "batch_supports", lambda *a: False)
+            monkeypatch.setattr(Covering, "batched", property(lambda self: False))
         over = {"kind": "content-based", "covering": covering.split("-")[0]}
         frames[covering] = simulate(from_dict({**sc, "overlay": over})).events
     cols = ["delivered_msgs", "overlay_bytes", "ip_bytes", "last_hop_ip_bytes"]

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
 
-from cnsim.brokers.forwarding import COVERINGS, Forwarding
+from cnsim.brokers.forwarding import COVERINGS, Covering, Forwarding
 from cnsim.brokers.spanning import degree_bounded_tree, tree_of
 from cnsim.errors import ConfigError
 from cnsim.simulations.config import from_dict
@@ -78,7 +78,7 @@ def replay(f, stream, homes, rng, check_every=1, events=3):
 @pytest.mark.parametrize("d", [1, 3])
 def test_every_event_reaches_exactly_its_subscriptions(covering, index, d):
     tree, _ = random_tree(9, 3, seed=d)
-    f = Forwarding(tree, d, covering, 2, index, (0, 2**BITS - 1))
+    f = Forwarding(tree, d, Covering(covering, 2, index), (0, 2**BITS - 1))
     stream = command_stream(160, d, 0.3, seed=d, bits=BITS)
     homes = np.random.default_rng(d).integers(tree.n, size=len(stream))
     rng = np.random.default_rng(100 + d)
@@ -98,7 +98,7 @@ def check_tables(f: Forwarding, live: np.ndarray) -> None:
         table = f.tables[j]
         held = table.sids() if table is not None else np.empty(0, np.int64)
         assert live[held].all()
-        if f.covering == "none":
+        if f.covering.floods:
             continue
         g = f.graphs[j]
         if g is None:
@@ -119,7 +119,7 @@ def check_tables(f: Forwarding, live: np.ndarray) -> None:
 @pytest.mark.parametrize("d", [1, 2, 4, 8])
 def test_tables_never_hold_covered_subscriptions(covering, d):
     tree, _ = random_tree(12, 3, seed=d)
-    f = Forwarding(tree, d, covering, 1, "kdtree", (0, 2**BITS - 1))
+    f = Forwarding(tree, d, Covering(covering), (0, 2**BITS - 1))
     stream = command_stream(300, d, 0.25, seed=7 + d, bits=BITS)
     homes = np.random.default_rng(d).integers(tree.n, size=len(stream))
     live = np.zeros(len(stream), bool)
@@ -135,14 +135,15 @@ def test_tables_never_hold_covered_subscriptions(covering, d):
     check_tables(f, live)
 
 
-@pytest.mark.parametrize("d", [1, 2, 5])
+# d = 5 takes twice as long as d = 1 and d = 2 together: the full run
+@pytest.mark.parametrize("d", [1, 2, pytest.param(5, marks=pytest.mark.slow)])
 def test_covering_forwards_no_more_subscriptions(d):
     tree, _ = random_tree(15, 3, seed=d)
     stream = command_stream(400, d, 0.0, seed=d, bits=BITS)
     homes = np.random.default_rng(d).integers(tree.n, size=len(stream))
     counts = {}
     for covering in COVERINGS:
-        f = Forwarding(tree, d, covering, 3, "kdtree", (0, 2**BITS - 1))
+        f = Forwarding(tree, d, Covering(covering, 3), (0, 2**BITS - 1))
         for s in range(len(stream)):
             f.subscribe(s, homes[s], stream.lo[s], stream.hi[s])
         counts[covering] = (f.sub_msgs, f.routing_entries().sum())

@@ -6,7 +6,7 @@ import pytest
 
 from cnsim.brokers.forwarding import COVERINGS
 from cnsim.errors import ConfigError
-from cnsim.simulations.churn import simulate_churn
+from cnsim.simulations.churn import event_columns, simulate_churn
 from cnsim.simulations.config import from_dict
 from cnsim.simulations.metrics import CATALOG
 from cnsim.simulations.runner import simulate
@@ -21,7 +21,7 @@ def scenario(covering="g1", index="kdtree", d=2, churn=0.3, commands=200, events
     return from_dict(
         {
             "seed": 5,
-            "subscriptions": {"count": commands, "churn": churn, "attributes": d},
+            "subscriptions": {"count": commands, "churn": churn, "kind": "box", "dims": d},
             "events": {"count": commands if events is None else events},
             "network": {"ip_nodes": 300, "brokers": 16},
             "overlay": {"kind": "content-based", "covering": covering, "covering_index": index},
@@ -70,19 +70,19 @@ def test_the_runner_hands_churn_scenarios_over_and_is_deterministic():
 
 def test_no_events_still_runs_every_command():
     """...and writes the whole event schema, typed as a run with events has it."""
-    from cnsim.simulations.churn import EVENT_COLUMNS
-
     r = simulate_churn(scenario(events=0, churn=0.0, commands=50))
     assert len(r.events) == 0 and r.summary["totals"]["sub_msgs"] > 0
     full = simulate_churn(scenario(events=5, churn=0.0, commands=50)).events
-    assert list(r.events.columns) == list(full.columns) == ["approach", *EVENT_COLUMNS]
+    assert list(r.events.columns) == list(full.columns) == ["approach", *event_columns()]
     assert r.events.dtypes.equals(full.dtypes)
 
 
 @pytest.mark.parametrize(
     "changes, match",
     [
-        ({"overlay": {"kind": "meghdoot"}}, "subscriptions.churn = 0.3 needs the content-based"),
+        ({"overlay": {"kind": "meghdoot"}}, "churn = 0.3 needs box subscriptions over the"),
+        ({"subscriptions": {"churn": 0.3}}, "churn = 0.3 needs box subscriptions over the"),
+        ({"subscriptions": {"churn": 0.3, "attributes": 3}}, "attributes = 3 is retired; allowed"),
     ],
 )
 def test_churn_needs_the_content_based_overlay(changes, match):

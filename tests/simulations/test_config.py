@@ -182,7 +182,7 @@ def test_bench_options_are_checked_before_the_benchmark_runs(tmp_path):
         f"cnsim bench paint: --json = {str(missing)!r} is in a folder that does not exist; "
         "allowed: a file in an existing folder"
     )
-    assert bench_options({}) == {"quick": False, "json": None}
+    assert bench_options({}) == {"quick": False, "full": False, "json": None}
 
 
 def test_every_declared_key_is_documented():

@@ -3,15 +3,15 @@ redesign, must come out identical apart from wall-time columns (a refactoring
 changes no figure). Deliberate changes since: in the timed copy, CN-Relax's
 ``latency_first_s``, ``latency_last_s`` and ``reordered`` (and their summary entries)
 were updated when CN-Relax stopped being held back to a send order it does not have
-(issue 11; every other column was checked identical before the update). In the small and
+(every other column was checked identical before the update). In the small and
 timed copies, Unicast's ``calls_min_y`` (and ``mean_calls_min_y``) were updated when
-``unicast`` became the paper's procedure, one min_y per candidate (issue 15; a script first
+``unicast`` became the paper's procedure, one min_y per candidate (a script first
 checked every other column and every delivery identical). Columns added since are left
-out of the comparison: Paint-Sparse's calls as the paper counts them (issue 15; equal to
+out of the comparison: Paint-Sparse's calls as the paper counts them (equal to
 cnsim's own count for every other approach, which the test checks); index calls only
-1.5-d approaches make (``calls_min_x2``, issue 14; 0 for every approach of a 1-d run,
+1.5-d approaches make (``calls_min_x2``; 0 for every approach of a 1-d run,
 which the test checks); the deliveries carrying an updated object and the redundancy
-counted on them (``delivered_updated_msgs``, ``redundancy_paper``, issue 15; checked: all
+counted on them (``delivered_updated_msgs``, ``redundancy_paper``; checked: all
 of CN-Relax's deliveries, none extra for an exact region approach)."""
 
 import json
@@ -49,10 +49,10 @@ ADDED_ENTRIES = ("mean_delivered_updated_msgs", "total_delivered_updated_msgs", 
 # content-based overlay and seed 001's command stream: no seed-003 run uses them).
 NEW_KEYS = {
     "overlay": {"covering": "g1", "covering_k": 2, "covering_index": "kdtree", "degree": 4},
-    "subscriptions": {"churn": 0.0, "attributes": 1},
+    "subscriptions": {"churn": 0.0},
     "objects": {"y_distribution": "uniform"},
-    "network": {"map": None},  # generator 'topohub' (issue 15, real data)
-    "events": {"trace": None},  # events read from a CSV/Parquet file (issue 15, real data)
+    "network": {"map": None},  # generator 'topohub' (measured maps)
+    "events": {"trace": None},  # events read from a CSV/Parquet file
 }
 
 

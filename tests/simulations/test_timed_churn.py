@@ -21,7 +21,7 @@ def scenario(covering="g1", mode="timed", service=1e-5, bandwidth=100.0, d=2, **
     return from_dict(
         {
             "seed": 11,
-            "subscriptions": {"count": 240, "churn": 0.25, "attributes": d},
+            "subscriptions": {"count": 240, "churn": 0.25, "kind": "box", "dims": d},
             "events": {"count": 60},
             "network": {"ip_nodes": 300, "brokers": 18},
             "overlay": {"kind": "content-based", "covering": covering, "covering_k": 2},

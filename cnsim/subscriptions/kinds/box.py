@@ -2,6 +2,13 @@
 over the objects' attributes (x_1, …, x_d), the point ``(l_1, r_1, …, l_d, r_d)`` of
 S = R^{2d}; a message box holds, per attribute, ``lO < l_t <= lI`` and
 ``rI <= r_t < rO``. The workload is :mod:`cnsim.subscriptions.workload_boxes`'s.
+
+Over the content-based overlay (which declares it: ``ContentBasedCN.streams``) box
+subscriptions are seed 001's (Shen, Aluru, Tirthapura, "Indexing for Subscription
+Covering in Publish-Subscribe Systems", §V-A): a stream of subscribe and unsubscribe
+commands (``churn``: the share unsubscribing) on boxes over ``d`` integer attributes,
+interleaved with events published as points; every event reaches the live boxes
+holding it (:mod:`cnsim.simulations.churn`). There are no objects and no top-k lists.
 """
 
 from __future__ import annotations
@@ -30,10 +37,10 @@ class BoxKind(SubscriptionKind):
 
     name = "box"
     label = "box"
+    # subscriptions.churn: box subscriptions over the content-based overlay only (a rule
+    # of the scenario's, since it needs both keys)
     owns = ("subscriptions.dims", "algorithm.box_budget")
     restrictions = (
-        Restriction("overlay.kind", ("ideal", "meghdoot"),
-                    "cannot carry box subscriptions", f"'ideal' or 'meghdoot' {_WHEN}"),
         Restriction("objects.distribution", ("uniform",),
                     "does not apply to box subscriptions (their d attributes are independent "
                     "uniforms)", f"'uniform' (the default) {_WHEN}"),
