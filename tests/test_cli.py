@@ -1,12 +1,14 @@
-"""The command line: run, verify, and clear errors for bad input."""
+"""The command line: run, verify, and clear errors for bad input: unknown commands and
+options, bad option values (harness of the bad-input tables: tests/refusals.py)."""
 
 import subprocess
 import sys
 from pathlib import Path
 
+from refusals import Case, assert_refused, table
 from typer.testing import CliRunner
 
-from cnsim.cli import app
+from cnsim.cli import BENCHES, app
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = """
@@ -85,3 +87,35 @@ def test_run_and_report_a_command_stream_scenario(tmp_path, monkeypatch):
     report = runner.invoke(app, ["report", str(out), "--out", str(tmp_path / "rep")])
     assert report.exit_code == 0, report.output
     assert (tmp_path / "rep" / "index.html").is_file()
+
+
+BAD_OPTIONS: list[Case] = [
+    Case("no-such-command", ["simulate"], r"No such command 'simulate'"),
+    Case("no-such-option", ["run", "{d}/good.toml", "--out", "{d}/o", "--evnts", "3"], r"--evnts"),
+    Case("missing-out", ["run", "{d}/good.toml"], r"--out"),
+    Case(
+        "run-events-negative",
+        ["run", "{d}/good.toml", "--out", "{d}/o", "--events", "-1"],
+        r"--events = -1",
+    ),
+    Case("verify-events-negative", ["verify", "{d}/good.toml", "--events", "-3"], r"--events = -3"),
+    Case(
+        "run-events-text",
+        ["run", "{d}/good.toml", "--out", "{d}/o", "--events", "many"],
+        r"--events.*many",
+    ),
+    *[
+        Case(f"bench-{name}-json-{label}", ["bench", name, "--quick", "--json", path], message)
+        for name in BENCHES  # every benchmark, as the CLI registers them
+        for label, path, message in [
+            ("nofolder", "{d}/missing/out.json", r"--json .*missing.*does not exist"),
+            ("dir", "{d}/foreign", r"--json .*foreign.*is a folder"),
+        ]
+    ],
+    Case("bench-json-empty", ["bench", "paint", "--quick", "--json", ""], r"--json"),
+]
+
+
+@table(BAD_OPTIONS)
+def test_a_bad_command_line_is_refused_clearly(case: Case, bad_inputs, capsys, monkeypatch) -> None:
+    assert_refused(case, bad_inputs, capsys, monkeypatch)

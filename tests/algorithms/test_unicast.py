@@ -35,8 +35,9 @@ CASES = [
     (1, 1, "uniform", "uniform"),
     (2, 2, "clustered", "uniform"),
     (3, 5, "uniform", "clustered"),
-    (4, 10, "clustered", "anti-correlated"),
-    (5, 20, "uniform", "correlated"),
+    # larger k: the full run
+    pytest.param(4, 10, "clustered", "anti-correlated", marks=pytest.mark.slow),
+    pytest.param(5, 20, "uniform", "correlated", marks=pytest.mark.slow),
 ]
 
 

@@ -1,4 +1,6 @@
-"""World cache: round trip, keying, location, atomic entries; the topology CLI."""
+"""World cache: round trip, keying, location, atomic entries; the topology CLI; cache
+places and unbuilt worlds refused with a clear one-line answer (harness:
+tests/refusals.py)."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from refusals import Case, assert_refused, table
 from typer.testing import CliRunner
 
 from cnsim.network import NetworkParams, build_world, cache_dir, world_key
@@ -107,3 +110,38 @@ def test_cli_build_show(tmp_path: Path) -> None:
     assert (tmp_path / "t.edges").is_file() and "seconds" not in shown.output
     bad = runner.invoke(topology_app, ["build", *args, "--generator", "inet"])
     assert bad.exit_code == 2 and "network.generator = 'inet' is not one of" in bad.output
+
+
+BAD_CACHE: list[Case] = [
+    Case(
+        "topology-show-unbuilt",
+        ["topology", "show", "--ip-nodes", "60", "--brokers", "3", "--cache", "{d}/cache"],
+        r"no cached world",
+    ),
+    Case(
+        "topology-cache-file",
+        ["topology", "build", "--ip-nodes", "60", "--brokers", "3", "--cache", "{d}/a_file"],
+        r"--cache.*a_file.*is a file",
+    ),
+    Case(
+        "topology-cache-under-file",
+        ["topology", "build", "--ip-nodes", "60", "--brokers", "3", "--cache", "{d}/a_file/sub"],
+        r"--cache.*is a file",
+    ),
+    Case(
+        "run-cache-env-file",
+        [
+            "run",
+            "@[overlay]\nkind = 'meghdoot'\n[network]\nip_nodes = 60\nbrokers = 3\n",
+            "--out",
+            "{d}/o",
+        ],
+        r"CNSIM_CACHE.*a_file.*is a file",
+        env={"CNSIM_CACHE": "{d}/a_file"},
+    ),
+]
+
+
+@table(BAD_CACHE)
+def test_bad_cache_is_refused_clearly(case: Case, bad_inputs, capsys, monkeypatch) -> None:
+    assert_refused(case, bad_inputs, capsys, monkeypatch)

@@ -1,9 +1,11 @@
-"""Topology generators, file import, placement and parameter validation."""
+"""Topology generators, file import, placement and parameter validation; topology files
+and export paths refused with a clear one-line answer (harness: tests/refusals.py)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from refusals import Case, assert_refused, table
 from scipy.sparse import csgraph
 
 from cnsim.errors import ConfigError, InputError
@@ -148,3 +150,87 @@ def test_from_dict_rejects_unknown_keys_and_coerces_numbers() -> None:
         NetworkParams.from_dict({"nodes": 3}, "net.toml")
     assert str(info.value).startswith("net.toml: network.nodes = 3 is not a key of [network]")
     assert "ip_nodes, brokers" in str(info.value)
+
+
+def _build(path: str, *more: str) -> list[str]:
+    """``cnsim topology build`` of the topology file ``path``."""
+    return [
+        "topology",
+        "build",
+        "--generator",
+        "file",
+        "--path",
+        path,
+        *more,
+        "--brokers",
+        "2",
+        "--cache",
+        "{d}/cache",
+    ]
+
+
+# Topology files (through `topology build` and through a scenario's [network] section),
+# and an export path that is a folder.
+BAD_FILES: list[Case] = [
+    *[
+        Case(f"topology-{name}", _build(f"{{d}}/{name}"), message)
+        for name, message in [
+            ("empty.graphml", r"empty\.graphml.*not valid GraphML"),
+            ("corrupt.graphml", r"corrupt\.graphml.*not valid GraphML"),
+            ("four.txt", r"four\.txt.*line 2"),
+            ("word.txt", r"word\.txt.*line 2"),
+            ("lat.txt", r"lat\.txt.*line 1.*'fast'"),
+            ("mixed.txt", r"mixed\.txt.*line 2.*columns"),
+            ("binary.txt", r"binary\.txt.*UTF-8"),
+            ("nothere.txt", r"nothere\.txt.*does not exist"),
+        ]
+    ],
+    Case(
+        "topology-latency-attr",
+        _build("{d}/latency.graphml", "--latency", "attribute"),
+        r"latency\.graphml.*latency",
+    ),
+    Case(
+        "run-topology-four",
+        [
+            "run",
+            "@[network]\ngenerator = 'file'\npath = 'four.txt'\nbrokers = 2\n"
+            "[overlay]\nkind = 'meghdoot'\n",
+            "--out",
+            "{d}/o",
+        ],
+        r"four\.txt.*line 2",
+    ),
+    Case(
+        "run-topology-corrupt",
+        [
+            "run",
+            "@[network]\ngenerator = 'file'\npath = 'corrupt.graphml'\nbrokers = 2\n"
+            "[overlay]\nkind = 'meghdoot'\n",
+            "--out",
+            "{d}/o",
+        ],
+        r"not valid GraphML",
+    ),
+    Case(
+        "topology-export-dir",
+        [
+            "topology",
+            "build",
+            "--ip-nodes",
+            "60",
+            "--brokers",
+            "3",
+            "--cache",
+            "{d}/cache",
+            "--export",
+            "{d}/foreign",
+        ],
+        r"foreign",
+    ),
+]
+
+
+@table(BAD_FILES)
+def test_bad_topology_file_is_refused_clearly(case: Case, bad_inputs, capsys, monkeypatch) -> None:
+    assert_refused(case, bad_inputs, capsys, monkeypatch)

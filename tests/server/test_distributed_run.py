@@ -40,6 +40,7 @@ def cache(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("CNSIM_CACHE", str(tmp_path_factory.getbasetemp() / "worlds"))
 
 
+@pytest.mark.slow  # 120 events of the example (5 s); 4 servers are verified quickly
 def test_verify_passes_with_8_servers_on_the_example():
     report = verify(Scenario.from_toml(ROOT / "examples" / "distributed.toml"), events=120)
     assert report.ok, report.text()
@@ -123,6 +124,7 @@ def test_every_server_generates_the_messages_of_its_own_events():
     assert load.updates["paint-dense"].tolist() == [1, 0, 0, 1]
 
 
+@pytest.mark.slow  # the whole quick benchmark through the CLI (8 s)
 def test_bench_distributed_quick(tmp_path):
     out = tmp_path / "d.json"
     result = CliRunner().invoke(app, ["bench", "distributed", "--quick", "--json", str(out)])

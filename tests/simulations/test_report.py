@@ -106,6 +106,7 @@ def percentiles(events: pd.DataFrame, column: str) -> pd.DataFrame:
     return pd.DataFrame(out).T
 
 
+@pytest.mark.slow  # a timed run of its own (the module's timed_dir); test_run_report is quick
 def test_timed_run_report_shows_the_latency_of_the_run(timed_dir, tmp_path):
     out = tmp_path / "report"
     text = build_report(timed_dir, out).read_text()
@@ -138,6 +139,7 @@ def test_timed_run_report_shows_the_latency_of_the_run(timed_dir, tmp_path):
     )
 
 
+@pytest.mark.slow  # the timed run again, and two reports of it
 def test_report_without_summary_aggregates_the_rows_as_the_catalog_says(timed_dir, tmp_path):
     src = tmp_path / "events-only"
     src.mkdir()
@@ -309,7 +311,9 @@ def test_a_parameter_nothing_is_drawn_against_is_named(tmp_path):
     assert "timing.server_service_s varies, but one value of it is left" in text
 
 
-@pytest.mark.parametrize("name", ["rates", "a-rates"])  # its files read last, or first
+@pytest.mark.parametrize(  # its files read last, or first (20 s each: the latter in the full run)
+    "name", ["rates", pytest.param("a-rates", marks=pytest.mark.slow)]
+)
 def test_a_dataset_of_two_sweeps(tmp_path, name):
     """Two sweeps in one dataset: each parameter is unset in the other sweep's rows."""
     src = synthetic_sweep(tmp_path / "both")

@@ -111,7 +111,11 @@ def test_index_against_brute_force(name, i, prog):
     run_program(make(name, i, d), ops)
 
 
-@pytest.mark.parametrize("name,i", CASES)
+@pytest.mark.parametrize(
+    "name,i",
+    # about 4 s each: every index's first parameter set in the quick run, all in the full
+    [(n, i) if i == 0 else pytest.param(n, i, marks=pytest.mark.slow) for n, i in CASES],
+)
 def test_long_random_sequence(name, i):
     """Thousands of operations on a coarse grid: many splits, merges and equal keys."""
     rng = np.random.default_rng(7)
