@@ -28,8 +28,9 @@ class Result:
         and with several servers ``servers.parquet`` as the whole contents of
         ``out_dir``: written into a staging folder, then swapped in atomically
         (:mod:`cnsim.outputs`), so the folder holds the earlier result or this one,
-        never a mix. ``out_dir`` must be new, empty or
-        an earlier run's folder (``overwrite``: any folder cnsim wrote)."""
+        never a mix; its marker lists every file written. ``out_dir`` must be new,
+        empty or an earlier run's folder (``overwrite``: any folder cnsim wrote); a
+        folder holding anything cnsim did not write is refused either way."""
         out = claim_out_dir(out_dir, overwrite)
         with replacing(out, marker("run", self.summary.get("source"))) as stage:
             self.events.to_parquet(stage / "events.parquet", index=False)
@@ -42,5 +43,6 @@ class Result:
 
 
 def claim_out_dir(out_dir: str | Path, overwrite: bool = False) -> Path:
-    """The run's output folder, checked before any work (:func:`cnsim.outputs.claim`)."""
+    """The run's output folder, checked before any work (:func:`cnsim.outputs.claim`):
+    new, empty, or holding nothing but what cnsim wrote there, as its marker lists."""
     return claim(out_dir, "run", overwrite=overwrite)

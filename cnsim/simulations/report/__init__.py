@@ -34,7 +34,9 @@ from cnsim.simulations.report.sweep_sections import sweep_report
 def build_report(src: Path, out: Path, overwrite: bool = False) -> Path:
     """Turn a run directory or a sweep dataset into ``out/index.html`` with figures and
     CSVs. ``out`` must be new, empty or an earlier report's folder (``overwrite``: any
-    folder cnsim wrote); the report is written aside and swapped in whole."""
+    folder cnsim wrote); a folder holding anything cnsim did not write — a site of
+    one's own with its ``index.html`` among them — is refused either way. The report
+    is written aside and swapped in whole."""
     src = Path(src)
     kind = detect(src)
     out = claim(out, "report", overwrite=overwrite)

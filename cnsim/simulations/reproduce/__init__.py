@@ -30,7 +30,7 @@ from pathlib import Path
 import pandas as pd
 
 from cnsim.errors import InputError
-from cnsim.outputs import claim, marker, owner, replacing, write_marker
+from cnsim.outputs import claim, mark, marker, owner, replacing
 from cnsim.simulations.reproduce.catalog import Reproduction
 from cnsim.simulations.reproduce.seed003 import SEED003
 
@@ -114,7 +114,7 @@ def reproduce(
         for sweep in sweeps:
             for run in sweep.runs:
                 check_fits(from_dict(run.scenario, f"{sweep.name} run {run.run_id}"))
-    _open(root, paper, quick)
+    _open(root, paper, quick, repro.sweeps)
     outcome = Outcome(root)
     session = None
     try:
@@ -143,10 +143,12 @@ def _same(paper: str, quick: bool):
     return same
 
 
-def _open(root: Path, paper: str, quick: bool) -> None:
+def _open(root: Path, paper: str, quick: bool, sweeps) -> None:
     """Make ``root`` this reproduction's folder: emptied (atomically) if it held
-    anything else (claimed with --overwrite), then marked."""
-    content = marker("reproduction", paper, quick=quick)
+    anything else (claimed with --overwrite), then marked; its marker names its parts,
+    ``sweeps/NAME`` and ``report``, each a cnsim folder with a marker of its own."""
+    parts = [f"sweeps/{name}" for name in sweeps] + ["report"]
+    content = marker("reproduction", paper, quick=quick, parts=parts)
     found = owner(root)
     if found is not None and (
         found["kind"] != "reproduction" or _same(paper, quick)(found) is not None
@@ -154,7 +156,7 @@ def _open(root: Path, paper: str, quick: bool) -> None:
         with replacing(root, content):
             pass
     root.mkdir(parents=True, exist_ok=True)
-    write_marker(root, content)
+    mark(root, content)
 
 
 def _run_one(sweep, root: Path, master, serial: bool, session, progress: bool, echo) -> dict:
@@ -193,7 +195,8 @@ def load_results(repro: Reproduction, root: Path) -> dict[str, pd.DataFrame]:
 
 
 def write_report(repro: Reproduction, root: Path, quick: bool, timings: list[dict]) -> Path:
-    """``root/report``: written aside, swapped in whole; the path of its index.html."""
+    """``root/report``: written aside, swapped in whole (staging folders a killed
+    earlier reproduction left for it are removed first); the path of its index.html."""
     from cnsim.simulations.reproduce.report import reproduction_report
 
     results = load_results(repro, root)

@@ -4,12 +4,15 @@ atomically, the rows themselves, reading them back, and which runs are finished.
 ::
 
     DIR/
+      .cnsim.json               the marker: cnsim wrote DIR, and every file it wrote there
       _sweep.json               the sweep: name, source, seed, axes, every run's id/seed/params
       run-<run id>.parquet      that run's rows (one per approach, or one error row)
       _events/run-<id>.parquet  per-event frames (only with sweep.keep_events)
 
-A file is written under a hidden temporary name and renamed into place, so it is whole
-or absent: an interrupted sweep resumes without losing or duplicating rows.
+A file is written in a staging folder inside the dataset, listed in the dataset's marker
+(``.cnsim.json``, :func:`cnsim.outputs.put_file`) and renamed into place, so it is whole
+or absent and always recognised as cnsim's: an interrupted sweep resumes without losing
+or duplicating rows, and a dataset never holds a file of cnsim's that is not listed.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cnsim.outputs import claim, marker, owner, replacing, write_marker
+from cnsim.outputs import claim, mark, marker, owner, put_file, replacing
 from cnsim.simulations.sweep.seeds import canonical
 
 if TYPE_CHECKING:
@@ -58,7 +61,7 @@ def open_dataset(path: Path, sweep: Sweep) -> None:
         with replacing(path, marker("sweep", sweep.name)):
             pass  # the earlier contents go, whole
     path.mkdir(parents=True, exist_ok=True)
-    write_marker(path, marker("sweep", sweep.name))
+    mark(path, marker("sweep", sweep.name))  # an earlier run of it keeps its listing
     write_manifest(path, sweep)
 
 
@@ -90,7 +93,8 @@ def read_manifest(path: Path) -> dict[str, Any] | None:
 
 def atomic_write(path: Path, write: Callable[[Path], Any]) -> None:
     """Call ``write(tmp)`` for a hidden temporary name in the same directory, then rename
-    it to ``path``: readers (and a resumed sweep) see the whole file or none of it."""
+    it to ``path``: readers see the whole file or none of it (a file outside a dataset;
+    a dataset's files: :func:`cnsim.outputs.put_file`)."""
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
     try:
         write(tmp)
@@ -114,22 +118,22 @@ def write_manifest(out: Path, sweep: Sweep) -> None:
         ],
     }
     text = json.dumps(manifest, indent=1) + "\n"
-    atomic_write(out / MANIFEST, lambda tmp: tmp.write_text(text))
+    put_file(out, MANIFEST, lambda tmp: tmp.write_text(text))
 
 
 def write_rows(path: Path, rows: list[dict[str, Any]]) -> None:
-    """A run's rows as one Parquet file, written atomically."""
+    """A run's rows as one Parquet file of the dataset ``path.parent``, written
+    atomically and listed in its marker."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    atomic_write(path, lambda tmp: pq.write_table(pa.Table.from_pylist(rows), tmp))
+    put_file(path.parent, path.name, lambda tmp: pq.write_table(pa.Table.from_pylist(rows), tmp))
 
 
 def write_events(out: str | Path, run_id: str, frame: pd.DataFrame) -> None:
     """A run's per-event frame, into ``_events/`` (``sweep.keep_events``)."""
-    path = Path(out) / EVENTS_DIR / f"run-{run_id}.parquet"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, lambda tmp: frame.to_parquet(tmp, index=False))
+    rel = f"{EVENTS_DIR}/run-{run_id}.parquet"
+    put_file(Path(out), rel, lambda tmp: frame.to_parquet(tmp, index=False))
 
 
 def ok_rows(task: dict[str, Any], summary: dict[str, Any]) -> list[dict[str, Any]]:
