@@ -29,11 +29,20 @@ EventsOpt = Annotated[
     str | None,
     typer.Option("--events", help="override events.count of the scenario", show_default=False),
 ]
-OutOpt = Annotated[str, typer.Option("--out", help="folder for events.parquet, summary.json")]
+OutOpt = Annotated[
+    str,
+    typer.Option(
+        "--out",
+        help="folder for events.parquet, summary.json: new, empty, or holding only what "
+        "cnsim wrote there (listed in its .cnsim.json)",
+    ),
+]
 OverwriteOpt = Annotated[
     bool,
     typer.Option(
-        "--overwrite", help="replace a folder cnsim wrote for something else (never others')"
+        "--overwrite",
+        help="replace a folder cnsim wrote for something else; a folder holding any file "
+        "cnsim did not write is refused, with or without it",
     ),
 ]
 
@@ -91,7 +100,10 @@ def verify(config: ConfigArg, events: EventsOpt = None) -> None:
 @app.command()
 def sweep(
     sweep_file: Annotated[Path, typer.Argument(metavar="SWEEP", help="sweep TOML file")],
-    out: Annotated[str, typer.Option("--out", help="folder of the results dataset")],
+    out: Annotated[
+        str,
+        typer.Option("--out", help="folder of the results dataset (new, empty or this sweep's)"),
+    ],
     master: Annotated[
         str | None,
         typer.Option("--master", help="Spark master URL [default: local[*], or spark-submit's]"),
@@ -145,7 +157,10 @@ def sweep(
 @app.command()
 def report(
     src: Annotated[Path, typer.Argument(help="run directory (cnsim run --out) or sweep dataset")],
-    out: Annotated[str, typer.Option("--out", help="folder for index.html, figures, CSV")],
+    out: Annotated[
+        str,
+        typer.Option("--out", help="folder for index.html, figures, CSV (new, empty or cnsim's)"),
+    ],
     overwrite: OverwriteOpt = False,
 ) -> None:
     """Write an HTML report (figures and tables of seed 003 §V) of a run or a sweep."""
@@ -157,7 +172,10 @@ def report(
 @app.command()
 def reproduce(
     paper: Annotated[str, typer.Argument(metavar="PAPER", help="the paper to re-run: seed003")],
-    out: Annotated[str, typer.Option("--out", help="folder of the sweeps and the report")],
+    out: Annotated[
+        str,
+        typer.Option("--out", help="folder of the sweeps and the report (new, empty or cnsim's)"),
+    ],
     quick: Annotated[
         bool, typer.Option("--quick", help="every sweep at its [quick] sizes (minutes)")
     ] = False,
@@ -203,7 +221,7 @@ def reproduce(
         raise typer.Exit(1)
 
 
-BENCHES = {  # name -> (module with run_bench(quick) -> dict, what it measures)
+BENCHES = {  # name -> (module with run_bench(quick, full, **named) -> dict, what it measures)
     "paint": ("cnsim.bench.paint", "Per-event cost of the Paint algorithms vs k and m."),
     "overlay": ("cnsim.bench.overlay", "The overlay: world build, routing, cost, traffic."),
     "batch": ("cnsim.bench.batch", "Paint-Batch, Coalesce, Online on one long batch."),
@@ -211,11 +229,35 @@ BENCHES = {  # name -> (module with run_bench(quick) -> dict, what it measures)
     "sweep": ("cnsim.bench.sweep", "A 16-run sweep serially and on Spark local[2]."),
     "stabbing": ("cnsim.bench.stabbing", "Top-k stabbing indexes: build, memory, queries."),
     "covering": ("cnsim.bench.covering", "Covering detection: relation graphs and indexes."),
+    "covering_overlay": (
+        "cnsim.bench.covering.overlay_probe",
+        "The content-based overlay at one size: coverings' messages, entries, peak memory.",
+    ),
+    "covering_speed": (
+        "cnsim.bench.covering.speed_ab",
+        "G_1's command loop over the k-d tree and Z-order (seed 001 §V-C), least CPU.",
+    ),
     "betree": ("cnsim.bench.betree", "BE*-tree vs BE-tree, k-index, scan (seed 002 Figs 6-9)."),
+    "betree_insert": (
+        "cnsim.bench.betree.insert_ab",
+        "The one-by-one BE*-tree build of this checkout against an earlier revision.",
+    ),
+    "betree_ranking": (
+        "cnsim.bench.betree.ranking",
+        "BE*-tree attribute rankings: popularity against selectivity (seed 002 §V-B).",
+    ),
+    "kindex": (
+        "cnsim.bench.betree.kindex",
+        "The k-index: build time and peak memory, partitions visited by bound or by size.",
+    ),
     "ranked_delivery": ("cnsim.bench.ranked_delivery", "Top-k delivery over zones: pruned vs all."),
     "ranked_content": (
         "cnsim.bench.ranked_content",
         "Top-k delivery over the content-based tree: bound-pruned search vs the flood.",
+    ),
+    "ranked_churn": (
+        "cnsim.bench.ranked_churn",
+        "Ranked delivery runs with joins and leaves, both score models, then verify.",
     ),
     "layout": ("cnsim.bench.layout", "Subscriber lists in delivery order: cost per delivery."),
     "fidelity": ("cnsim.bench.fidelity", "Seed 003 Tables I-III: Paint-Sparse's calls, readings."),
@@ -223,10 +265,18 @@ BENCHES = {  # name -> (module with run_bench(quick) -> dict, what it measures)
         "cnsim.bench.redundancy",
         "Seed 003 Table II: Paint-Sparse(eps)'s redundancy by region kind and reading.",
     ),
+    "table2_spread": (
+        "cnsim.bench.table2_spread",
+        "Seed 003 Table II on long drawn runs: Paint-Sparse(eps)'s redundancy and its spread.",
+    ),
     "memory": ("cnsim.bench.memory", "The memory estimate against measured peaks, refitted."),
     "distributed": (
         "cnsim.bench.distributed",
         "Distributed object database: servers traversed vs k (seed 003 App. C, Fig. 20).",
+    ),
+    "distributed_network": (
+        "cnsim.bench.distributed_network",
+        "The database's servers as brokers: IP bytes of messages, publishing, walks.",
     ),
     "multidim": (
         "cnsim.bench.multidim",
@@ -236,34 +286,87 @@ BENCHES = {  # name -> (module with run_bench(quick) -> dict, what it measures)
         "cnsim.bench.boxes",
         "d-dim box subscriptions: Paint messages vs k and d beside Theorem 8 (seed 003 §IV-C).",
     ),
+    "run_loop": (
+        "cnsim.bench.run_loop",
+        "One run of each subscription kind by this checkout and an earlier revision.",
+    ),
 }
 
 
 def _bench_command(name: str, module: str, doc: str):
-    """The ``cnsim bench NAME`` command: its options (``config.BENCH_OPTIONS``) are checked
-    before the benchmark runs; it prints the headline and writes everything to --json."""
+    """The ``cnsim bench NAME`` command: its options (``config.BENCH_OPTIONS`` and the
+    bench's own in ``config.BENCH_NAMED``, declared there and listed by --help) are checked
+    before the benchmark runs, an unknown one too; it prints the headline and writes
+    everything to --json."""
+    import inspect
 
-    def command(
-        quick: Annotated[bool, typer.Option("--quick", help="small sizes, a fast look")] = False,
-        json_path: Annotated[
-            Path | None, typer.Option("--json", help="file to write the full results to (JSON)")
-        ] = None,
-    ) -> None:
+    from cnsim.simulations.config import BENCH_NAMED
+
+    named = BENCH_NAMED.get(name, {})
+
+    def command(ctx: typer.Context, **given: object) -> None:
         from cnsim.outputs import check_file_target, write_file
         from cnsim.simulations.config import bench_options
 
-        given = {"quick": quick, "json": None if json_path is None else str(json_path)}
-        options = bench_options(given, f"cnsim bench {name}")
+        values = {k: v for k, v in given.items() if v is not None and (v is not False
+                  or k in ("quick", "full"))}  # fmt: skip
+        values.update(_extra_options(ctx.args))  # unknown: rejected in the one shape
+        options = bench_options(values, f"cnsim bench {name}", name)
         if options["json"] is not None:
-            check_file_target(options["json"], "--json")  # before the benchmark runs
-        results = importlib.import_module(module).run_bench(quick=options["quick"])
-        if options["json"] is not None:
+            resume = bool(options.get("resume"))  # --resume reads the file and writes it back
+            check_file_target(options["json"], "--json", keep=resume)  # before the bench runs
+        run = importlib.import_module(module).run_bench
+        kwargs = {k: options[k] for k in named}
+        if "json" in inspect.signature(run).parameters:  # writes partial results itself
+            kwargs["json"] = options["json"]
+        results = run(quick=options["quick"], full=options["full"], **kwargs)
+        if options["json"] is not None and not results.get("written"):
             text = json.dumps(results, indent=2, default=_json_scalar)
             write_file(Path(options["json"]), text + "\n", "--json")
-        typer.echo(json.dumps(results["headline"], indent=1, default=_json_scalar))
+        if "text" in results:  # a bench that prints a report instead of running
+            typer.echo(results["text"])
+        else:
+            typer.echo(json.dumps(results["headline"], indent=1, default=_json_scalar))
 
+    params = [
+        inspect.Parameter("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=typer.Context)
+    ]
+    options = {
+        "quick": (bool, "small sizes, a fast look (CI-size)"),
+        "full": (bool, "the long form the published figures came from"),
+        "json": (str, "file to write the full results to (JSON)"),
+    }
+    options |= {key: (bool if spec.kind is bool else str, spec.doc) for key, spec in named.items()}
+    for key, (kind, help_) in options.items():
+        flag = "--" + key.replace("_", "-")
+        option = typer.Option(flag, help=help_, show_default=False)
+        annotation = Annotated[bool, option] if kind is bool else Annotated[str | None, option]
+        params.append(inspect.Parameter(key, inspect.Parameter.KEYWORD_ONLY,
+                                        default=False if kind is bool else None,
+                                        annotation=annotation))  # fmt: skip
+
+    command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     command.__doc__ = doc
     return command
+
+
+def _extra_options(args: list[str]) -> dict[str, object]:
+    """The options a bench command does not declare, as ``--name value`` or
+    ``--name=value`` pairs (a flag without a value reads as true), for the one error."""
+    out: dict[str, object] = {}
+    i = 0
+    while i < len(args):
+        word = args[i]
+        key, eq, value = word.lstrip("-").partition("=")
+        if eq:
+            out[key.replace("-", "_")] = value
+        elif i + 1 < len(args) and not args[i + 1].startswith("--"):
+            out[key.replace("-", "_")] = args[i + 1]
+            i += 1
+        else:
+            out[key.replace("-", "_")] = True
+        i += 1
+    return out
 
 
 def _json_scalar(value: object) -> object:
@@ -275,8 +378,23 @@ def _json_scalar(value: object) -> object:
     raise TypeError(f"{type(value).__name__} is not JSON serialisable")
 
 
-for _name, (_module, _doc) in BENCHES.items():
-    bench_app.command(_name)(_bench_command(_name, _module, _doc))
+class _BenchGroup(typer.core.TyperGroup):
+    """``cnsim bench``: its commands are made when asked for (their named options come
+    from the configuration layer, which every other command would otherwise import)."""
+
+    def list_commands(self, ctx) -> list[str]:
+        return list(BENCHES)
+
+    def get_command(self, ctx, name: str):
+        if name not in BENCHES:
+            return None
+        one = typer.Typer()
+        settings = {"allow_extra_args": True, "ignore_unknown_options": True}
+        one.command(name, context_settings=settings)(_bench_command(name, *BENCHES[name]))
+        return typer.main.get_command(one)
+
+
+bench_app.info.cls = _BenchGroup
 
 
 def _summary_table(summary: dict) -> str:

@@ -50,7 +50,7 @@ _TOTALS = [
 ]
 
 
-def run_bench(quick: bool = False) -> dict:
+def run_bench(quick: bool = False, full: bool = False) -> dict:
     """Totals per approach and k; ``quick`` shrinks the sequence and m tenfold."""
     m, events = (20_000, 5_000) if quick else (200_000, 50_000)
     started = time.perf_counter()
@@ -62,7 +62,7 @@ def run_bench(quick: bool = False) -> dict:
         by_k[k]["minimum"] = {"delivered_msgs": float(_fewest_received(_scenario(m, k, events)))}
     survey = _survey(6 if quick else 36)
     return {
-        **provenance("batch", quick),
+        **provenance("batch", quick, full),
         "subscriptions": m,
         "events": events,
         "by_k": by_k,

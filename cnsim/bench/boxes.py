@@ -45,10 +45,10 @@ import numpy as np
 from cnsim.algorithms.boxes.paint import PaintDenseBoxes, PaintSparseBoxes
 from cnsim.algorithms.boxes.regions import RegionTooLarge
 from cnsim.bench import provenance
-from cnsim.bench.multidim import events as event_stream
 from cnsim.server.object_index_d import ObjectIndexD
-from cnsim.subscriptions.index_box import SubscriptionIndexBox
+from cnsim.subscriptions.generators.boxes import workload
 from cnsim.subscriptions.kinds.box import message_bytes
+from cnsim.subscriptions.space_boxes import BoxSubscriptions
 
 KS = [1, 2, 5, 10]
 DS = [1, 2, 3, 4]
@@ -66,15 +66,6 @@ N, M = 2_000, 20_000  # objects and subscriptions
 SPARSE_BUDGET = 10_000_000
 SPARSE_BUDGET_QUICK = 2_000_000
 SPARSE_WIDE_DS = [3, 4]
-
-
-def workload(d: int, n: int, m: int, events: int, seed: int = 0):
-    """x (n, d), y, l (m, d), r (m, d) and the event stream [(object, new y)]."""
-    rng = np.random.default_rng([seed, d])
-    x, y = rng.random((n, d)), rng.random(n)
-    a, b = rng.random((m, d)), rng.random((m, d))
-    stream = event_stream(y, events, np.random.default_rng([seed, d, 7]))
-    return x, y, np.minimum(a, b), np.maximum(a, b), stream
 
 
 def one_d_messages(x: np.ndarray, y: np.ndarray, k: int, stream) -> list[int]:
@@ -157,7 +148,7 @@ def compare_sparse_engines(d: int, k: int, events: int, n: int = 2_000, m: int =
     """Paint-Sparse with the numba pruned partition and with the Python reference on the
     same events: seconds each, and whether every message and every call count agrees."""
     x, y, l, r, stream = workload(d, n, m, events)
-    subs = SubscriptionIndexBox(l, r)
+    subs = BoxSubscriptions(l, r)
     PaintSparseBoxes(ObjectIndexD(x, y), subs, k).process(np.array([0]), np.array([0.5]))
     out, sent, calls = {}, {}, {}
     for engine in ("numba", "python"):
@@ -183,7 +174,7 @@ def sparse_wide(quick: bool = False, log: Callable[[str], None] | None = None) -
     results: dict[int, dict[int, dict]] = {}
     for d in SPARSE_WIDE_DS:
         x, y, l, r, stream = workload(d, N, M, (EVENTS_QUICK if quick else EVENTS)[d])
-        subs = SubscriptionIndexBox(l, r)
+        subs = BoxSubscriptions(l, r)
         results[d] = {}
         for k in KS:
             row = measure(PaintSparseBoxes(ObjectIndexD(x, y), subs, k, budget=budget), stream)
@@ -223,7 +214,7 @@ def _mean(values: list) -> float | None:
     return float(np.mean(values)) if values else None
 
 
-def run_bench(quick: bool = False) -> dict:
+def run_bench(quick: bool = False, full: bool = False) -> dict:
     """Paint-Dense and Paint-Sparse for every d and k on one workload per d."""
     n, m = N, M
     started = time.perf_counter()
@@ -234,14 +225,14 @@ def run_bench(quick: bool = False) -> dict:
         x, y, l, r, _ = workload(d, 50, 50, 0)
         for approach in (
             PaintDenseBoxes(ObjectIndexD(x, y), 2),
-            PaintSparseBoxes(ObjectIndexD(x, y), SubscriptionIndexBox(l, r), 2),
+            PaintSparseBoxes(ObjectIndexD(x, y), BoxSubscriptions(l, r), 2),
         ):
             approach.process(np.arange(4), np.array([0.9, 0.1, 0.5, np.inf]))  # fmt: skip
     for d in DS:
         n_events = (EVENTS_QUICK if quick else EVENTS)[d]
         budget = BUDGET_QUICK if quick else BUDGET
         x, y, l, r, stream = workload(d, n, m, n_events)
-        subs = SubscriptionIndexBox(l, r)
+        subs = BoxSubscriptions(l, r)
         results[d] = {}
         for k in KS:
             dense = PaintDenseBoxes(ObjectIndexD(x, y), k, budget=budget)
@@ -285,7 +276,7 @@ def run_bench(quick: bool = False) -> dict:
         f"{[(e['d'], e['k'], round(e['speedup'], 1)) for e in sparse_engines]}")  # fmt: skip
     wide = sparse_wide(quick, log)
     return {
-        **provenance("boxes", quick),
+        **provenance("boxes", quick, full),
         "objects": n,
         "subscriptions": m,
         "budget_slabs": BUDGET_QUICK if quick else BUDGET,

@@ -43,7 +43,7 @@ def _sizes(quick: bool) -> dict:
     return {"n": 100_000, "s": 100, "ks": [10, 100, 1_000, 10_000, 100_000], "events": 1_000}
 
 
-def run_bench(quick: bool = False) -> dict:
+def run_bench(quick: bool = False, full: bool = False) -> dict:
     """Servers traversed per query against k, the estimates, and per-server load."""
     size = _sizes(quick)
     n, s = size["n"], size["s"]
@@ -66,7 +66,7 @@ def run_bench(quick: bool = False) -> dict:
         for k, r in by_k.items()
     }
     return {
-        **provenance("distributed", quick),
+        **provenance("distributed", quick, full),
         "objects": n,
         "servers": s,
         "events": len(events),

@@ -106,13 +106,13 @@ def measure(m: int, k: int, events: int) -> dict:
     }
 
 
-def run_bench(quick: bool = False) -> dict:
+def run_bench(quick: bool = False, full: bool = False) -> dict:
     """The measurement at m = 2,000,000 (``quick``: 200,000) and k = 10."""
     started = time.perf_counter()
     m, events = (200_000, 200) if quick else (2_000_000, 500)
     result = measure(m, 10, events)
     return {
-        **provenance("layout", quick),
+        **provenance("layout", quick, full),
         **result,
         "headline": {
             "ns_per_delivery_before": result["before_ns_per_delivery"],

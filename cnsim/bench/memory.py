@@ -102,7 +102,7 @@ def fit(rows: list[dict], costs: dict[str, float] = COSTS) -> dict[str, float]:
     return {**costs, **{c: float(v) for c, v in zip(FITTED, solution / scale, strict=True)}}
 
 
-def run_bench(quick: bool = False) -> dict:
+def run_bench(quick: bool = False, full: bool = False) -> dict:
     """Every case measured; the costs refitted; old and new estimates beside the peaks."""
     started = time.perf_counter()
     names = QUICK_CASES if quick else tuple(CASES)
@@ -131,7 +131,7 @@ def run_bench(quick: bool = False) -> dict:
         r["after_over_measured"] = r["estimate_after"] / r["measured"]
     after = [r["after_over_measured"] for r in rows]
     return {
-        **provenance("memory", quick),
+        **provenance("memory", quick, full),
         "events_per_case": EVENTS,
         "subscription_scale": scale,
         "cases": rows,

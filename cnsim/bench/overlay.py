@@ -114,7 +114,7 @@ def traffic_by_k(m: int, events: int, network: dict) -> dict:
     return out
 
 
-def run_bench(quick: bool = False) -> dict:
+def run_bench(quick: bool = False, full: bool = False) -> dict:
     """All measurements; ``quick`` uses a 2,000-node network and fewer subscriptions."""
     if quick:
         network, m, events = {"ip_nodes": 2_000, "brokers": 100}, 100_000, 100
@@ -122,7 +122,7 @@ def run_bench(quick: bool = False) -> dict:
         network, m, events = {"ip_nodes": 20_000, "brokers": 1_000}, 2_000_000, 300
     started = time.perf_counter()
     results = {
-        **provenance("overlay", quick),
+        **provenance("overlay", quick, full),
         "network": network,
         "subscriptions": m,
         "events_per_point": events,

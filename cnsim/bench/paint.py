@@ -102,7 +102,7 @@ def _calls(figures: dict) -> float:
     return figures["calls_first_k"] + figures["calls_min_y"] + figures["calls_snap"]
 
 
-def run_bench(quick: bool = False) -> dict:
+def run_bench(quick: bool = False, full: bool = False) -> dict:
     """All measurements; ``quick`` shrinks m and the event counts about tenfold."""
     m_big, m_small = (200_000, 20_000) if quick else (2_000_000, 200_000)
     events = 200 if quick else 1_000
@@ -134,7 +134,7 @@ def run_bench(quick: bool = False) -> dict:
         "brute_force_over_paint_dense": brute_s / dense_server,
     }
     return {
-        **provenance("paint", quick),
+        **provenance("paint", quick, full),
         "events_per_point": events,
         "by_k": by_k,
         "by_m": {m_small: small, m_big: big},

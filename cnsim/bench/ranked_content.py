@@ -67,7 +67,7 @@ def _mean(d, name: str) -> float:
     return float(d.cost[name].mean())
 
 
-def run_bench(quick: bool = False) -> dict:
+def run_bench(quick: bool = False, full: bool = False) -> dict:
     """Per-event costs of the pruned search and the flood for every k, score model and
     bound, and the cost of keeping the bounds current."""
     size = _sizes(quick)
@@ -141,7 +141,7 @@ def run_bench(quick: bool = False) -> dict:
             for k in KS
         }
     return {
-        **provenance("ranked_content", quick),
+        **provenance("ranked_content", quick, full),
         "subscriptions": m,
         "d": D,
         "brokers": size["brokers"],

@@ -50,7 +50,7 @@ def _scores(model: str, l: np.ndarray, r: np.ndarray, rng: np.random.Generator) 
     return generate_scores(rng, l, r, model)
 
 
-def run_bench(quick: bool = False) -> dict:
+def run_bench(quick: bool = False, full: bool = False) -> dict:
     """Per-event costs of pruned and baseline ranked delivery for every k and score model."""
     size = _sizes(quick)
     started = time.perf_counter()
@@ -117,7 +117,7 @@ def run_bench(quick: bool = False) -> dict:
             for k, row in by_k.items()
         }
     return {
-        **provenance("ranked_delivery", quick),
+        **provenance("ranked_delivery", quick, full),
         "subscriptions": size["m"],
         "brokers": size["brokers"],
         "ip_nodes": size["ip_nodes"],

@@ -14,10 +14,11 @@ is of one of three kinds:
 **Dense limit.** Where every rectangle holds subscriptions in proportion to its
 probability mass — as in the rare, heavy events that set the mean at m = 2,000,000 —
 Paint-Sparse(ε)'s deliveries are Paint-Dense(ε)'s, and the redundancy is the mass of the
-MEBs over the mass of the exact regions (:func:`cnsim.bench.fidelity.mass`, subscriptions
-uniform in S). No subscription is drawn, so long event streams are cheap, and the excess
-splits by region kind. With n objects' gaps i.i.d., a staircase of k strips grouped by g
-has expected excess ``(g − 1) / (k + 1)`` of its mass, and a diagonal chain about ``g − 1``.
+MEBs over the mass of the exact regions (:func:`cnsim.subscriptions.generators.readings.mass`,
+subscriptions uniform in S). No subscription is drawn, so long event streams are cheap,
+and the excess splits by region kind. With n objects' gaps i.i.d., a staircase of k strips
+grouped by g has expected excess ``(g − 1) / (k + 1)`` of its mass, and a diagonal chain
+about ``g − 1``.
 
 Readings compared with Table II: all regions coarsened (the paper's §IV-B, cnsim's
 Paint-Sparse(ε)); only the two staircases; only IR_new of rank-raising updates; and the
@@ -41,9 +42,11 @@ from cnsim.algorithms import regions
 from cnsim.algorithms.paint_dense import PaintDense
 from cnsim.algorithms.paint_sparse import PaintSparse
 from cnsim.bench import provenance
-from cnsim.bench.fidelity import KS, M, mass, workload
+from cnsim.bench.fidelity.paper import KS, M
+from cnsim.bench.fidelity.streams import workload
 from cnsim.server.object_index import ObjectIndex
 from cnsim.simulations.seeds import Seeds
+from cnsim.subscriptions.generators.readings import mass
 from cnsim.subscriptions.index import SubscriptionIndex
 from cnsim.subscriptions.workload import generate_subscriptions
 
@@ -193,7 +196,7 @@ def drawn_check(seed: int, n_events: int, m: int, k: int) -> dict:
     } | {"received_per_event": received[None] / n_events}
 
 
-def run_bench(quick: bool = False) -> dict:
+def run_bench(quick: bool = False, full: bool = False) -> dict:
     """The dense-limit table over long streams and the drawn check; ``quick`` shrinks both."""
     started = time.perf_counter()
     if quick:
@@ -203,7 +206,7 @@ def run_bench(quick: bool = False) -> dict:
     table = eps_table(seeds, n_events, ks)
     seed, n_check, m_check, k_check = check
     return {
-        **provenance("redundancy", quick),
+        **provenance("redundancy", quick, full),
         "seeds": seeds,
         "events": n_events,
         "ks": ks,

@@ -15,6 +15,7 @@ import time
 
 import numpy as np
 
+from cnsim.bench import provenance
 from cnsim.subscriptions.ranked import REGISTRY
 from cnsim.subscriptions.ranked.multidim import ExactMatcher, RelaxedMatcher
 from cnsim.subscriptions.ranked.st_psa import STPSA
@@ -269,7 +270,7 @@ def bench_multidim(rng, n: int, n_q: int, dims, k: int, log) -> dict:
 
 
 def targets(res: dict) -> dict:
-    """The issue's four targets, as ratios measured in this run."""
+    """The benchmark's four targets, as ratios measured in this run."""
     t = {}
     long = res["seed004"]["long (Renfe-like)"]
     side = long.get("at_st_psa_n", long)
@@ -320,7 +321,7 @@ def machine() -> dict:
     }
 
 
-def run_bench(quick: bool = False) -> dict:
+def run_bench(quick: bool = False, full: bool = False) -> dict:
     """Run the benchmark (quick: small sizes, well under a minute)."""
     rng = np.random.default_rng(20240600)
     t0 = time.perf_counter()
@@ -334,6 +335,7 @@ def run_bench(quick: bool = False) -> dict:
         n004, sizes000, n_md = 1_000_000, [100_000, 200_000, 500_000, 1_000_000], 200_000
         dims, n_q, n_q_md = tuple(range(1, 9)), 1000, 100
     res = {
+        "provenance": provenance("stabbing", quick, full),
         "quick": quick,
         "machine": machine(),
         "params": {

@@ -19,6 +19,7 @@ from typing import Any
 
 import pandas as pd
 
+from cnsim.bench import provenance
 from cnsim.simulations.sweep import expand, read_results, run_sweep, spark_session
 
 TARGET = 1.6
@@ -61,7 +62,7 @@ def _identical(a: pd.DataFrame, b: pd.DataFrame) -> bool:
     return True
 
 
-def run_bench(quick: bool = False) -> dict[str, Any]:
+def run_bench(quick: bool = False, full: bool = False) -> dict[str, Any]:
     """Time the benchmark sweep serially and on Spark ``local[2]``; the results dict."""
     sweep = expand(sweep_document(quick), "<bench>")
     _warm_up()
@@ -104,6 +105,7 @@ def run_bench(quick: bool = False) -> dict[str, Any]:
         "failed_runs": len(serial.failed) + len(on_spark.failed),
     }
     return {
+        "provenance": provenance("sweep", quick, full),
         "headline": headline,
         "quick": quick,
         "master": MASTER,

@@ -30,7 +30,7 @@ def _scenario(mode: str, m: int, events: int, network: dict, approaches: list[st
     )
 
 
-def run_bench(quick: bool = False) -> dict:
+def run_bench(quick: bool = False, full: bool = False) -> dict:
     """Event-processing time of both modes, and their ratio."""
     if quick:
         network, m, events = {"ip_nodes": 2_000, "brokers": 100}, 100_000, 200
@@ -48,7 +48,7 @@ def run_bench(quick: bool = False) -> dict:
             "timed_over_counting": seconds["timed"] / seconds["counting"],
         }
     return {
-        **provenance("timed", quick),
+        **provenance("timed", quick, full),
         "subscriptions": m,
         "events": events,
         "network": network,

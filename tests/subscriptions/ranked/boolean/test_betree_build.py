@@ -116,9 +116,10 @@ def test_bulk_then_dynamic(name, subs, evs, ops, cap, k, ranking):
     _check(ix, evs, k)
 
 
+@pytest.mark.slow  # the bench workload built both ways (14 s)
 def test_bulk_matches_dynamic_answers():
     """The bulk and the one-by-one build answer every query identically."""
-    from cnsim.bench.betree import workload
+    from cnsim.subscriptions.ranked.boolean.workload import workload
 
     subs, events, w = workload(3, 50, n=3000, dist="zipf")
     a = REGISTRY["betree_star"](subs, match_probability=w["match_prob"])
@@ -175,7 +176,7 @@ def test_numba_bulk_builds_the_python_tree(subs, cap, split, ranking):
 
 
 def test_numba_bulk_builds_the_python_tree_on_the_bench_workload():
-    from cnsim.bench.betree import workload
+    from cnsim.subscriptions.ranked.boolean.workload import workload
 
     cls = REGISTRY["betree_star"]
     for dist, split in (("uniform", "exhaustive"), ("zipf", "approximate")):
@@ -217,7 +218,8 @@ def test_numba_bulk_builds_the_python_betree(subs, cap, domain):
 
 
 def test_numba_bulk_builds_the_python_betree_on_the_bench_workload():
-    from cnsim.bench.betree import _make, workload
+    from cnsim.subscriptions.ranked.boolean.workload import make_index as _make
+    from cnsim.subscriptions.ranked.boolean.workload import workload
 
     for dist in ("uniform", "zipf"):
         subs, events, w = workload(5, 30, n=2500, dist=dist)
@@ -271,11 +273,12 @@ def test_numba_inserts_build_the_python_tree(subs, more, dels, cap, split, beta,
         np.testing.assert_array_equal(a.top_k(e, 3), b.top_k(e, 3))
 
 
+@pytest.mark.slow  # the bench workload, numba against Python inserts (8 s)
 def test_numba_inserts_build_the_python_tree_on_the_bench_workload(monkeypatch):
     """... also when the kernel stops for room again and again (its tables start with
     a quarter of their size free and grow by doubling): it resumes where it stopped."""
-    from cnsim.bench.betree import workload
     from cnsim.subscriptions.ranked.boolean import _insert
+    from cnsim.subscriptions.ranked.boolean.workload import workload
 
     calls = []
     kernel = _insert.insert_many

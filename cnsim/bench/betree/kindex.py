@@ -1,41 +1,59 @@
-"""The k-index (issue 13; RESULTS.md, "k-index: build memory at 1M and partitions by
-bound"): build time and peak memory of the two-pass numba build against the first
-(materialise-and-lexsort) build, and top-1 / top-5 / full matching time with the
-partitions visited by bound against by size.
+"""``cnsim bench kindex``: the k-index (RESULTS.md, "k-index: build memory at 1M and
+partitions by bound"): build time and peak memory of the two-pass numba build against
+the first (materialise-and-lexsort) build, and top-1 / top-5 / full matching time with
+the partitions visited by bound against by size.
 
-Usage:
-  python benchmarks/kindex_build.py build N new|old   # one build per process (peak RSS)
-  python benchmarks/kindex_build.py order N uniform|zipf|mixed|nested|nested-l1
-
-``build`` prints one JSON line: the peak RSS of generating the workload, of inserting it
-into the store and of the build (the kernel's peak VmHWM reset before each phase), the
-build's time, the index size, and the time and a digest
-of ``count_batch`` and ``top_k_batch(events, 5)`` on the 200 events (old and new must
-give the same digests).  ``order`` builds one index and times ``top_k_batch(events, 1)``,
-``top_k_batch(events, 5)`` and ``count_batch(events)`` with ``partition_order`` "bound"
-and "size" on the same lists, interleaved, best of 11 passes each in CPU time (the
-process's, less disturbed by other jobs on a shared machine than wall time), and checks
-that the answers are identical.  ``mixed``: the workload has one subscription size (8), hence
-one partition; "mixed" takes N/5 subscriptions (uniform attributes) of each size 2, 4,
-6, 8, 10 (``workload(s, 40, n=N // 5, sub_size=s)``) and 40 events of each, so that
-there are partitions to order (an event still meets one: its own group's);
-``nested``: the uniform workload with every subscription cut to its first s predicates,
-s uniform in 1..8, so that an event's group spreads over partitions 1..8;
-``nested-l1``: the same with every subscription's weights scaled to sum 1 (so that a
-small partition's bound can exceed a larger one's).
+Every row runs in a process of its own (a build's peak memory is that process's).  A
+build row holds the peak RSS of generating the workload, of inserting it into the store
+and of the build (the kernel's peak VmHWM reset before each phase), the build's time,
+the index size, and the time and a digest of ``count_batch`` and ``top_k_batch(events,
+5)`` on the 200 events (old and new must give the same digests).  An order row builds
+one index and times ``top_k_batch(events, 1)``, ``top_k_batch(events, 5)`` and
+``count_batch(events)`` with ``partition_order`` "bound" and "size" on the same lists,
+interleaved, best of 11 passes each in CPU time (the process's, less disturbed by other
+jobs on a shared machine than wall time), and checks that the answers are identical.
+``mixed``: the workload has one subscription size (8), hence one partition; "mixed"
+takes N/5 subscriptions (uniform attributes) of each size 2, 4, 6, 8, 10
+(``workload(s, 40, n=N // 5, sub_size=s)``) and 40 events of each, so that there are
+partitions to order (an event still meets one: its own group's); ``nested``: the uniform
+workload with every subscription cut to its first s predicates, s uniform in 1..8, so
+that an event's group spreads over partitions 1..8; ``nested-l1``: the same with every
+subscription's weights scaled to sum 1 (so that a small partition's bound can exceed a
+larger one's).
 """
+
+from __future__ import annotations
 
 import hashlib
 import json
 import resource
+import subprocess
 import sys
 import time
 
 import numpy as np
 
-from cnsim.bench.betree import workload
+from cnsim.bench import provenance
 from cnsim.subscriptions.ranked.boolean import Expressions, KIndex
 from cnsim.subscriptions.ranked.boolean.kindex import _build_numpy
+from cnsim.subscriptions.ranked.boolean.workload import workload
+
+#: the rows: (build sizes and variants, order size) of the published run (``--full``,
+#: also the default) and of ``--quick``
+FULL_BUILDS = ((100_000, "new"), (100_000, "old"), (300_000, "new"), (300_000, "old"),
+               (1_000_000, "new"))  # fmt: skip
+FULL_ORDER_N = 100_000
+QUICK_BUILDS = ((2_000, "new"), (2_000, "old"))
+QUICK_ORDER_N = 2_000
+ORDERS = ("uniform", "zipf", "mixed", "nested", "nested-l1")
+
+#: one row in a process of its own: prints it as a JSON line
+CHILD = """
+import json, sys
+from cnsim.bench.betree import kindex
+mode, n, arg = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+print(json.dumps(kindex.build(n, arg) if mode == "build" else kindex.order(n, arg)))
+"""
 
 PASSES = 11  # query passes per order (best of), alternating
 
@@ -77,6 +95,8 @@ def _best(f, passes: int) -> float:
 
 
 def build(n: int, variant: str) -> dict:
+    """One build of ``n`` subscriptions by the two-pass numba build (``new``) or the first
+    materialise-and-lexsort one (``old``): peak memory per phase, time, size, digests."""
     warm = KIndex(["a1 between 1 and 3, a2 = 4", "a1 != 3", ""])  # compile outside timing
     warm.count_batch(["a1 = 2, a2 = 4"])
     if variant == "old":
@@ -140,6 +160,8 @@ def _truncate(e: Expressions, seed: int) -> Expressions:
 
 
 def order(n: int, dist: str) -> dict:
+    """One index, its partitions visited by bound and by size: top-1, top-5 and matching
+    CPU time of each (best of :data:`PASSES`, interleaved), the answers checked equal."""
     if dist == "mixed":
         parts = [workload(s, 40, n=n // 5, sub_size=s) for s in (2, 4, 6, 8, 10)]
         subs = _concat([p[0] for p in parts])
@@ -182,11 +204,31 @@ def order(n: int, dist: str) -> dict:
     return row
 
 
-def main() -> None:
-    mode, n, arg = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-    row = build(n, arg) if mode == "build" else order(n, arg)
+def _row(mode: str, n: int, arg: str) -> dict:
+    out = subprocess.run([sys.executable, "-c", CHILD, mode, str(n), arg], check=True,
+                         capture_output=True, text=True).stdout  # fmt: skip
+    row = json.loads(out.strip().splitlines()[-1])
     print(json.dumps(row), flush=True)
+    return row
 
 
-if __name__ == "__main__":
-    main()
+def run_bench(quick: bool = False, full: bool = False, n: int | None = None) -> dict:
+    """Every build row, then every order row (or, with ``n``, both variants' builds and
+    the order rows at ``n``)."""
+    builds = QUICK_BUILDS if quick else FULL_BUILDS
+    order_n = QUICK_ORDER_N if quick else FULL_ORDER_N
+    if n is not None:
+        builds, order_n = ((n, "new"), (n, "old")), n
+    rows = [_row("build", size, variant) for size, variant in builds]
+    rows += [_row("order", order_n, dist) for dist in ORDERS]
+    headline = {}
+    for r in rows:
+        if "variant" in r:
+            headline[f"build {r['n']:,} {r['variant']}"] = (
+                f"{r['build_s']:.1f} s, peak {r['peak_build_mb']:,.0f} MB"
+            )
+        else:
+            headline[f"order {r['dist']}: top-1 ms size / bound"] = (
+                f"{r['top1_size_ms']:.1f} / {r['top1_bound_ms']:.1f}"
+            )
+    return {**provenance("kindex", quick, full, {"n": n}), "rows": rows, "headline": headline}

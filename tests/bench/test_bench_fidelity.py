@@ -7,8 +7,10 @@ import numpy as np
 import pytest
 
 from cnsim.algorithms.paint_dense import PaintDense
-from cnsim.bench.fidelity import READINGS, delivery_masses, draw_subscriptions, mass, workload
+from cnsim.bench.fidelity.masses import delivery_masses
+from cnsim.bench.fidelity.streams import workload
 from cnsim.server.object_index import ObjectIndex
+from cnsim.subscriptions.generators.readings import READINGS, draw_subscriptions, mass
 from cnsim.subscriptions.index import SubscriptionIndex
 
 DENSITY = {
@@ -80,7 +82,7 @@ def test_computed_messages_received_match_counted_deliveries():
 @pytest.mark.slow
 def test_the_exact_expectation_integrates_the_influence_region_over_the_sweep():
     from cnsim.algorithms import regions
-    from cnsim.bench.fidelity import _expected
+    from cnsim.bench.fidelity.expected import _expected
 
     rng = np.random.default_rng(7)
     n, k = 25, 2
@@ -103,7 +105,7 @@ def test_the_exact_expectation_integrates_the_influence_region_over_the_sweep():
 
 
 def test_the_exact_expectation_is_the_mean_over_drawn_next_events():
-    from cnsim.bench.fidelity import expected_next_event
+    from cnsim.bench.fidelity.expected import expected_next_event
     from cnsim.subscriptions.workload import generate_events
 
     rng = np.random.default_rng(8)

@@ -1,20 +1,18 @@
-"""The one-by-one BE*-tree build (seed 002's dynamic BE*, ``insert_many`` in numba) of
-this checkout against an earlier revision, side by side: the same workload built by
-each in turn, in alternating subprocesses (the two revisions cannot share a process),
-so both see the same machine load.  Each build must give the same tree (node counts and
-a digest of every node table), so only the time differs.
+"""``cnsim bench betree_insert --before REV``: the one-by-one BE*-tree build (seed 002's
+dynamic BE*, ``insert_many`` in numba) of this checkout against an earlier revision,
+side by side: the same workload built by each in turn, in alternating subprocesses (the
+two revisions cannot share a process), so both see the same machine load.  Each build
+must give the same tree (node counts and a digest of every node table), so only the
+time differs.
 
 Written for the move of ``_insert.py``'s tables from numba typed lists to numpy columns
-with room to spare (RESULTS.md, "the one-by-one build on arrays").
-
-Run: ``python benchmarks/betree_insert.py --before REV [--n 300000,1000000]
-[--rounds 3] [--json benchmarks/betree_insert.json]`` (REV: any git revision, e.g. the
-commit before the change; it is exported with ``git archive`` into a temporary folder).
+with room to spare (RESULTS.md, "the one-by-one build on arrays").  REV is any git
+revision (e.g. the commit before the change), exported with ``git archive`` into a
+temporary folder.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import resource
@@ -24,14 +22,20 @@ import tempfile
 from pathlib import Path
 
 from cnsim.bench import provenance
+from cnsim.bench.revisions import ROOT, export
 
-ROOT = Path(__file__).resolve().parent.parent
+#: sizes and rounds: the published run (``--full``, also the default) and ``--quick``
+FULL = {"n": [300_000, 1_000_000], "rounds": 2}
+QUICK = {"n": [2_000], "rounds": 1}
 
 #: one build in a subprocess: prints a JSON line {build_s, stats, digest, rss_mb}
 CHILD = """
 import hashlib, json, resource, sys, time
 import numpy as np
-from cnsim.bench.betree import _make, workload
+try:
+    from cnsim.subscriptions.ranked.boolean.workload import make_index as _make, workload
+except ImportError:  # a revision from before the workloads' move
+    from cnsim.bench.betree import _make, workload
 n, dist = int(sys.argv[1]), sys.argv[2]
 s0, _, w0 = workload(1, 1, n=300, dist=dist)
 _make("betree_star", w0, bulk=False).insert_many(s0)  # compile / load the cache
@@ -51,17 +55,6 @@ print(json.dumps({"build_s": dt, "stats": st, "digest": h.hexdigest(), "code": c
 """
 
 
-def _export(rev: str, into: Path) -> None:
-    """``git archive rev`` of this repository, unpacked into ``into``."""
-    try:
-        tar = subprocess.run(["git", "-C", str(ROOT), "archive", rev], check=True,
-                             capture_output=True).stdout  # fmt: skip
-    except subprocess.CalledProcessError as e:
-        sys.exit(f"--before: git cannot export revision {rev!r}: "
-                 f"{e.stderr.decode().strip()}")  # fmt: skip
-    subprocess.run(["tar", "-x", "-C", str(into)], input=tar, check=True)
-
-
 def _build(path: Path, n: int, dist: str) -> dict:
     # run in the revision's folder: ``python -c`` puts the working directory first on
     # sys.path, before PYTHONPATH
@@ -78,7 +71,7 @@ def run(before: str, sizes, rounds: int, dists=("uniform", "zipf")) -> dict:
     res: dict = {"before": before, "rounds": rounds, "points": []}
     with tempfile.TemporaryDirectory() as tmp:
         old = Path(tmp)
-        _export(before, old)
+        export(before, old, "--before", "cnsim bench betree_insert")
         revs = {"before": old, "after": ROOT}
         for n in sizes:
             for dist in dists:
@@ -102,33 +95,24 @@ def run(before: str, sizes, rounds: int, dists=("uniform", "zipf")) -> dict:
     return res
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(prog="python benchmarks/betree_insert.py")
-    ap.add_argument("--before", required=True, help="git revision to compare against")
-    ap.add_argument("--n", default="300000,1000000", help="comma-separated sizes")
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "betree_insert.json")
-    args = ap.parse_args()
-    try:
-        sizes = [int(x) for x in args.n.split(",")]
-    except ValueError:
-        ap.error(f"--n: {args.n!r} is not a comma-separated list of sizes")
-    if any(s < 1000 for s in sizes) or args.rounds < 1:
-        ap.error("--n: every size must be >= 1000; --rounds: at least 1")
-    if not args.json.parent.is_dir():
-        ap.error(f"--json: directory {str(args.json.parent)!r} does not exist")
-    res = run(args.before, sizes, args.rounds)
-    cmd = "python benchmarks/betree_insert.py " + " ".join(sys.argv[1:])
-    res["provenance"] = {**provenance("betree_insert", False), "command": cmd}
+def run_bench(
+    quick: bool = False,
+    full: bool = False,
+    before: str | None = None,
+    n: list[int] | None = None,
+    rounds: int | None = None,
+) -> dict:
+    """The side-by-side builds at the size form's sizes and rounds (or ``n``, ``rounds``)."""
+    form = QUICK if quick else FULL
+    sizes = form["n"] if n is None else n
+    rounds = form["rounds"] if rounds is None else rounds
+    res = run(str(before), sizes, rounds)
+    given = {"before": before, "n": n, "rounds": rounds if rounds != form["rounds"] else None}
+    res["provenance"] = provenance("betree_insert", quick, full, given)
     res["max_rss_mb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    tmp = args.json.with_suffix(".tmp")
-    tmp.write_text(json.dumps(res, indent=1) + "\n")
-    tmp.replace(args.json)
-    for p in res["points"]:
-        b = p["build_s"]
-        print(f"n={p['n']:,} {p['dist']}: before {min(b['before']):.1f} s, after "
-              f"{min(b['after']):.1f} s, {p['speedup']:.2f}x, same tree {p['same_tree']}")
-
-
-if __name__ == "__main__":
-    main()
+    res["headline"] = {
+        f"n={p['n']:,} {p['dist']}": f"before {min(p['build_s']['before']):.1f} s, after "
+        f"{min(p['build_s']['after']):.1f} s, {p['speedup']:.2f}x, same tree {p['same_tree']}"
+        for p in res["points"]
+    }
+    return res

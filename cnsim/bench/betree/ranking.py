@@ -1,26 +1,27 @@
-"""Algorithm 4's two attribute rankings side by side (seed 002 §V-B): the optimistic
-popularity (loss = 0, the paper's measured choice) against the selectivity ranking
-(loss = the average bucket size of a histogram of the candidate attribute's intervals),
-for BE*-B and the one-by-one BE*, on Table III's default workload (uniform and Zipf).
+"""``cnsim bench betree_ranking``: Algorithm 4's two attribute rankings side by side
+(seed 002 §V-B): the optimistic popularity (loss = 0, the paper's measured choice)
+against the selectivity ranking (loss = the average bucket size of a histogram of the
+candidate attribute's intervals), for BE*-B and the one-by-one BE*, on Table III's
+default workload (uniform and Zipf).
 
 The paper: "In our experimental evaluation, the optimistic approach results in an
 improved matching and insertion time."  Every pair answers identically (checked).
-
-Run: ``python benchmarks/betree_ranking.py [--n 100000] [--json benchmarks/betree_ranking.json]``
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import resource
 import time
-from pathlib import Path
 
 import numpy as np
 
 from cnsim.bench import provenance
-from cnsim.bench.betree import _make, workload
+from cnsim.subscriptions.ranked.boolean.workload import make_index as _make
+from cnsim.subscriptions.ranked.boolean.workload import workload
+
+#: subscriptions: the published run (``--full``, also the default) and ``--quick``
+FULL_N = 100_000
+QUICK_N = 2_000
 
 RANKINGS = ("popularity", "selectivity")
 
@@ -88,25 +89,18 @@ def run(n: int, n_events: int = 200, seed: int = 0, rounds: int = 5) -> dict:
     return out
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--n", type=int, default=100_000)
-    ap.add_argument("--json", type=Path, default=Path("benchmarks/betree_ranking.json"))
-    a = ap.parse_args()
-    if a.n < 1000:
-        ap.error(f"--n must be at least 1000, got {a.n}")
-    if not a.json.parent.is_dir():
-        ap.error(f"--json: directory {str(a.json.parent)!r} does not exist")
+def run_bench(quick: bool = False, full: bool = False, n: int | None = None) -> dict:
+    """Both rankings at the size form's subscription count (or ``n``)."""
+    size = (QUICK_N if quick else FULL_N) if n is None else n
     t0 = time.perf_counter()
-    res = {"provenance": {**provenance("betree_ranking", False),
-                          "command": f"python benchmarks/betree_ranking.py --n {a.n}"},
-           "n": a.n, "results": run(a.n)}  # fmt: skip
+    res = {"provenance": provenance("betree_ranking", quick, full, {"n": n}), "n": size,
+           "results": run(size)}  # fmt: skip
     res["wall_s"] = time.perf_counter() - t0
     res["max_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    tmp = a.json.with_suffix(".tmp")
-    tmp.write_text(json.dumps(res, indent=1) + "\n")
-    tmp.replace(a.json)
-
-
-if __name__ == "__main__":
-    main()
+    res["headline"] = {
+        f"{dist} {label}: selectivity / popularity": rows["ratio_selectivity_over_popularity"]
+        | {"same_answers": rows["same_answers"]}
+        for dist, per in res["results"].items()
+        for label, rows in per.items()
+    }
+    return res

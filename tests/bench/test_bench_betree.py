@@ -9,8 +9,16 @@ import json
 
 import numpy as np
 import pytest
+from typer.testing import CliRunner
 
-from cnsim.bench import betree as B
+import cnsim.bench.betree as BT
+from cnsim.bench.betree import harness as H
+from cnsim.bench.betree import plans as P
+from cnsim.bench.betree import results as R
+from cnsim.bench.betree import tables as T
+from cnsim.cli import app
+from cnsim.errors import CnsimError
+from cnsim.subscriptions.ranked.boolean import workload as W
 
 AXES = {"fig7_clusters": ("clusters", [0, 4]), "fig8_size": ("n", [300, 600])}
 STRUCT = {
@@ -22,35 +30,35 @@ STRUCT = {
 
 
 def _run(**kw):
-    return B.run_full(dists=("uniform",), axes=AXES, n=300, n_events=12, structures=STRUCT, **kw)
+    return H.run_full(dists=("uniform",), axes=AXES, n=300, n_events=12, structures=STRUCT, **kw)
 
 
 def test_head_keeps_the_first_events():
-    _, events, _ = B.workload(0, 7, n=50)
-    h = B.head(events, 3)
+    _, events, _ = W.workload(0, 7, n=50)
+    h = H.head(events, 3)
     assert len(h) == 3
     for i in range(3):
         assert h.predicates(i) == events.predicates(i)
-    assert len(B.head(events, 99)) == 7
+    assert len(H.head(events, 99)) == 7
 
 
 def test_full_plan_runs_every_point_once_headline_first_largest_last():
-    plan = B.full_plan(B.FULL_AXES)
+    plan = H.full_plan(P.FULL_AXES)
     assert sorted(plan, key=str) == sorted(
-        [(f, v) for f, spec in B.FULL_AXES.items() for v in spec[1]], key=str
+        [(f, v) for f, spec in P.FULL_AXES.items() for v in spec[1]], key=str
     )
     assert plan[0][0] == "fig7_clusters" and plan[-1] == ("fig8_size", 1_000_000)
 
 
 def test_run_full_counts_agree_shares_points_and_resumes(monkeypatch):
     calls = []
-    real = B.measure
+    real = H.measure
 
     def counting(name, subs, events, w, **kw):
         calls.append((name, len(subs), w["clusters"]))
         return real(name, subs, events, w, **kw)
 
-    monkeypatch.setattr(B, "measure", counting)
+    monkeypatch.setattr(H, "measure", counting)
     res = _run()
     figs = res["figures"]
     # the Table III point (n = 300, 4 clusters) is measured once for both figures
@@ -65,7 +73,7 @@ def test_run_full_counts_agree_shares_points_and_resumes(monkeypatch):
             assert len(set(m.values())) == 1, m  # all agree with the scan
     # resuming from a partial result measures nothing again, and every partial result
     # of the resumed run holds the prior's points from the start
-    part = json.loads(json.dumps(res, default=B.json_default))
+    part = json.loads(json.dumps(res, default=R.json_default))
     calls.clear()
     seen = []
     again = _run(prior=part, on_point=lambda r: seen.append(json.loads(json.dumps(r))))
@@ -76,9 +84,9 @@ def test_run_full_counts_agree_shares_points_and_resumes(monkeypatch):
     assert again["figures"]["fig8_size"]["uniform"]["600"]["k-ind"]["match_us"] == pytest.approx(
         res["figures"]["fig8_size"]["uniform"]["600"]["k-ind"]["match_us"]
     )
-    merged = B.merge_full([part])
+    merged = H.merge_full([part])
     assert any("faster than k-ind" in k for k in merged["headline"])
-    text = B.tables(merged)
+    text = T.tables(merged)
     assert "| uniform | 600 |" in text and "**fig7_clusters**" in text
     assert np.isfinite(cell["BE*-B"]["top_us"][1])
 
@@ -87,65 +95,75 @@ def test_builds_are_warmed_before_they_are_timed(monkeypatch):
     """No measured build includes numba compilation: run_full builds every structure on
     a small workload before its first measured point."""
     order = []
-    warm = B.warm_builds
-    monkeypatch.setattr(B, "warm_builds", lambda s, seed=0: order.append(("warm", tuple(s))))
-    real = B.measure
-    monkeypatch.setattr(B, "measure", lambda *a, **k: order.append(a[0]) or real(*a, **k))
+    warm = H.warm_builds
+    monkeypatch.setattr(H, "warm_builds", lambda s, seed=0: order.append(("warm", tuple(s))))
+    real = H.measure
+    monkeypatch.setattr(H, "measure", lambda *a, **k: order.append(a[0]) or real(*a, **k))
     _run()
     assert order[0] == ("warm", tuple(STRUCT)) and len(order) > 1
     warm({"BE*": ("betree_star", False, None, None), "k-ind": ("kindex", False, None, None)})
 
 
 def test_build_speedup_compares_the_same_trees():
-    res = B.build_speedup(n=400, dists=("uniform",))
+    res = H.build_speedup(n=400, dists=("uniform",))
     for row in res["uniform"].values():
         assert row["same_tree"] and row["numba_s"] > 0 and row["python_s"] > 0
 
 
-def test_full_1m_entry_point_rejects_bad_arguments(tmp_path, capsys):
-    with pytest.raises(SystemExit):
-        B._main(["full-2m", "--json", str(tmp_path / "x.json")])
-    assert "invalid choice: 'full-2m'" in capsys.readouterr().err
-    with pytest.raises(SystemExit):
-        B._main(["full-1m", "--json", str(tmp_path / "nowhere" / "x.json")])
-    assert "does not exist" in capsys.readouterr().err
+def _bench_betree(*args):
+    return CliRunner().invoke(app, ["bench", "betree", *args])
 
 
-def test_tables_entry_point_prints_a_results_tables(tmp_path, capsys):
-    """``tables --json FILE`` prints RESULTS' layout of a saved run; a file that is not
-    one is refused in one line, before any output."""
-    res = B.merge_full([_run()])
+def test_the_long_forms_reject_bad_options_in_one_line(tmp_path):
+    for args, words in (
+        (["--full", "--quick"], "--full = True is given with --quick"),
+        (["--full", "--json", str(tmp_path / "nowhere" / "x.json")], "does not exist"),
+        (["--table", "4"], "--table = 4 is not one of the choices"),
+        (["--figures", "fig8_size"], "--figures = ['fig8_size'] is given without --table"),
+        (["--full", "--resume"], "--resume = True is given without --json"),
+    ):
+        result = _bench_betree(*args)
+        assert isinstance(result.exception, CnsimError), (args, result.output)
+        message = str(result.exception)
+        assert message.startswith("cnsim bench betree: ") and words in message, message
+        assert "\n" not in message
+
+
+def test_tables_option_prints_a_results_tables(tmp_path):
+    """``--tables FILE`` prints RESULTS' layout of a saved run; a file that is not one
+    is refused in one line, before any output."""
+    res = H.merge_full([_run()])
     f = tmp_path / "run.json"
-    f.write_text(json.dumps(res, default=B.json_default))
-    capsys.readouterr()  # the run's progress lines
-    B._main(["tables", "--json", str(f)])
-    out = capsys.readouterr().out
-    assert out == B.tables(json.loads(f.read_text())) + "\n"
+    f.write_text(json.dumps(res, default=R.json_default))
+    result = _bench_betree("--tables", str(f))
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert out == T.tables(json.loads(f.read_text())) + "\n"
     row = next(r for r in out.splitlines() if r.startswith("| uniform | 600 |"))
     cells = row.strip("|").split("|")
     assert len(cells) == 3 + len(STRUCT) + 2  # dist, n, matches, structures, build, MB
     assert cells[3 + list(STRUCT).index("BE*")].strip() == "-"  # not measured above 300
-    for bad, words in (({"figures": {}}, "holds no 'figures'"), (None, "cannot read")):
+    for bad, words in (({"figures": {}}, "holds no 'figures'"), (None, "is not a file"),
+                       ("{", "cannot be read")):  # fmt: skip
         g = tmp_path / "bad.json"
         g.unlink(missing_ok=True)
         if bad is not None:
-            g.write_text(json.dumps(bad))
-        with pytest.raises(SystemExit):
-            B._main(["tables", "--json", str(g)])
-        cap = capsys.readouterr()
-        assert words in cap.err and cap.out == ""
+            g.write_text(bad if isinstance(bad, str) else json.dumps(bad))
+        result = _bench_betree("--tables", str(g))
+        assert isinstance(result.exception, CnsimError) and result.output == ""
+        assert words in str(result.exception) and "\n" not in str(result.exception)
 
 
 def test_run_full_1m_at_a_toy_size_measures_every_tree_at_every_point():
     seen = []
-    res = B.run_full_1m(on_point=seen.append, speedup_n=0, n=300, n_events=8,
+    res = H.run_full_1m(on_point=seen.append, speedup_n=0, n=300, n_events=8,
                         axes={"fig8_size": ("n", [300, 500]),
                               "fig9_match_prob": ("match_prob", [0.001, 0.01])})  # fmt: skip
     assert seen and seen[-1]["figures"].keys() == res["figures"].keys()
     for fig in res["figures"].values():
         for dist in ("uniform", "zipf"):
             for cell in fig[dist].values():
-                assert set(cell) == set(B.FULL_1M_STRUCTURES)
+                assert set(cell) == set(P.FULL_1M_STRUCTURES)
                 assert len({c["mean_matches"] for c in cell.values()}) == 1
 
 
@@ -154,16 +172,16 @@ def test_run_full_1m_resumes_without_measuring_again(monkeypatch):
     seen = []
 
     def snap(r):  # what the JSON file holds after each point
-        seen.append(json.loads(json.dumps(r, default=B.json_default)))
+        seen.append(json.loads(json.dumps(r, default=R.json_default)))
 
-    B.run_full_1m(on_point=snap, speedup_n=0, n=300, n_events=6, axes=axes)
+    H.run_full_1m(on_point=snap, speedup_n=0, n=300, n_events=6, axes=axes)
     part = seen[2]  # 3 points in: uniform 300 and 500, zipf 300
     calls = []
-    real = B.measure
-    monkeypatch.setattr(B, "measure", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
-    res = B.run_full_1m(speedup_n=0, n=300, n_events=6, axes=axes, prior=part)
+    real = H.measure
+    monkeypatch.setattr(H, "measure", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
+    res = H.run_full_1m(speedup_n=0, n=300, n_events=6, axes=axes, prior=part)
     # 3 distinct points per distribution (0.001 is the n = 300 point): 6, 3 kept
-    assert len(calls) == 3 * len(B.FULL_1M_STRUCTURES)
+    assert len(calls) == 3 * len(P.FULL_1M_STRUCTURES)
     assert (
         res["figures"]["fig8_size"]["uniform"]["300"]
         == part["figures"]["fig8_size"]["uniform"]["300"]
@@ -177,23 +195,23 @@ def test_run_full_1m_resumes_without_measuring_again(monkeypatch):
         "uniform", {}))  # fmt: skip
     assert "zipf" not in late["figures"]["fig9_match_prob"]
     calls.clear()
-    again = B.run_full_1m(speedup_n=0, n=300, n_events=6, axes=axes, prior=late)
-    assert len(calls) == len(B.FULL_1M_STRUCTURES)  # zipf 0.01 only
+    again = H.run_full_1m(speedup_n=0, n=300, n_events=6, axes=axes, prior=late)
+    assert len(calls) == len(P.FULL_1M_STRUCTURES)  # zipf 0.01 only
     for fig, per in late["figures"].items():
         for dist, rows in per.items():
             for val, cell in rows.items():
                 assert again["figures"][fig][dist][val] == cell
     old = {k: v for k, v in part.items() if k != "runs"}  # a file written before ``runs``
-    res = B.run_full_1m(speedup_n=0, n=300, n_events=6, axes=axes, prior=old)
+    res = H.run_full_1m(speedup_n=0, n=300, n_events=6, axes=axes, prior=old)
     assert res["runs"][0] == {"wall_s": part["wall_s"], "max_rss_mb": part["max_rss_mb"]}
 
 
 # ------------------------------ Table III's size column and the DBLP-like workloads
 
 
-from cnsim.bench import dblp_like as D  # noqa: E402
 from cnsim.errors import ConfigError  # noqa: E402
 from cnsim.subscriptions.ranked.boolean import REGISTRY  # noqa: E402
+from cnsim.subscriptions.ranked.boolean import dblp_like as D  # noqa: E402
 
 
 def _scan_counts(subs, events):
@@ -257,31 +275,31 @@ def test_popularity_is_zipf_and_deterministic():
 
 @pytest.mark.parametrize("dataset", ["author", "title"])
 def test_string_workload_events_match_their_own_string(dataset):
-    subs, events, w = B.workload(1, 40, n=600, dataset=dataset)
+    subs, events, w = W.workload(1, 40, n=600, dataset=dataset)
     assert len(subs) == 600 and len(events) == 40
     assert w["dims"] == 677 and w["cardinality"] == 26**3 and w["dist"] == "real"
     assert w["match_prob"] == pytest.approx(1 / 600)
-    assert abs(w["mean_sub_size"] - B.STRING_DATASETS[dataset]["sub_size"]) < 4
+    assert abs(w["mean_sub_size"] - W.STRING_DATASETS[dataset]["sub_size"]) < 4
     counts = _scan_counts(subs, events)
     assert counts.min() >= 1  # its own string's subscription
-    again = B.workload(1, 40, n=600, dataset=dataset)
+    again = W.workload(1, 40, n=600, dataset=dataset)
     for a, b in zip((subs, events), again[:2], strict=True):
         assert np.array_equal(a.attr, b.attr) and np.array_equal(a.lo, b.lo)
         assert np.array_equal(a.weight, b.weight)
-    assert not np.array_equal(B.workload(2, 40, n=600, dataset=dataset)[0].lo, subs.lo)
+    assert not np.array_equal(W.workload(2, 40, n=600, dataset=dataset)[0].lo, subs.lo)
 
 
 @pytest.mark.parametrize(("ss", "es"), [(5, 13), (16, 26), (8, 8), (33, 48)])
 def test_sub_event_sizes_keep_the_core_point_inside_every_event(ss, es):
     n = 1000
-    subs, events, w = B.workload(0, 30, n=n, sub_size=ss, event_size=es, match_prob=0.01)
+    subs, events, w = W.workload(0, 30, n=n, sub_size=ss, event_size=es, match_prob=0.01)
     assert (np.diff(subs.indptr) == ss).all() and (np.diff(events.indptr) == es).all()
     # every event holds a whole group's core point, so it matches the group's members
     assert _scan_counts(subs, events).min() >= round(0.01 * n)
 
 
 def test_match_prob_variant_draws_attributes_like_the_strings():
-    subs, events, w = B.workload(0, 20, **{**B.MP_AUTHOR, "n": 2000, "match_prob": 0.01})
+    subs, events, w = W.workload(0, 20, **{**W.MP_AUTHOR, "n": 2000, "match_prob": 0.01})
     assert (np.diff(subs.indptr) == 8).all() and (np.diff(events.indptr) == 16).all()
     assert subs.attr.max() < 677 and _scan_counts(subs, events).min() >= 20
     # the length attribute (every string has it) is the most frequent one
@@ -302,7 +320,7 @@ def test_match_prob_variant_draws_attributes_like_the_strings():
         ({"dist": "real"}, ["dist = 'real'", "synthetic"]),
         ({"dist": "author"}, ["dims = 400", "677"]),
         ({"dist": "pareto"}, ["dist = 'pareto'", "'zipf'"]),
-        ({**B.MP_TITLE, "event_size": 677}, ["event_size = 677", "at most"]),
+        ({**W.MP_TITLE, "event_size": 677}, ["event_size = 677", "at most"]),
         ({"n": 0}, ["n = 0", ">= 1"]),
         ({"match_prob": 0}, ["match_prob = 0", "(0, 1]"]),
         ({"clusters": -1}, ["clusters = -1", ">= 0"]),
@@ -311,7 +329,7 @@ def test_match_prob_variant_draws_attributes_like_the_strings():
 )
 def test_bad_workload_parameters_are_named(params, words):
     with pytest.raises(ConfigError) as e:
-        B.workload(0, 5, **params)
+        W.workload(0, 5, **params)
     msg = str(e.value)
     assert "\n" not in msg
     for word in words:
@@ -321,14 +339,14 @@ def test_bad_workload_parameters_are_named(params, words):
 def test_run_full_paired_axis_and_dblp_figures_share_resume_and_report(monkeypatch):
     axes = {
         "table3_sub_event_size": (("sub_size", "event_size"), [(5, 13), (8, 15)]),
-        "fig8_author": ("n", [300, 500], B.AUTHOR),
-        "fig9_author": ("match_prob", [0.01], {**B.MP_AUTHOR, "n": 300}),
+        "fig8_author": ("n", [300, 500], W.AUTHOR),
+        "fig9_author": ("match_prob", [0.01], {**W.MP_AUTHOR, "n": 300}),
         "fig8_size": ("n", [300]),
     }
     calls = []
-    real = B.measure
-    monkeypatch.setattr(B, "measure", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
-    res = B.run_full(dists=("uniform", "zipf", "real"), axes=axes, n=300, n_events=8,
+    real = H.measure
+    monkeypatch.setattr(H, "measure", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
+    res = H.run_full(dists=("uniform", "zipf", "real"), axes=axes, n=300, n_events=8,
                      structures=STRUCT)  # fmt: skip
     figs = res["figures"]
     assert list(figs["table3_sub_event_size"]) == ["uniform", "zipf"]
@@ -346,18 +364,18 @@ def test_run_full_paired_axis_and_dblp_figures_share_resume_and_report(monkeypat
     u = figs["table3_sub_event_size"]["uniform"]["8/15"]
     assert u["k-ind"] == figs["fig8_size"]["uniform"]["300"]["k-ind"]
     assert figs["fig8_author"]["real"]["300"]["k-ind"]["mean_matches"] >= 1
-    h = res["headline"] if "headline" in res else B.merge_full([res])["headline"]
+    h = res["headline"] if "headline" in res else H.merge_full([res])["headline"]
     assert any(k.startswith("author: top-1 faster than matching, BE*-B") for k in h)
     assert any("sub/event size 5/13" in k for k in h)
-    assert "| real | 500 |" in B.tables(B.merge_full([res]))
+    assert "| real | 500 |" in T.tables(H.merge_full([res]))
     # resuming measures nothing again (row keys of a paired axis included)
-    part = json.loads(json.dumps(res, default=B.json_default))
+    part = json.loads(json.dumps(res, default=R.json_default))
     calls.clear()
-    B.run_full(dists=("uniform", "zipf", "real"), axes=axes, n=300, n_events=8,
+    H.run_full(dists=("uniform", "zipf", "real"), axes=axes, n=300, n_events=8,
                structures=STRUCT, prior=part)  # fmt: skip
     assert calls == []
     # run_table3 keeps another run's figures and adds its wall time and peak memory
-    t3 = B.run_table3(axes={"fig8_title": ("n", [200], B.TITLE)}, n_events=4,
+    t3 = H.run_table3(axes={"fig8_title": ("n", [200], W.TITLE)}, n_events=4,
                       structures={"k-ind": STRUCT["k-ind"]}, prior=part)  # fmt: skip
     assert set(t3["figures"]) == set(axes) | {"fig8_title"}
     assert t3["figures"]["fig8_title"]["real"]["200"]["k-ind"]["mean_matches"] >= 1
@@ -367,47 +385,49 @@ def test_run_full_paired_axis_and_dblp_figures_share_resume_and_report(monkeypat
 def test_quick_run_has_tiny_points_of_the_new_figures(monkeypatch):
     seen = {}
 
-    def fake_sweep(axis, values, base, n_events, structures=B.STRUCTURES, seed=0,
+    def fake_sweep(axis, values, base, n_events, structures=P.STRUCTURES, seed=0,
                    dists=("uniform", "zipf")):  # fmt: skip
         cell = {s: {"match_us": 2.0, "top_us": {1: 1.0, 5: 1.0, 10: 1.0}} for s in structures}
-        out = {d: {B.axis_label(v): cell for v in values} for d in dists}
-        seen[B.axis_name(axis)] = (values, base, dists)
+        out = {d: {R.axis_label(v): cell for v in values} for d in dists}
+        seen[R.axis_name(axis)] = (values, base, dists)
         return out
 
-    monkeypatch.setattr(B, "sweep", fake_sweep)
-    monkeypatch.setattr(B, "build_rates", lambda *a, **k: {})
-    res = B.run_bench(quick=True)
-    for fig in B.QUICK_TABLE3:
+    monkeypatch.setattr(BT, "sweep", fake_sweep)
+    monkeypatch.setattr(BT, "build_rates", lambda *a, **k: {})
+    res = BT.run_bench(quick=True)
+    for fig in P.QUICK_TABLE3:
         assert fig in res["figures"]
     assert list(res["figures"]["fig8_author"]) == ["real"]
     assert list(res["figures"]["table3_sub_event_size"]["zipf"]) == ["5/13", "16/26"]
-    for fig, (axis, values, base) in B.QUICK_TABLE3.items():
+    for fig, (axis, values, base) in P.QUICK_TABLE3.items():
         sizes = [v for v in values if axis == "n"] + [base.get("n", 0)]
         assert max(sizes) <= 2_000, fig  # tiny: the quick run stays fast
     # every quick point is a valid workload
-    for axis, values, base in B.QUICK_TABLE3.values():
+    for axis, values, base in P.QUICK_TABLE3.values():
         for v in values:
-            B.check_workload(1, {"dist": "uniform", **base, **B.axis_params(axis, v)})
+            W.check_workload(1, {"dist": "uniform", **base, **R.axis_params(axis, v)})
 
 
 def test_quick_points_of_the_new_figures_run_and_agree():
-    for fig, (axis, values, base) in B.QUICK_TABLE3.items():
+    for fig, (axis, values, base) in P.QUICK_TABLE3.items():
         b = {**base, "n": 300}
-        res = B.sweep(axis, values[:1] if axis != "n" else [300], b, 6,
+        res = H.sweep(axis, values[:1] if axis != "n" else [300], b, 6,
                       dists=("real",) if "dist" in base else ("zipf",))  # fmt: skip
         for rows in res.values():
             for cell in rows.values():
                 assert len({c["mean_matches"] for c in cell.values()}) == 1, fig
 
 
-def test_table3_entry_point_rejects_unknown_figures(tmp_path, capsys):
-    with pytest.raises(SystemExit):
-        B._main(["table3", "--figures", "fig8_nope", "--json", str(tmp_path / "x.json")])
-    assert "'fig8_nope' is not a figure" in capsys.readouterr().err
+def test_table3_rejects_unknown_figures():
+    result = _bench_betree("--table", "3", "--figures", "fig8_size,fig8_nope")
+    assert isinstance(result.exception, CnsimError)
+    assert "--figures = ['fig8_size', 'fig8_nope'] names an unknown figure" in str(
+        result.exception
+    )
 
 
 def test_drop_attribute_removes_only_that_attribute():
-    subs, events, _ = B.workload(0, 20, n=300, dataset="author")
+    subs, events, _ = W.workload(0, 20, n=300, dataset="author")
     for ex in (subs, events):
         out = D.drop_attribute(ex, D.LENGTH_ATTR)
         assert len(out) == len(ex) and (out.attr != D.LENGTH_ATTR).all()

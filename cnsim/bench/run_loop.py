@@ -1,21 +1,19 @@
-"""One run of each subscription kind over the Meghdoot overlay, by this checkout and by
-an earlier revision, side by side: the same scenario run by each in turn, in
-alternating subprocesses (the two revisions cannot share a process), so both see the
-same machine load. Each run must give the same per-event counts (a digest of the events
-frame without its time columns), so only the time differs.
+"""``cnsim bench run_loop --before REV [--after REV]``: one run of each subscription kind
+over the Meghdoot overlay, by two revisions of this repository, side by side: the same
+scenario run by each in turn, in alternating subprocesses (the two revisions cannot share
+a process), so both see the same machine load. Each run must give the same per-event
+counts (a digest of the events frame without its time columns), so only the time
+differs.
 
-Written for the redesign that made the subscription kind one interface and the
-Meghdoot overlay one D-dimensional implementation (RESULTS.md, "One simulator: the run
-loop before and after").
-
-Run: ``python benchmarks/run_loop_ab.py --before REV [--after REV] [--rounds 2]
-[--json FILE]`` (any git revisions, ``--after`` HEAD by default; each is exported with
-``git archive`` into a temporary folder; both share this checkout's world cache).
+Written for the redesign that made the subscription kind one interface and the Meghdoot
+overlay one D-dimensional implementation (RESULTS.md, "One simulator: the run loop
+before and after").  Both revisions (``--after`` HEAD by default) are exported with
+``git archive`` into a temporary folder; both share this checkout's world cache.
+``--quick`` runs the scenarios at 2,000 subscriptions and 20 events, one round.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import subprocess
@@ -24,8 +22,7 @@ import tempfile
 from pathlib import Path
 
 from cnsim.bench import provenance
-
-ROOT = Path(__file__).resolve().parent.parent
+from cnsim.bench.revisions import ROOT, export
 
 #: the scenarios: seed 003's world (1,000 brokers on a 20,000-node topology) and k = 10
 SCENARIOS = {
@@ -61,47 +58,43 @@ print(json.dumps({"setup_s": r.summary["setup_time_s"],
 """
 
 
-def _export(rev: str, into: Path) -> None:
-    """``git archive rev`` of this repository, unpacked into ``into``."""
-    try:
-        tar = subprocess.run(["git", "-C", str(ROOT), "archive", rev], check=True,
-                             capture_output=True).stdout  # fmt: skip
-    except subprocess.CalledProcessError as e:
-        sys.exit(f"--before: git cannot export revision {rev!r}: {e.stderr.decode().strip()}")
-    subprocess.run(["tar", "-x", "-C", str(into)], input=tar, check=True)
-
-
-def _run(folder: Path, over: dict) -> dict:
+def _run(folder: Path, over: dict, events: int = EVENTS) -> dict:
     """One run by the code in ``folder`` (its cnsim first on the path)."""
     cache = os.environ.get("CNSIM_CACHE", str(ROOT / ".cnsim-cache"))  # one world build
     env = {**os.environ, "PYTHONPATH": str(folder), "CNSIM_CACHE": cache}
-    argv = [sys.executable, "-c", CHILD, json.dumps(over), str(EVENTS)]
+    argv = [sys.executable, "-c", CHILD, json.dumps(over), str(events)]
     out = subprocess.run(argv, cwd=folder, env=env, check=True, capture_output=True, text=True)
     got = json.loads(out.stdout.strip().splitlines()[-1])
     assert got["code"].startswith(str(folder)), (got["code"], folder)  # ran the code asked
     return got
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--before", required=True, help="the earlier git revision")
-    ap.add_argument("--after", default="HEAD", help="the later git revision")
-    ap.add_argument("--rounds", type=int, default=2)
-    ap.add_argument("--json", type=Path, default=None)
-    args = ap.parse_args()
+def run_bench(
+    quick: bool = False,
+    full: bool = False,
+    before: str | None = None,
+    after: str | None = None,
+    rounds: int | None = None,
+) -> dict:
+    """Every scenario: a small run by each revision first (caches), then ``rounds`` rounds
+    of one run each, the order alternating; per round the ratio after / before."""
+    after = after or "HEAD"
+    rounds = (1 if quick else 2) if rounds is None else rounds
+    events = 20 if quick else EVENTS
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        before, after = Path(tmp) / "before", Path(tmp) / "after"
-        for rev, folder in ((args.before, before), (args.after, after)):
+        folders = {"before": Path(tmp) / "before", "after": Path(tmp) / "after"}
+        for (side, folder), rev in zip(folders.items(), (before, after), strict=True):
             folder.mkdir()
-            _export(rev, folder)
+            export(str(rev), folder, f"--{side}", "cnsim bench run_loop")
         for name, over in SCENARIOS.items():
             small = {**over, "subscriptions": {**over["subscriptions"], "count": 2000}}
-            for folder in (before, after):  # compile / load the caches first
-                _run(folder, small)
-            for r in range(args.rounds):
-                order = (("before", before), ("after", after))[:: 1 if r % 2 == 0 else -1]
-                got = {side: _run(folder, over) for side, folder in order}
+            for folder in folders.values():  # compile / load the caches first
+                _run(folder, small, events)
+            for r in range(rounds):
+                order = list(folders.items())[:: 1 if r % 2 == 0 else -1]
+                got = {side: _run(folder, small if quick else over, events)
+                       for side, folder in order}  # fmt: skip
                 same = got["before"]["digest"] == got["after"]["digest"]
                 ratio = {a: got["after"]["per_event_ms"][a] / got["before"]["per_event_ms"][a]
                          for a in got["after"]["per_event_ms"]}  # fmt: skip
@@ -110,13 +103,8 @@ def main() -> None:
                        **got}  # fmt: skip
                 rows.append(row)
                 print(json.dumps(row), flush=True)
-    if args.json:
-        command = (f"python benchmarks/run_loop_ab.py --before {args.before} "
-                   f"--after {args.after} --rounds {args.rounds}")
-        record = {"provenance": {**provenance("", False), "command": command},
-                  "before": args.before, "after": args.after, "rows": rows}  # fmt: skip
-        args.json.write_text(json.dumps(record, indent=2) + "\n")
-
-
-if __name__ == "__main__":
-    main()
+    given = {"before": before, "after": after, "rounds": rounds}
+    headline = {f"{r['scenario']} round {r['round']}": {**r["ratio"], "same": r["same_counts"]}
+                for r in rows}  # fmt: skip
+    return {"provenance": provenance("run_loop", quick, full, given), "before": before,
+            "after": after, "rows": rows, "headline": headline}  # fmt: skip

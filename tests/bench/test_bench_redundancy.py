@@ -5,8 +5,10 @@ import numpy as np
 import pytest
 
 from cnsim.algorithms import regions
-from cnsim.bench.fidelity import delivery_masses, mass, workload
+from cnsim.bench.fidelity.masses import delivery_masses
+from cnsim.bench.fidelity.streams import workload
 from cnsim.bench.redundancy import EPS, drawn_check, eps_masses
+from cnsim.subscriptions.generators.readings import mass
 
 
 @pytest.mark.parametrize("k", [1, 3, 10])

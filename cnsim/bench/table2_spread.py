@@ -1,16 +1,15 @@
-"""Table II's spread: Paint-Sparse(ε)'s redundancy as the paper counts it, on long runs.
+"""``cnsim bench table2_spread``: Table II's spread, Paint-Sparse(ε)'s redundancy as the
+paper counts it, on long runs.
 
 ``redundancy_paper`` (the updated objects' extra deliveries over the exact reference's
 deliveries) is heavy-tailed: one event can carry most of a run's extra deliveries.
 This runs seed 003's Table II scenario (``cnsim/simulations/reproduce/sweeps/seed003``:
 10,000 objects, 2,000,000 subscriptions, stationary y, uniform updates; the ideal CN,
 which delivers as the brokers do) for k = 2, 10, 20, two seeds each, 5,000 events per
-run, and writes per (k, seed, ε) the ratio of sums, a bootstrap 90% interval over
-events (2,000 resamples) and the ratio over each half of the run, beside the paper.
-
-    .venv/bin/python benchmarks/table2_spread.py benchmarks/table2_spread.csv
-
-About 8 minutes on one core (RESULTS.md, the Table II section).
+run, and gives per (k, seed, ε) the ratio of sums, a bootstrap 90% interval over events
+(2,000 resamples) and the ratio over each half of the run, beside the paper.  About 8
+minutes on one core (RESULTS.md, the Table II section).  ``--quick``: 200,000
+subscriptions and 300 events per run.
 """
 
 from __future__ import annotations
@@ -20,6 +19,7 @@ import sys
 import numpy as np
 import pandas as pd
 
+from cnsim.bench import provenance
 from cnsim.simulations.config import from_dict
 from cnsim.simulations.runner import run
 
@@ -34,12 +34,13 @@ PAPER = {  # seed 003 Table II, Paint-Sparse(ε), by k then ε
 }
 
 
-def scenario(k: int, seed: int):
+def scenario(k: int, seed: int, events: int = EVENTS, count: int = 2_000_000):
+    """Table II's scenario at ``k``, its seed from ``k`` and ``seed``."""
     return from_dict({
         "seed": 1000 * k + seed,
         "objects": {"count": 10_000, "distribution": "uniform", "y_distribution": "stationary"},
-        "subscriptions": {"count": 2_000_000, "distribution": "uniform", "k": k},
-        "events": {"count": EVENTS, "update": "uniform"},
+        "subscriptions": {"count": count, "distribution": "uniform", "k": k},
+        "events": {"count": events, "update": "uniform"},
         "network": {"ip_nodes": 20_000, "brokers": 1_000, "seed": 2011},
         "overlay": {"kind": "ideal"},
         "algorithm": {"approaches": ["paint-sparse", *(f"paint-sparse({e:g})" for e in EPS)]},
@@ -48,6 +49,7 @@ def scenario(k: int, seed: int):
 
 
 def spread(events: pd.DataFrame, k: int, seed: int, rng) -> list[dict]:
+    """Per ε: the ratio of sums, a bootstrap 90% interval over events and each half's."""
     ref = events[events.approach == "paint-sparse"].set_index("event")
     rows = []
     for eps in EPS:
@@ -69,16 +71,19 @@ def spread(events: pd.DataFrame, k: int, seed: int, rng) -> list[dict]:
     return rows
 
 
-def main(out: str) -> None:
+def run_bench(quick: bool = False, full: bool = False) -> dict:
+    """Every (k, seed): one run, its rows per ε."""
     rng = np.random.default_rng(0)
     rows = []
     for k in KS:
         for seed in SEEDS:
-            events, _ = run(scenario(k, seed))
+            sc = scenario(k, seed, 300, 200_000) if quick else scenario(k, seed)
+            events, _ = run(sc)
             rows += spread(events, k, seed, rng)
             print(f"k={k} seed={seed} done", file=sys.stderr)
-    pd.DataFrame(rows).to_csv(out, index=False, float_format="%.5g")
-
-
-if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "benchmarks/table2_spread.csv")
+    rows = [{key: v.item() if isinstance(v, np.generic) else v for key, v in r.items()}
+            for r in rows]  # fmt: skip
+    headline = {f"k={r['k']} seed={r['seed']} eps={r['eps']:g}":
+                f"{r['redundancy_paper']:.3g} [{r['p5']:.3g}, {r['p95']:.3g}] paper {r['paper']}"
+                for r in rows}  # fmt: skip
+    return {**provenance("table2_spread", quick, full), "rows": rows, "headline": headline}

@@ -15,10 +15,10 @@ from cnsim.bench.boxes import (
     compare_sparse_engines,
     measure,
     one_d_messages,
-    workload,
 )
 from cnsim.server.object_index_d import ObjectIndexD
-from cnsim.subscriptions.index_box import SubscriptionIndexBox
+from cnsim.subscriptions.generators.boxes import workload
+from cnsim.subscriptions.space_boxes import BoxSubscriptions
 
 
 @pytest.mark.parametrize(
@@ -58,7 +58,7 @@ def test_measure_censors_past_the_budget_and_keeps_the_index_in_step():
     # the events that finished under the budget sent what they send without it
     for a, b in zip(out["per_event"], free["per_event"], strict=True):
         assert a is None or a == b
-    sparse = measure(PaintSparseBoxes(ObjectIndexD(x, y), SubscriptionIndexBox(l, r), 3), stream)
+    sparse = measure(PaintSparseBoxes(ObjectIndexD(x, y), BoxSubscriptions(l, r), 3), stream)
     assert sparse["msgs_mean"] <= free["msgs_mean"] and sparse["calls_snap"] > 0
     assert sparse["slabs_mean"] <= free["slabs_mean"]  # pruned: never more slabs
 

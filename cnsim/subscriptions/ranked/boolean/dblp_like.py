@@ -1,4 +1,4 @@
-"""DBLP-like string workloads for the BE*-tree benchmark (seed 002 §VII, Table III).
+"""DBLP-like string workloads of the BE*-tree's evaluation (seed 002 §VII, Table III).
 
 Seed 002 measures two "DBLP-driven" workloads made by BEGen [7] from DBLP author names
 and paper titles: 677 dimensions, cardinality 26^3, average subscription / event size
@@ -39,7 +39,7 @@ downloaded here, so this module is **our stand-in**; every assumption is named:
   attribute of its string.
 
 The "Match Prob (Author / Title)" workloads of Table III (4 clusters of 100, match
-probability 0.01-9%) are the synthetic generator of :mod:`cnsim.bench.betree` with its
+probability 0.01-9%) are the synthetic generator of :mod:`.workload` with its
 attribute choice taken from these strings (``dist = "author" | "title"``:
 :func:`attribute_probs`).
 """

@@ -1,9 +1,10 @@
-"""``cnsim bench covering``'s speed section (issue 12): it runs at a small size, the
+"""``cnsim bench covering``'s speed section: it runs at a small size, the
 k-d tree and Z-order see the same stream, and the time split is consistent."""
 
 from __future__ import annotations
 
-from cnsim.bench.covering import BITS, bench_speed
+from cnsim.bench.covering.speed import bench_speed
+from cnsim.bench.covering.streams import BITS
 from cnsim.subscriptions.covering.workload import UNSUBSCRIBE, command_stream
 
 
