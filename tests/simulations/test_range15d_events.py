@@ -1,4 +1,4 @@
-"""1.5-d range subscriptions (seed 003 appendix D), what issue 14 left: the min_x2 calls
+"""1.5-d range subscriptions (seed 003 appendix D), beyond the index and Paint: the min_x2 calls
 as a metric column (Table VII counts min_y + min_x2), inserts and moves (a new object's
 x2 from the ``objects_x2`` stream), timed mode, the object index's inserts, and the
 sweep file of Tables VII/VIII. Oracles: an independent replay of the paper's algorithm

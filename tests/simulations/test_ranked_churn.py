@@ -1,4 +1,4 @@
-"""Joins and leaves during a ranked-delivery run ([ranked] commands, churn; issue 13):
+"""Joins and leaves during a ranked-delivery run ([ranked] commands, churn):
 the schedule against a straightforward replay, every event's recipients against a
 brute-force top-k over the subscriptions live at that moment, the zones' bounds against
 the live maxima, the config's rules."""

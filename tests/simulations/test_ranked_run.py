@@ -1,4 +1,4 @@
-"""Ranked delivery as a run (issue 13): ``cnsim run`` / ``cnsim verify`` of approach
+"""Ranked delivery as a run: ``cnsim run`` / ``cnsim verify`` of approach
 ``ranked`` over Meghdoot, its metrics, its oracle, and counting against timed mode."""
 
 from __future__ import annotations

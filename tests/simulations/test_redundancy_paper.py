@@ -1,4 +1,4 @@
-"""``delivered_updated_msgs`` and ``redundancy_paper`` (issue 15, seed 003 Table II as
+"""``delivered_updated_msgs`` and ``redundancy_paper`` (seed 003 Table II as
 the paper counts): counted against the deliveries themselves."""
 
 import numpy as np

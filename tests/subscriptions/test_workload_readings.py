@@ -1,4 +1,4 @@
-"""The readings of seed 003 §V's workload that issue 15 compares: the ``redraw`` update
+"""The readings of seed 003 §V's workload that the fidelity checks compare: the ``redraw`` update
 rule and the stationary initial y-distribution (``objects.y_distribution``)."""
 
 import numpy as np

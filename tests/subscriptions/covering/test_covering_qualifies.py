@@ -1,5 +1,5 @@
 """The covering test itself (``qualifies``, the k-d tree's ``_qualifies_row``) against
-brute force: branch-free since issue 12's fifth session, it must give the early-exit
+brute force: branch-free (no early exit), it must give the early-exit
 answer for every point, direction and tie (equal points decided by arrival order)."""
 
 from __future__ import annotations
