@@ -4,8 +4,10 @@ results, and never removes or changes anything it did not write.
 
 * **Ownership.** A folder cnsim wrote holds a marker, ``.cnsim.json``: what wrote it
   (``{"kind": "run" | "sweep" | "report" | "reproduction", "name": …}``) and every entry
-  it wrote — ``"files"``: each file's relative path with its signature (size,
-  ``mtime_ns`` and, up to 64 KiB, its SHA-256), each folder it made as ``"path/"``;
+  it wrote — ``"files"``: each file's relative path with its signature (its size and
+  the SHA-256 of its contents: all of them up to 64 KiB, else the first and last 64
+  KiB; never its times, so a copy or a fresh clone of a cnsim folder is still cnsim's),
+  each folder it made as ``"path/"``;
   ``"parts"``: sub-folders that are cnsim folders with markers of their own (a
   reproduction's sweeps and report). A folder is **cnsim's** only if every entry in it
   is the marker, a listed file whose signature still matches, a listed folder whose
@@ -56,7 +58,7 @@ from cnsim.errors import InputError
 MARKER = ".cnsim.json"
 STAGING = ".cnsim-staging.json"
 KINDS = ("run", "sweep", "report", "reproduction")
-HASHED = 1 << 16  # files up to this size are also recognised by their SHA-256
+HASHED = 1 << 16  # a signature hashes a file whole up to this size, else its two ends
 STAMP = "cnsim_output"  # the key of a single JSON file's stamp (write_file)
 CHANGED = "which cnsim did not write (or which changed since)"
 ALLOWED = (
@@ -69,13 +71,23 @@ ALLOWED = (
 
 
 def signature(path: str | Path) -> list[Any]:
-    """How a file cnsim wrote is recognised as unchanged: ``[size, mtime_ns, sha256]``
-    (the digest only up to :data:`HASHED` bytes, else ``None``). A rename keeps it."""
+    """How a file cnsim wrote is recognised as unchanged: ``[size, sha256]`` of its
+    contents — all of them up to :data:`HASHED` bytes, else the first and the last
+    :data:`HASHED` bytes (what a large output's header and footer hold), so reading it
+    costs at most 128 KiB. Contents, not times: a rename, a copy or a fresh checkout
+    keeps it. Anything but a regular file has no digest (and so matches no listing)."""
     st = os.lstat(path)
-    digest = None
-    if stat.S_ISREG(st.st_mode) and st.st_size <= HASHED:
-        digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    return [st.st_size, st.st_mtime_ns, digest]
+    if not stat.S_ISREG(st.st_mode):
+        return [st.st_size, None]
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        if st.st_size <= HASHED:
+            h.update(f.read())
+        else:
+            h.update(f.read(HASHED))
+            f.seek(-HASHED, os.SEEK_END)
+            h.update(f.read(HASHED))
+    return [st.st_size, h.hexdigest()]
 
 
 def listing(folder: Path) -> dict[str, list[Any]]:

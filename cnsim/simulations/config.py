@@ -659,6 +659,21 @@ class Scenario:
             del out["ranked"]["regions"]
         return out
 
+    def id_record(self) -> dict[str, Any]:
+        """:meth:`as_dict` in the form sweep run ids hash, so that runs written before
+        ``subscriptions.attributes`` was retired keep their ids (a dataset stays
+        resumable): seed 001's boxes were recorded as ``attributes = d`` (no kind, dims
+        or box budget), every other scenario with ``attributes = 1``."""
+        out = self.as_dict()
+        subs = out["subscriptions"]
+        if self.commands:
+            subs["attributes"] = subs.pop("dims")
+            subs.pop("kind")
+            out["algorithm"].pop("box_budget", None)
+        else:
+            subs["attributes"] = 1
+        return out
+
     @property
     def commands(self) -> bool:
         """Whether the run is seed 001's command stream (box subscriptions over an

@@ -257,8 +257,9 @@ def _runs_of(
     for r in range(repeats):
         seed = derive_seed(sweep_seed, seed_params, r)
         run_table = {**doc.get("run", {}), "progress": False}  # no bars inside workers
-        scenario = from_dict({**doc, "seed": seed, "run": run_table}, label).as_dict()
-        runs.append(RunSpec(run_id_of(scenario, r), r, seed, params, scenario))
+        validated_run = from_dict({**doc, "seed": seed, "run": run_table}, label)
+        run_id = run_id_of(validated_run.id_record(), r)
+        runs.append(RunSpec(run_id, r, seed, params, validated_run.as_dict()))
     return runs
 
 
