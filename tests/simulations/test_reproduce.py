@@ -253,3 +253,18 @@ def test_bad_input_is_one_line_and_writes_nothing(tmp_path: Path, argv, message)
     assert re.search(message, lines[0]), lines[0]
     after = sorted((p, p.read_bytes()) for p in tmp_path.rglob("*") if p.is_file())
     assert after == before
+
+
+@pytest.mark.slow
+def test_a_copy_of_the_kept_reproduction_runs_nothing_and_writes_its_report(tmp_path):
+    """The README's re-rendering: a copy (fresh times, same contents) of the kept
+    paper-scale reproduction is cnsim's, every run of it is found done (run ids hash
+    the scenario as it was recorded), and only the report is written."""
+    import shutil
+
+    kept = Path(__file__).resolve().parents[2] / "benchmarks" / "reproduce_seed003"
+    out = tmp_path / "repro"
+    shutil.copytree(kept, out)
+    outcome = reproduce("seed003", out, serial=True, progress=False, echo=lambda *a: None)
+    assert outcome.sweeps and all(s["run_now"] == 0 for s in outcome.sweeps)
+    assert outcome.failed == 0 and (out / "report" / "index.html").is_file()
