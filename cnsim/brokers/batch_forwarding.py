@@ -194,13 +194,7 @@ class BatchForwarding:
     ``G`` / the poset, or flooding), link by link; per-command message and covering
     counts and the routing entries over time, equal to the reference's."""
 
-    def __init__(
-        self,
-        tree: Tree,
-        d: int,
-        covering: Covering,
-        domain: tuple[float, float] = (0.0, 1023.0),
-    ):
+    def __init__(self, tree: Tree, d: int, covering: Covering, domain=(0.0, 1023.0)):
         assert covering.batched and 1 <= d <= MAX_ATTRIBUTES
         self.tree, self.d = tree, int(d)
         self.covering = covering

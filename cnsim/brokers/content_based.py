@@ -41,7 +41,6 @@ from typing import ClassVar
 import numpy as np
 
 from cnsim.algorithms.base import ApproachSpec
-from cnsim.algorithms.messages import Messages
 from cnsim.brokers.base import Delivery, Network, NetworkSetup, Paths, TimedView, Traffic
 from cnsim.brokers.batch_forwarding import BatchForwarding, EventRouter
 from cnsim.brokers.endpoints import Endpoints, _nearest
@@ -154,13 +153,7 @@ class ContentBasedCN(Network):
         owner = np.arange(self.world.n_brokers)
         return TimedView(owner, self.home, self.last_hop_latency_s, self.world)
 
-    def deliver(
-        self,
-        approach: ApproachSpec,
-        messages: Messages,
-        update_events: np.ndarray,
-        servers: np.ndarray | None = None,
-    ) -> tuple[Delivery, Traffic]:
+    def deliver(self, approach, messages, update_events, servers=None):  # see Network.deliver
         """Publish every message's point ``x`` at its publisher's broker and route it."""
         assert (approach.entry, approach.message) in self.carries, approach
         handled = self.handled.setdefault(approach.name, np.zeros(self.world.n_brokers, np.int64))

@@ -187,13 +187,7 @@ class Forwarding:
     """The brokers of one content-based overlay: per-link relation graphs and routing
     tables, local subscriptions, the message protocol above, and its counters."""
 
-    def __init__(
-        self,
-        tree: Tree,
-        d: int,
-        covering: Covering,
-        domain: tuple[float, float] = (0.0, 1023.0),
-    ):
+    def __init__(self, tree: Tree, d: int, covering: Covering, domain=(0.0, 1023.0)):
         assert 1 <= d <= MAX_ATTRIBUTES
         self.tree, self.d, self.D = tree, int(d), 2 * int(d)
         self.covering, self.domain = covering, domain

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from cnsim.algorithms.base import ApproachSpec
 from cnsim.algorithms.messages import Messages
 from cnsim.brokers.base import Delivery, Network, Traffic
 from cnsim.subscriptions.index import SubscriptionIndex
@@ -27,13 +26,7 @@ class IdealCN(Network):
         """The ideal CN over the run's subscriptions."""
         return cls(subscriptions)
 
-    def deliver(
-        self,
-        approach: ApproachSpec,
-        messages: Messages,
-        update_events: np.ndarray,
-        servers: np.ndarray | None = None,
-    ) -> tuple[Delivery, Traffic]:
+    def deliver(self, approach, messages, update_events, servers=None):  # see Network.deliver
         """Deliveries of ``messages``, in send order; no traffic."""
         if approach.message == "targeted":
             return Delivery.targeted(messages), Traffic()

@@ -118,13 +118,7 @@ class MeghdootCN(Network):
         self.endpoints = self.endpoints.with_servers(brokers, update_server, events.start)
         return self.endpoints.server_link_ip_hops()
 
-    def deliver(
-        self,
-        approach: ApproachSpec,
-        messages: Messages,
-        update_events: np.ndarray,
-        servers: np.ndarray | None = None,
-    ) -> tuple[Delivery, Traffic]:
+    def deliver(self, approach, messages, update_events, servers=None):  # see Network.deliver
         """Route ``messages`` from where ``approach``'s events enter and deliver them at
         the zones reached, from the subscriptions their brokers hold (``servers``: the
         server each message leaves from, when there are several)."""

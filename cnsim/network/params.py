@@ -42,6 +42,27 @@ NETWORK_SCHEMA: dict[str, Key] = {
     "map": Key(str, None, doc="generator 'topohub': a measured map, e.g. 'caida/2024-08/3356'"),
 }
 
+
+def _model_needs(model: str, generator: str, problem: str) -> Rule:
+    """``network.latency = model`` is allowed with ``generator`` only."""
+    return Rule(
+        "latency",
+        lambda p: p["latency"] != model or p["generator"] == generator,
+        problem,
+        f"{model!r} only with network.generator = {generator!r} (not {{generator!r}})",
+    )
+
+
+def _only_for(key: str, generator: str, wanted: str, given: str, example: str = ""):
+    """``network.<key>`` is required by ``generator`` and refused by every other."""
+    return (
+        Rule(key, lambda p: p["generator"] != generator or bool(p[key]), "is missing",
+             f"{wanted} when network.generator = {generator!r}{example}"),
+        Rule(key, lambda p: p["generator"] == generator or not p[key], "is set",
+             f"{given} only with network.generator = {generator!r} (not {{generator!r}})"),
+    )  # fmt: skip
+
+
 NETWORK_RULES: tuple[Rule, ...] = (
     Rule(
         "brokers",
@@ -61,55 +82,20 @@ NETWORK_RULES: tuple[Rule, ...] = (
         "has low > high",
         "a pair [low, high] with 0 <= low <= high",
     ),
-    Rule(
-        "latency",
-        lambda p: p["latency"] != "geometric" or p["generator"] == "waxman",
-        "needs node positions",
-        "'geometric' only with network.generator = 'waxman' (not {generator!r})",
-    ),
-    Rule(
-        "latency",
-        lambda p: p["latency"] != "attribute" or p["generator"] == "file",
-        "reads the edge attribute 'latency' of a topology file",
-        "'attribute' only with network.generator = 'file' (not {generator!r})",
-    ),
-    Rule(
-        "path",
-        lambda p: p["generator"] != "file" or bool(p["path"]),
-        "is missing",
-        "a GraphML or edge-list file when network.generator = 'file'",
-    ),
-    Rule(
-        "path",
-        lambda p: p["generator"] == "file" or not p["path"],
-        "is set",
-        "a path only with network.generator = 'file' (not {generator!r})",
-    ),
+    _model_needs("geometric", "waxman", "needs node positions"),
+    _model_needs("attribute", "file", "reads the edge attribute 'latency' of a topology file"),
+    *_only_for("path", "file", "a GraphML or edge-list file", "a path"),
     Rule(
         "path",
         lambda p: not p["path"] or Path(p["path"]).suffix.lower() in TOPOLOGY_SUFFIXES,
         "has an unknown suffix",
         ".graphml/.xml (GraphML) or .edges/.edgelist/.txt/.csv/.tsv (edge list)",
     ),
-    Rule(
-        "latency",
-        lambda p: p["latency"] != "great-circle" or p["generator"] == "topohub",
-        "needs geographic node positions",
-        "'great-circle' only with network.generator = 'topohub' (not {generator!r})",
-    ),
-    Rule(
-        "map",
-        lambda p: p["generator"] != "topohub" or bool(p["map"]),
-        "is missing",
-        "a measured map when network.generator = 'topohub', e.g. 'caida/2024-08/3356' "
-        "(`cnsim topology list` names them all)",
-    ),
-    Rule(
-        "map",
-        lambda p: p["generator"] == "topohub" or not p["map"],
-        "is set",
-        "a map only with network.generator = 'topohub' (not {generator!r})",
-    ),
+    _model_needs("great-circle", "topohub", "needs geographic node positions"),
+    *_only_for(
+        "map", "topohub", "a measured map", "a map",
+        example=", e.g. 'caida/2024-08/3356' (`cnsim topology list` names them all)",
+    ),  # fmt: skip
 )
 
 

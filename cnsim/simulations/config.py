@@ -12,7 +12,9 @@ downstream re-validates. The keys, their defaults and meaning are declared in
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass
+from os import PathLike
 from pathlib import Path
 from typing import Any
 
@@ -305,6 +307,58 @@ KIND_RULES: tuple[Rule, ...] = (  # the keys of one kind that depend on each oth
 )
 
 
+def _read_only(keys: tuple[str, ...], used, when: str) -> tuple[Rule, ...]:
+    """Rules refusing each of ``keys`` ("section.key") away from its default where
+    ``used(values)`` is false: nothing would read it, and a key accepted but ignored
+    would let a run silently answer another question than the one asked."""
+
+    def rule(path: str) -> Rule:
+        section, key = path.split(".")
+        default = SCHEMA[section][key].default
+        return Rule(
+            path,
+            lambda v: used(v) or v[section][key] == default,
+            f"is read only when {when}",
+            f"{default!r} (the default) unless {when}",
+        )
+
+    return tuple(rule(path) for path in keys)
+
+
+def _server_approach(values: dict[str, dict[str, Any]]) -> bool:
+    return any(parse(a).entry == "server" for a in values["algorithm"]["approaches"])
+
+
+# Keys that only some scenarios read, refused elsewhere unless at their default.
+UNUSED_RULES: tuple[Rule, ...] = (
+    *_read_only(
+        ("overlay.covering", "overlay.covering_index", "overlay.degree"),
+        lambda v: v["overlay"]["kind"] == "content-based",
+        "overlay.kind = 'content-based'",
+    ),
+    *_read_only(
+        ("overlay.covering_k",),
+        lambda v: v["overlay"]["kind"] == "content-based" and v["overlay"]["covering"] == "gk",
+        "overlay.covering = 'gk' over overlay.kind = 'content-based'",
+    ),
+    *_read_only(
+        ("overlay.split",),
+        lambda v: v["overlay"]["kind"] == "meghdoot",
+        "overlay.kind = 'meghdoot'",
+    ),
+    *_read_only(
+        ("ranked.k", "ranked.scores", "ranked.pruning", "ranked.index"),
+        lambda v: any(parse(a).message == "ranked" for a in v["algorithm"]["approaches"]),
+        "algorithm.approaches has 'ranked'",
+    ),
+    *_read_only(
+        ("server.count",),
+        _server_approach,
+        "an approach with a server runs (paint-*, unicast, batch; not only cn-relax)",
+    ),
+)
+
+
 RULES: tuple[Rule, ...] = (  # rules across the scenario's keys, checked after SCHEMA
     Rule(
         "algorithm.approaches",
@@ -428,6 +482,7 @@ RULES: tuple[Rule, ...] = (  # rules across the scenario's keys, checked after S
         "0.5 (the default) unless ranked.commands > 0",
     ),
     *KIND_RULES,
+    *UNUSED_RULES,
 )
 
 SWEEP_SCHEMA: dict[str, Key] = {  # the [sweep] table of a sweep file (simulations/SWEEPS.md)
@@ -628,11 +683,16 @@ class Scenario:
         return [canonical_name(a) for a in self.values["algorithm"]["approaches"]]
 
     def replace(self, **dotted: Any) -> Scenario:
-        """A copy with ``section.key`` values replaced (validated as in a file)."""
+        """A copy with ``section.key`` values replaced (validated as in a file); a
+        section's name with a table (``subscriptions={"count": 10}``) replaces the keys
+        it names in that section, as a TOML table does."""
         raw = {s: dict(v) for s, v in self.values.items()}
         for path, value in dotted.items():
             section, _, key = path.rpartition(".")
-            raw.setdefault(section, {})[key] = value
+            if not section and key in raw:  # a section: its keys (else refused as one)
+                raw[key] = {**raw[key], **value} if isinstance(value, Mapping) else value
+            else:
+                raw.setdefault(section, {})[key] = value
         # A network seed that followed the run's seed keeps following it.
         follows = raw["network"].get("seed") == self.seed
         if "seed" in dotted and "network.seed" not in dotted and follows:
@@ -694,6 +754,9 @@ def _omitted(section: str, values: dict[str, Any]) -> bool:
 
 def read_toml(path: str | Path, what: str = "scenario file") -> dict[str, Any]:
     """The parsed TOML file at ``path`` (``what`` names it in errors)."""
+    if not isinstance(path, str | PathLike):
+        problem = f"is {_a(type(path).__name__)}, not a path"
+        raise config_error("", what, path, problem, "a str or pathlib.Path")
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -722,6 +785,9 @@ SECTIONS = (*(s for s in SCHEMA if s), "network")  # the tables of a scenario
 
 def from_dict(data: dict[str, Any], source: str = "<dict>") -> Scenario:
     """Validate nested data shaped like the TOML file; unknown keys are errors."""
+    if not isinstance(data, Mapping):
+        allowed = "a dict of top-level keys and section tables, shaped like the TOML file"
+        raise config_error(source, "scenario", data, f"is {_a(type(data).__name__)}", allowed)
     top, tables = _split(data, source)
     values = {"": check_table(SCHEMA[""], top, source)}
     for section, keys in SCHEMA.items():
@@ -760,6 +826,22 @@ def events_override(events: str | int | None, option: str = "--events") -> int |
     return check_value(key, value, option)
 
 
+def check_call(scenario: Any, events: Any = None) -> None:
+    """The arguments of a run or a verification, checked before any work: a
+    :class:`Scenario` and ``events`` None or a whole number like ``events.count``."""
+    if not isinstance(scenario, Scenario):
+        raise config_error(
+            "", "scenario", scenario, f"is {_a(type(scenario).__name__)}, not a Scenario",
+            "cnsim.Scenario.from_toml(path) or cnsim.Scenario(section={...}, ...)",
+        )  # fmt: skip
+    key = SCHEMA["events"]["count"]
+    if events is not None and (isinstance(events, bool) or not isinstance(events, int)):
+        problem = f"is {_a(type(events).__name__)}, not a whole number"
+        raise config_error("", "events", events, problem, f"None or {allowed_text(key)}")
+    if events is not None:
+        check_value(key, events, "events")
+
+
 def bench_options(
     values: dict[str, Any], source: str = "cnsim bench", bench: str | None = None
 ) -> dict[str, Any]:
@@ -794,6 +876,11 @@ def _bench_text(key: Key, text: str, source: str, name: str) -> Any:
                 raise config_error(source, "--" + name, text, f"is not {_an(kind)}",
                                    allowed_text(key)) from None  # fmt: skip
     return text
+
+
+def _a(noun: str) -> str:
+    """``noun`` with its article: ``a list``, ``an int``."""
+    return f"an {noun}" if noun[:1].lower() in "aeiou" else f"a {noun}"
 
 
 def _an(kind: type) -> str:

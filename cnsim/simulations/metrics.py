@@ -245,6 +245,15 @@ def _bytes(o, name: str, hops: int) -> int:
     return o.traffic.costs.get(name, hops * o.message_bytes)
 
 
+def _calls(name: str, label: str, paper: str, cli: str = "", missing: int | None = None):
+    """The metric of one of the server's call counters (``Approach.calls``): a counter an
+    approach does not keep is an error, unless it reads as ``missing``."""
+    if missing is None:
+        return Metric(name, "calls", label, paper=paper, cli=cli, collect=lambda o: o.calls[name])
+    get = lambda o: o.calls.get(name, missing)  # noqa: E731
+    return Metric(name, "calls", label, paper=paper, cli=cli, collect=get)
+
+
 def _ranked_metrics() -> list[Metric]:
     """Ranked delivery's columns (mode "ranked"; cnsim/brokers/ranked.py): what
     answering the batch's events cost, and beside it the flood baseline's cost.  Over the
@@ -364,52 +373,14 @@ CATALOG = Catalog(
             "publish IP bytes",
             collect=lambda o: o.publish_ip_hops * o.event_bytes,
         ),
-        Metric(
-            "calls_first_k",
-            "calls",
-            "first_k calls",
-            paper="Table III, IV",
-            collect=lambda o: o.calls["calls_first_k"],
-        ),
-        Metric(
-            "calls_min_y",
-            "calls",
-            "min_y calls",
-            paper="Table III, IV",
-            cli="min_y",
-            collect=lambda o: o.calls["calls_min_y"],
-        ),
-        Metric(
-            "calls_snap",
-            "calls",
-            "snap calls",
-            paper="Table III",
-            cli="snap",
-            collect=lambda o: o.calls["calls_snap"],
-        ),
-        Metric(
-            "calls_min_y_paper",
-            "calls",
-            "min_y calls (paper's count)",
-            paper="Table III, IV",
-            collect=lambda o: o.calls["calls_min_y_paper"],
-        ),
-        Metric(
-            "calls_snap_paper",
-            "calls",
-            "snap calls (paper's count)",
-            paper="Table III, IV",
-            collect=lambda o: o.calls["calls_snap_paper"],
-        ),
-        Metric(
-            # 1.5-d polygon sweeps (Algorithm 7); Table VII counts min_y + min_x2. 1-d
-            # approaches make none (their counters have no min_x2).
-            "calls_min_x2",
-            "calls",
-            "min_x2 calls",
-            paper="Table VII",
-            collect=lambda o: o.calls.get("calls_min_x2", 0),
-        ),
+        _calls("calls_first_k", "first_k calls", "Table III, IV"),
+        _calls("calls_min_y", "min_y calls", "Table III, IV", cli="min_y"),
+        _calls("calls_snap", "snap calls", "Table III", cli="snap"),
+        _calls("calls_min_y_paper", "min_y calls (paper's count)", "Table III, IV"),
+        _calls("calls_snap_paper", "snap calls (paper's count)", "Table III, IV"),
+        # 1.5-d polygon sweeps (Algorithm 7); Table VII counts min_y + min_x2. 1-d
+        # approaches make none (their counters have no min_x2).
+        _calls("calls_min_x2", "min_x2 calls", "Table VII", missing=0),
         Metric(
             "server_time_s",
             "s",

@@ -27,7 +27,7 @@ from cnsim.brokers.base import Delivery, Network, NetworkSetup, RankedSetup, Tra
 from cnsim.brokers.forwarding import Covering
 from cnsim.server.distributed import Zones
 from cnsim.simulations.churn import simulate_churn
-from cnsim.simulations.config import Scenario
+from cnsim.simulations.config import Scenario, check_call
 from cnsim.simulations.metrics import CATALOG, aggregate
 from cnsim.simulations.ranked import ranked_summary, runs_ranked
 from cnsim.simulations.result import Result, claim_out_dir
@@ -196,6 +196,7 @@ def _subscriber_lists(approach) -> TopKLists | None:
 def simulate(scenario: Scenario, events: int | None = None) -> Result:
     """Run a scenario in memory (``events`` overrides the configured event count); a
     scenario too big for this machine's memory is refused before any work."""
+    check_call(scenario, events)
     check_fits(scenario, events)
     if scenario.commands:  # seed 001's command stream has drivers of its own
         if scenario["run"]["mode"] == "timed":
@@ -241,6 +242,7 @@ def run(
     overwrite: bool = False,
 ) -> tuple[pd.DataFrame, dict]:
     """Run a scenario; write its outputs to ``out_dir`` if given (see :class:`Result`)."""
+    check_call(scenario, events)
     if out_dir is not None:
         claim_out_dir(out_dir, overwrite)  # an unusable folder fails before any work
     result = simulate(scenario, events)

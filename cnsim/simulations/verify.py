@@ -60,7 +60,7 @@ from cnsim.brokers.base import Delivery
 from cnsim.brokers.forwarding import Covering
 from cnsim.brokers.ideal import IdealCN
 from cnsim.simulations.churn import ChurnRun
-from cnsim.simulations.config import Scenario
+from cnsim.simulations.config import Scenario, check_call
 from cnsim.simulations.minimum import (
     fewest_messages,
     lemma5_count,
@@ -193,6 +193,7 @@ class Truth:
 def verify(scenario: Scenario, events: int | None = None) -> Report:
     """Run every check after every batch of ``scenario`` (refused before any work if it
     cannot fit in this machine's memory)."""
+    check_call(scenario, events)
     check_fits(scenario, events, oracle=True)
     if scenario.commands:
         return _verify_churn(scenario, events)

@@ -74,16 +74,25 @@ def _read(path: Path) -> tuple[pd.DataFrame, bool]:
     suffix = path.suffix.lower()
     if suffix not in TABLE_SUFFIXES:
         raise TraceError(f"has suffix {path.suffix!r}, not .csv or .parquet")
-    if not path.is_file():
-        raise TraceError("does not exist" if not path.exists() else "is not a file")
+    try:
+        found, is_file = path.exists(), path.is_file()
+    except OSError as exc:  # e.g. a name longer than the file system allows
+        raise TraceError(f"cannot be read ({exc.strerror or _first_line(exc)})") from None
+    if not is_file:
+        raise TraceError("is not a file" if found else "does not exist")
     try:
         if suffix == ".csv":
             # every cell as text: types are checked here, naming the row
             frame = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8")
+            header = pd.read_csv(path, header=None, nrows=1, dtype=str, encoding="utf-8")
+            _unique_columns([str(c).strip() for c in header.iloc[0]] if len(header) else [])
             return frame.rename(columns=lambda c: str(c).strip()), True
         import pyarrow.parquet as pq
 
+        _unique_columns(pq.read_schema(path).names)
         return pq.read_table(path).to_pandas(), False
+    except TraceError:
+        raise
     except UnicodeDecodeError:
         raise TraceError("is not a UTF-8 text (CSV) file") from None
     except pd.errors.EmptyDataError:
@@ -94,6 +103,15 @@ def _read(path: Path) -> tuple[pd.DataFrame, bool]:
         raise TraceError(f"cannot be read ({_first_line(exc)})") from None
     except Exception as exc:  # pyarrow's errors (ArrowInvalid, …) for a spoilt Parquet file
         raise TraceError(f"cannot be read as Parquet ({_first_line(exc)})") from None
+
+
+def _unique_columns(names: list[str]) -> None:
+    """A header naming a column twice is refused: which of the two is meant is unknown."""
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            raise TraceError(f"names column {name!r} twice in its header")
+        seen.add(name)
 
 
 def _first_line(exc: BaseException) -> str:

@@ -154,7 +154,8 @@ def test_timed_mode_counts_as_counting_mode_and_gives_latency(tmp_path):
 def test_existing_scenarios_are_recorded_as_before():
     plain = Scenario(overlay={"kind": "ideal"})
     assert "ranked" not in plain.as_dict()
-    assert Scenario(ranked={"k": 3}).as_dict()["ranked"]["k"] == 3
+    ranked = Scenario(algorithm={"approaches": ["ranked"]}, ranked={"k": 3})
+    assert ranked.as_dict()["ranked"]["k"] == 3
 
 
 @pytest.mark.parametrize(

@@ -47,7 +47,7 @@ def bench_overlay(quick: bool, log, **sizes) -> dict:
                     "overlay": {
                         "kind": "content-based",
                         "covering": covering,
-                        "covering_k": covering_k if covering == "gk" else 1,
+                        **({"covering_k": covering_k} if covering == "gk" else {}),
                     },
                     "algorithm": {"approaches": ["cn-relax"]},
                     "run": {"progress": False},
