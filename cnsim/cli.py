@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import importlib
+import inspect
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -19,24 +21,85 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain help: "[quick]" and line breaks kept as written
 )
-bench_app = typer.Typer(help="Reproducible performance measurements.", no_args_is_help=True)
+bench_app = typer.Typer(
+    help="Reproducible performance measurements.",
+    no_args_is_help=True,
+    add_completion=False,
+)
 app.add_typer(bench_app, name="bench")
 app.add_typer(topology_app, name="topology")
 
-ConfigArg = Annotated[Path, typer.Argument(help="scenario TOML file")]
+
+class _Command(typer.core.TyperCommand):
+    """A command's plain help: arguments by their metavar alone (``CONFIG``, not ``CONFIG
+    <path>``), in the usage line too; options with the kind of value they take
+    (``PATH``, ``INTEGER``, ``FLOAT``, ``URL``, ``TEXT``), flags without; in a group's
+    list, the first sentence of its help whole (not cut at 45 characters)."""
+
+    def get_short_help_str(self, limit: int = 45) -> str:
+        if self.short_help:
+            return super().get_short_help_str(limit)
+        text = " ".join(inspect.cleandoc(self.help or "").split("\n\n")[0].split())
+        for end in re.finditer(r"\.\s", text):  # not "(seed 003 App. C)"
+            if text.count("(", 0, end.start()) == text.count(")", 0, end.start()):
+                return text[: end.start() + 1]
+        return text
+
+    def collect_usage_pieces(self, ctx) -> list[str]:
+        pieces = [self.options_metavar] if self.options_metavar else []
+        for param in self.get_params(ctx):
+            if param.param_type_name == "argument":
+                name = param.metavar or param.name.upper()
+                pieces.append(name if param.required else f"[{name}]")
+        return pieces
+
+    def format_options(self, ctx, formatter) -> None:
+        rows: dict[str, list[tuple[str, str]]] = {"argument": [], "option": []}
+        for param in self.get_params(ctx):
+            record = param.get_help_record(ctx)
+            if record is None:
+                continue
+            if param.param_type_name == "argument":
+                record = (param.metavar or param.name.upper(), param.help or "")
+            elif not param.is_flag:
+                kind = param.type_descriptor.annotation
+                value = param.metavar or _METAVARS.get(kind, "TEXT")
+                record = (f"{', '.join(param.opts)} {value}", record[1])
+            rows[param.param_type_name].append(record)
+        for title, kind in (("Arguments", "argument"), ("Options", "option")):
+            if rows[kind]:
+                with formatter.section(title):
+                    formatter.write_dl(rows[kind])
+
+
+_METAVARS = {int: "INTEGER", float: "FLOAT", Path: "PATH", str: "TEXT"}
+for _info in topology_app.registered_commands:  # the same help for cnsim topology
+    if _info.cls in (None, typer.core.TyperCommand):
+        _info.cls = _Command
+
+
+def _out(help_: str) -> object:
+    """``--out PATH``: optional with ``--dry-run``, required otherwise (:func:`_need_out`)."""
+    return Annotated[
+        str | None,
+        typer.Option("--out", metavar="PATH", help=help_ + "; needed unless --dry-run"),
+    ]
+
+
+def _dry_run(help_: str) -> object:
+    return Annotated[bool, typer.Option("--dry-run", help=help_)]
+
+
+ConfigArg = Annotated[Path, typer.Argument(metavar="CONFIG", help="scenario TOML file")]
 EventsOpt = Annotated[
     str | None,
-    typer.Option("--events", help="override events.count of the scenario", show_default=False),
-]
-OutOpt = Annotated[
-    str,
     typer.Option(
-        "--out",
-        help="folder for events.parquet, summary.json: new, empty, or holding only what "
-        "cnsim wrote there (listed in its .cnsim.json)",
+        "--events", metavar="INTEGER", help="override events.count of the scenario",
+        show_default=False,
     ),
-]
+]  # fmt: skip
 OverwriteOpt = Annotated[
     bool,
     typer.Option(
@@ -45,19 +108,50 @@ OverwriteOpt = Annotated[
         "cnsim did not write is refused, with or without it",
     ),
 ]
+MasterOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--master", metavar="URL", help="Spark master URL [default: local[*], or spark-submit's]"
+    ),
+]
+SerialOpt = Annotated[bool, typer.Option("--serial", help="run in this process, no Spark")]
+QuickOpt = Annotated[
+    bool, typer.Option("--quick", help="the sweep file's [quick] table: small sizes, minutes")
+]
+VerboseOpt = Annotated[
+    bool,
+    typer.Option(
+        "--verbose",
+        help="show Spark's and the JVM's own messages (else kept in a log file, named if "
+        "Spark fails)",
+    ),
+]
+RUN_OUT = "folder for events.parquet, summary.json (brokers.parquet, servers.parquet): new, "
+RUN_OUT += "empty, or holding only what cnsim wrote there (listed in its .cnsim.json)"
 
 
-@app.command()
+def _need_out(ctx: typer.Context, out: str | None) -> str:
+    """``--out``, which every command but a dry run needs."""
+    if out is None:
+        from typer._click.exceptions import MissingParameter
+
+        param = next(p for p in ctx.command.params if p.name == "out")
+        raise MissingParameter(ctx=ctx, param=param, param_hint="'--out' (needed unless --dry-run)")
+    return out
+
+
+@app.command(cls=_Command)
 def run(
+    ctx: typer.Context,
     config: ConfigArg,
-    out: OutOpt,
+    out: _out(RUN_OUT) = None,
     events: EventsOpt = None,
     overwrite: OverwriteOpt = False,
-    dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="validate, print the memory estimate, run nothing")
-    ] = False,
+    dry_run: _dry_run("validate, print the memory estimate, run nothing") = False,
 ) -> None:
-    """Run a scenario (counting or timed mode) and write its per-event metrics and summary."""
+    """Run a scenario (counting or timed mode) and write its per-event metrics and summary.
+    On a terminal a bar follows the events; elsewhere (a file, a pipe) a line every few
+    seconds gives the events done, the rate and the time left."""
     from cnsim.simulations import config as config_mod
     from cnsim.simulations.runner import claim_out_dir
     from cnsim.simulations.runner import run as run_scenario
@@ -65,12 +159,14 @@ def run(
 
     scenario = config_mod.load(config)
     n_events = config_mod.events_override(events)
-    claim_out_dir(out, overwrite)
+    if out is not None:  # checked by a dry run too, when given
+        claim_out_dir(out, overwrite)
     estimate = check_fits(scenario, n_events)
     if dry_run:
         typer.echo(estimate.text())
         typer.echo("nothing run: --dry-run")
         return
+    out = _need_out(ctx, out)
     _, summary = run_scenario(scenario, out, n_events, overwrite)
     typer.echo(_summary_table(summary))
     if summary["forced_inserts"]:
@@ -78,10 +174,26 @@ def run(
             f"note: {summary['forced_inserts']} events drawn as deletes, moves or updates "
             "became inserts: no object was left (lower events.deletes)"
         )
-    typer.echo(f"wrote {Path(out) / 'events.parquet'} and {Path(out) / 'summary.json'}")
+    typer.echo(f"wrote {_listing(Path(out), _written(Path(out)))}")
 
 
-@app.command()
+def _written(folder: Path) -> list[str]:
+    """The files a command wrote into ``folder``, as its marker lists them."""
+    from cnsim.outputs import read_marker
+
+    _, found = read_marker(folder)
+    files = (found or {}).get("files") or {}
+    return sorted(name for name in files if not name.endswith("/"))
+
+
+def _listing(folder: Path, names: list[str]) -> str:
+    paths = [str(folder / name) for name in names]
+    if len(paths) < 2:
+        return paths[0] if paths else f"nothing into {folder}"
+    return ", ".join(paths[:-1]) + f" and {paths[-1]}"
+
+
+@app.command(cls=_Command)
 def verify(config: ConfigArg, events: EventsOpt = None) -> None:
     """Check every approach against the brute-force oracle after every event (batch)."""
     from cnsim.simulations import config as config_mod
@@ -97,26 +209,23 @@ def verify(config: ConfigArg, events: EventsOpt = None) -> None:
         raise typer.Exit(1)
 
 
-@app.command()
+@app.command(cls=_Command)
 def sweep(
+    ctx: typer.Context,
     sweep_file: Annotated[Path, typer.Argument(metavar="SWEEP", help="sweep TOML file")],
-    out: Annotated[
-        str,
-        typer.Option("--out", help="folder of the results dataset (new, empty or this sweep's)"),
-    ],
-    master: Annotated[
-        str | None,
-        typer.Option("--master", help="Spark master URL [default: local[*], or spark-submit's]"),
-    ] = None,
+    out: _out("folder of the results dataset (new, empty or this sweep's)") = None,
+    master: MasterOpt = None,
     repeat: Annotated[
-        int | None, typer.Option("--repeat", help="runs per combination [default: the file's]")
+        int | None,
+        typer.Option(
+            "--repeat", metavar="INTEGER", help="runs per combination [default: the file's]"
+        ),
     ] = None,
-    serial: Annotated[bool, typer.Option("--serial", help="run in this process, no Spark")] = False,
-    quick: Annotated[bool, typer.Option("--quick", help="apply the file's [quick] table")] = False,
-    dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="validate and list the runs, run nothing")
-    ] = False,
+    serial: SerialOpt = False,
+    quick: QuickOpt = False,
+    dry_run: _dry_run("validate and list the runs, run nothing") = False,
     overwrite: OverwriteOpt = False,
+    verbose: VerboseOpt = False,
 ) -> None:
     """Run a parameter sweep on Spark (one task per run), resuming an interrupted one.
     Exits 1 if runs failed (their error rows are in the dataset; the next invocation
@@ -129,37 +238,36 @@ def sweep(
             typer.echo(f"{r.run_id}  repeat={r.repeat}  seed={r.seed}  {describe(r.params)}")
         typer.echo(f"{len(spec.runs)} runs (nothing run: --dry-run)")
         return
-    try:  # run_sweep checks the folder, the master and the runs' sizes before any work
-        done = run_sweep(spec, out, master=master, serial=serial, overwrite=overwrite)
-    except KeyboardInterrupt:
-        typer.echo(
-            f"interrupted: the runs finished so far are kept in {out}; run the same command "
-            "again to resume",
-            err=True,
-        )
-        raise typer.Exit(130) from None
+    out = _need_out(ctx, out)
+    # run_sweep checks the folder, the master and the runs' sizes before any work
+    done = _resumable(out, lambda: run_sweep(
+        spec, out, master=master, serial=serial, overwrite=overwrite, verbose=verbose,
+    ))  # fmt: skip
     typer.echo(
         f"{spec.name}: {done.total} runs — {done.skipped} already in {out}, "
         f"{done.ran} run now, {len(done.failed)} failed; {done.wall_s:.1f} s"
     )
     for run_id, error in done.failed[:10]:
         typer.echo(f"  failed {run_id}: {error}", err=True)
-    if done.failed:
-        typer.echo(
-            f"error: {len(done.failed)} of {done.total} runs failed; their errors are the "
-            f"rows with status 'error' in {out} (run-<id>.parquet, columns error and "
-            "traceback); run the same command again to retry them",
-            err=True,
-        )
-        raise typer.Exit(1)
+    _fail_if(
+        len(done.failed), f"{len(done.failed)} of {done.total} runs failed",
+        f"in {out} (run-<id>.parquet, columns error and traceback)",
+    )  # fmt: skip
 
 
-@app.command()
+@app.command(cls=_Command)
 def report(
-    src: Annotated[Path, typer.Argument(help="run directory (cnsim run --out) or sweep dataset")],
+    src: Annotated[
+        Path,
+        typer.Argument(metavar="SRC", help="run directory (cnsim run --out) or sweep dataset"),
+    ],
     out: Annotated[
         str,
-        typer.Option("--out", help="folder for index.html, figures, CSV (new, empty or cnsim's)"),
+        typer.Option(
+            "--out",
+            metavar="PATH",
+            help="folder for index.html, figures, CSV (new, empty or cnsim's)",
+        ),
     ],
     overwrite: OverwriteOpt = False,
 ) -> None:
@@ -169,25 +277,17 @@ def report(
     typer.echo(f"wrote {build_report(src, out, overwrite)}")
 
 
-@app.command()
+@app.command(cls=_Command)
 def reproduce(
+    ctx: typer.Context,
     paper: Annotated[str, typer.Argument(metavar="PAPER", help="the paper to re-run: seed003")],
-    out: Annotated[
-        str,
-        typer.Option("--out", help="folder of the sweeps and the report (new, empty or cnsim's)"),
-    ],
-    quick: Annotated[
-        bool, typer.Option("--quick", help="every sweep at its [quick] sizes (minutes)")
-    ] = False,
-    master: Annotated[
-        str | None,
-        typer.Option("--master", help="Spark master URL [default: local[*], or spark-submit's]"),
-    ] = None,
-    serial: Annotated[bool, typer.Option("--serial", help="run in this process, no Spark")] = False,
-    dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="validate and list the sweeps, run nothing")
-    ] = False,
+    out: _out("folder of the sweeps and the report (new, empty or cnsim's)") = None,
+    quick: QuickOpt = False,
+    master: MasterOpt = None,
+    serial: SerialOpt = False,
+    dry_run: _dry_run("validate and list the sweeps, run nothing") = False,
     overwrite: OverwriteOpt = False,
+    verbose: VerboseOpt = False,
 ) -> None:
     """Re-run a paper's whole evaluation (every sweep, resumably) and write one report:
     OUT/report/index.html with every table and figure beside the paper's values,
@@ -199,11 +299,19 @@ def reproduce(
         for line in plan(paper, quick):
             typer.echo(line)
         return
+    out = _need_out(ctx, out)
+    done = _resumable(out, lambda: reproduce(
+        paper, out, quick=quick, master=master, serial=serial, overwrite=overwrite,
+        echo=typer.echo, verbose=verbose,
+    ))  # fmt: skip
+    typer.echo(f"wrote {done.report}")
+    _fail_if(done.failed, f"{done.failed} runs failed", f"in {out}/sweeps")
+
+
+def _resumable(out: str, work):
+    """``work()``; Ctrl-C exits 130 saying that the finished runs are kept in ``out``."""
     try:
-        done = reproduce(
-            paper, out, quick=quick, master=master, serial=serial, overwrite=overwrite,
-            echo=typer.echo,
-        )  # fmt: skip
+        return work()
     except KeyboardInterrupt:
         typer.echo(
             f"interrupted: the runs finished so far are kept in {out}; run the same command "
@@ -211,11 +319,14 @@ def reproduce(
             err=True,
         )
         raise typer.Exit(130) from None
-    typer.echo(f"wrote {done.report}")
-    if done.failed:
+
+
+def _fail_if(failed: int, what: str, where: str) -> None:
+    """Exit 1 if runs ``failed``, saying where their error rows are and how to retry."""
+    if failed:
         typer.echo(
-            f"error: {done.failed} runs failed; their errors are the rows with status "
-            f"'error' in {out}/sweeps; run the same command again to retry them",
+            f"error: {what}; their errors are the rows with status 'error' {where}; run "
+            "the same command again to retry them",
             err=True,
         )
         raise typer.Exit(1)
@@ -332,14 +443,15 @@ def _bench_command(name: str, module: str, doc: str):
         inspect.Parameter("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=typer.Context)
     ]
     options = {
-        "quick": (bool, "small sizes, a fast look (CI-size)"),
-        "full": (bool, "the long form the published figures came from"),
-        "json": (str, "file to write the full results to (JSON)"),
+        "quick": (None, "small sizes, a fast look (CI-size)"),
+        "full": (None, "the long form the published figures came from"),
+        "json": ("PATH", "file to write the full results to (JSON)"),
     }
-    options |= {key: (bool if spec.kind is bool else str, spec.doc) for key, spec in named.items()}
-    for key, (kind, help_) in options.items():
+    options |= {key: (_metavar(spec), spec.doc) for key, spec in named.items()}
+    for key, (metavar, help_) in options.items():
         flag = "--" + key.replace("_", "-")
-        option = typer.Option(flag, help=help_, show_default=False)
+        option = typer.Option(flag, metavar=metavar, help=help_, show_default=False)
+        kind = bool if metavar is None else str
         annotation = Annotated[bool, option] if kind is bool else Annotated[str | None, option]
         params.append(inspect.Parameter(key, inspect.Parameter.KEYWORD_ONLY,
                                         default=False if kind is bool else None,
@@ -348,6 +460,19 @@ def _bench_command(name: str, module: str, doc: str):
     command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     command.__doc__ = doc
     return command
+
+
+def _metavar(key) -> str | None:
+    """What a bench option's value is, for --help (None: a flag)."""
+    if key.kind is bool:
+        return None
+    if key.kind is list:
+        return f"{_metavar_of(key.items or str)},.."
+    return _metavar_of(key.kind)
+
+
+def _metavar_of(kind: type) -> str:
+    return {int: "INTEGER", float: "FLOAT"}.get(kind, "TEXT")
 
 
 def _extra_options(args: list[str]) -> dict[str, object]:
@@ -388,9 +513,10 @@ class _BenchGroup(typer.core.TyperGroup):
     def get_command(self, ctx, name: str):
         if name not in BENCHES:
             return None
-        one = typer.Typer()
+        one = typer.Typer(add_completion=False, rich_markup_mode=None)
         settings = {"allow_extra_args": True, "ignore_unknown_options": True}
-        one.command(name, context_settings=settings)(_bench_command(name, *BENCHES[name]))
+        command = _bench_command(name, *BENCHES[name])
+        one.command(name, context_settings=settings, cls=_Command)(command)
         return typer.main.get_command(one)
 
 

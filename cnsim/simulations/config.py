@@ -132,7 +132,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "box_bytes": Key(int, 36, low=1, doc="bytes of a 1.5-d CN message (nine values)"),
     },
     "run": {
-        "progress": Key(bool, True, doc="show a progress bar on long runs"),
+        "progress": Key(bool, True, doc="show progress on long runs (a bar, or lines in a log)"),
         "mode": Key(str, "counting", ("counting", "timed"), doc="no clock, or SimPy time"),
     },
     "timing": {

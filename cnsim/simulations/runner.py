@@ -17,7 +17,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from tqdm import tqdm
 
 from cnsim.algorithms.base import ApproachSpec, ServerView
 from cnsim.algorithms.messages import Messages
@@ -29,6 +28,7 @@ from cnsim.server.distributed import Zones
 from cnsim.simulations.churn import simulate_churn
 from cnsim.simulations.config import Scenario, check_call
 from cnsim.simulations.metrics import CATALOG, aggregate
+from cnsim.simulations.progress import track
 from cnsim.simulations.ranked import ranked_summary, runs_ranked
 from cnsim.simulations.result import Result, claim_out_dir
 from cnsim.simulations.seeds import Seeds
@@ -212,10 +212,9 @@ def simulate(scenario: Scenario, events: int | None = None) -> Result:
     collected = [m for mode in modes for m in CATALOG.select("batch", mode) if m.collect]
     columns = {a.name: np.zeros((n_batches, len(collected))) for a in sim.approaches}
     steps = sim.steps()
-    if scenario["run"]["progress"] and n_batches >= 200:
-        steps = tqdm(
-            steps, total=n_batches, desc="batches", unit="batch", leave=False, disable=None
-        )
+    if scenario["run"]["progress"] and n_batches >= 200:  # a bar, or lines off a terminal
+        unit = "event" if sim.batch_size == 1 else "batch"
+        steps = track(steps, n_batches, "run", unit, leave=False)
     timer = None
     if scenario["run"]["mode"] == "timed":
         timer = Timer(sim, scenario)

@@ -68,6 +68,7 @@ from cnsim.simulations.minimum import (
     search_fewest_messages,
 )
 from cnsim.simulations.oracle import inside, ranks, true_top_k
+from cnsim.simulations.progress import track
 from cnsim.simulations.ranked import check_ranked
 from cnsim.simulations.runner import Outcome, Simulation, server_view
 from cnsim.simulations.sizes import check_fits
@@ -208,7 +209,10 @@ def verify(scenario: Scenario, events: int | None = None) -> Report:
     truth = Truth(sim)
     before = truth.top_k()
     bounds = list(sim.batches())
-    for b, outcomes in sim.steps():
+    steps = sim.steps()
+    if scenario["run"]["progress"] and len(bounds) >= 200:  # a bar, or lines off a terminal
+        steps = track(steps, len(bounds), "verify", "event" if sim.batch_size == 1 else "batch")
+    for b, outcomes in steps:
         updates = w.events.updates(*bounds[b])
         y_before = truth.y.copy()
         truth.apply(updates)

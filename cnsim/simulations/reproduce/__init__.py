@@ -94,9 +94,12 @@ def reproduce(
     overwrite: bool = False,
     progress: bool = True,
     echo=print,
+    verbose: bool = False,
 ) -> Outcome:
     """Run every sweep of ``paper``'s reproduction into ``out/sweeps`` (resuming) and
-    write ``out/report``. Everything is checked before the first run."""
+    write ``out/report``. Everything is checked before the first run. ``progress``:
+    each sweep's runs followed on stderr (:mod:`cnsim.simulations.progress`);
+    ``verbose``: Spark's and the JVM's messages on stderr too."""
     from cnsim.simulations.sizes import check_fits
     from cnsim.simulations.sweep import claim_dataset, load_sweep
     from cnsim.simulations.sweep.executors import check_master
@@ -121,7 +124,7 @@ def reproduce(
         if not serial:
             from cnsim.simulations.sweep import spark_session
 
-            session = spark_session(master, app_name=f"cnsim-reproduce-{paper}")
+            session = spark_session(master, f"cnsim-reproduce-{paper}", verbose)
         for sweep in sweeps:
             outcome.sweeps.append(_run_one(sweep, root, master, serial, session, progress, echo))
     finally:

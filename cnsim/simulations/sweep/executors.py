@@ -1,5 +1,6 @@
 """Executors of a sweep: every run not yet in the dataset, serially in this process or
-as one Spark task per run (biggest first), with a progress bar over runs.
+as one Spark task per run (biggest first), with progress over runs
+(:mod:`cnsim.simulations.progress`: a bar on a terminal, plain lines elsewhere).
 
 A run is shipped as plain data (:func:`execute_run` takes a dict), so a Spark worker
 needs only an importable cnsim; one run's failure becomes an error row, not a failed
@@ -22,6 +23,7 @@ from typing import Any
 
 from cnsim.errors import CnsimError, InputError
 from cnsim.simulations.config import from_dict
+from cnsim.simulations.progress import Progress, track
 from cnsim.simulations.sizes import check_fits
 from cnsim.simulations.sweep.dataset import (
     atomic_write,
@@ -56,11 +58,13 @@ def run_sweep(
     progress: bool = True,
     spark: Any = None,
     overwrite: bool = False,
+    verbose: bool = False,
 ) -> SweepReport:
     """Run every run of ``sweep`` not yet in ``out``, serially or one Spark task per run
-    (``spark``: an existing SparkSession to use, left running). ``out`` must be new,
-    empty or this sweep's dataset (``overwrite``: any folder cnsim wrote); the Spark
-    master is checked before any work."""
+    (``spark``: an existing SparkSession to use, left running; ``verbose``: Spark's and
+    the JVM's own messages on stderr, else in a log file). ``out`` must be new, empty or
+    this sweep's dataset (``overwrite``: any folder cnsim wrote); the Spark master is
+    checked before any work."""
     started = time.perf_counter()
     out = claim_dataset(out, sweep, overwrite)
     if not serial and spark is None:
@@ -76,7 +80,7 @@ def run_sweep(
     elif serial:
         results = _run_serial(tasks, progress)
     else:
-        results = _run_spark(tasks, master, progress, spark)
+        results = _run_spark(tasks, master, progress, spark, verbose)
     for task, rows in zip(tasks, results, strict=True):
         if not run_file(out, task["run_id"]).exists():  # no shared filesystem with workers
             write_rows(run_file(out, task["run_id"]), rows)
@@ -125,9 +129,8 @@ def _task(sweep: Sweep, run: RunSpec, out: Path) -> dict[str, Any]:
 
 
 def _run_serial(tasks: list[dict[str, Any]], progress: bool) -> list[list[dict[str, Any]]]:
-    from tqdm import tqdm
-
-    return [execute_run(t) for t in tqdm(tasks, desc="runs", unit="run", disable=not progress)]
+    name = tasks[0]["sweep"]  # the progress names the sweep (a reproduction runs several)
+    return [execute_run(t) for t in track(tasks, len(tasks), name, "run", enabled=progress)]
 
 
 MASTER_FORMS = (
@@ -163,9 +166,14 @@ def check_master(master: str | None, timeout_s: float = 3.0) -> None:
     )
 
 
-def spark_session(master: str | None = None, app_name: str = "cnsim-sweep") -> Any:
+def spark_session(
+    master: str | None = None, app_name: str = "cnsim-sweep", verbose: bool = False
+) -> Any:
     """A quiet SparkSession whose Python workers run this interpreter (``master`` None:
-    spark-submit's ``--master``, else ``local[*]``)."""
+    spark-submit's ``--master``, else ``local[*]``). Quiet: Spark logs at ERROR, and the
+    JVM it starts writes its own messages (warnings such as "Using incubator modules")
+    and Spark's log to :func:`spark_log`, not to the user's screen; ``verbose``: Spark
+    at WARN, all of it on stderr."""
     from pyspark.sql import SparkSession
 
     local = master is None or master.startswith("local")
@@ -173,25 +181,59 @@ def spark_session(master: str | None = None, app_name: str = "cnsim-sweep") -> A
         os.environ["PYSPARK_PYTHON"] = sys.executable  # workers must import this cnsim
     else:
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # a cluster may set its own
-    _quiet_spark_startup()
+    if not verbose:
+        _quiet_spark_startup()
     builder = SparkSession.builder.appName(app_name)
     if master is not None:
         builder = builder.master(master)
     builder = (
         builder.config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")  # our tqdm bar counts runs
+        .config("spark.ui.showConsoleProgress", "false")  # our progress counts runs
         .config("spark.python.worker.reuse", "true")  # keep numba caches warm across runs
     )
     try:
-        session = builder.getOrCreate()
+        with contextlib.nullcontext() if verbose else _stderr_to(spark_log()):
+            session = builder.getOrCreate()  # a JVM started here inherits the log as stderr
     except Exception as exc:  # Java missing, master refused: one line, not pages
         raise CnsimError(
             f"cannot start Spark (master {master or 'local[*]'!r}): {_first_line(exc)}; "
             "check the master (or use --master 'local[*]' / --serial) and that Java 17 is "
-            "installed (bash scripts/setup.sh)"
+            f"installed (bash scripts/setup.sh); {_log_hint(verbose)}"
         ) from None
-    session.sparkContext.setLogLevel("ERROR")
+    session.sparkContext.setLogLevel("WARN" if verbose else "ERROR")
     return session
+
+
+def spark_log() -> Path:
+    """Where a quiet Spark session's JVM writes its messages and Spark's log: one file
+    per process in the temporary folder (named in the error of a failed Spark job)."""
+    import tempfile
+
+    return Path(tempfile.gettempdir()) / f"cnsim-spark-{os.getuid()}-{os.getpid()}.log"
+
+
+def _log_hint(verbose: bool) -> str:
+    return "Spark's messages are above" if verbose else f"Spark's log: {spark_log()}"
+
+
+@contextlib.contextmanager
+def _stderr_to(path: Path):
+    """File descriptor 2 pointed at ``path`` (appended) for the block: processes started
+    in it (the JVM, and the Python workers it starts) keep writing there; this
+    process's stderr is restored after."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            os.dup2(fd, 2)
+        finally:
+            os.close(fd)
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 def _quiet_spark_startup() -> None:
@@ -219,16 +261,21 @@ def _quiet_spark_startup() -> None:
 
 
 def _run_spark(
-    tasks: list[dict[str, Any]], master: str | None, progress: bool, spark: Any
+    tasks: list[dict[str, Any]],
+    master: str | None,
+    progress: bool,
+    spark: Any,
+    verbose: bool = False,
 ) -> list[list[dict[str, Any]]]:
     own = spark is None
-    session = spark_session(master) if own else spark
+    session = spark_session(master, verbose=verbose) if own else spark
     # Biggest runs first (longest-processing-time order): fewer idle cores at the end.
     order = sorted(range(len(tasks)), key=lambda i: -_cost(tasks[i]["scenario"]))
     try:
         sc = session.sparkContext
         rdd = sc.parallelize([tasks[i] for i in order], numSlices=len(tasks))
-        rows = _collect(sc, rdd.map(execute_run), len(tasks), progress)
+        name = tasks[0]["sweep"]
+        rows = _collect(sc, rdd.map(execute_run), len(tasks), name, progress, verbose)
     finally:
         if own:
             session.stop()
@@ -246,10 +293,8 @@ def _cost(scenario: dict[str, Any]) -> float:
     return events * approaches * (1 + subs / 10_000)
 
 
-def _collect(sc: Any, rdd: Any, total: int, progress: bool) -> list[Any]:
-    """``rdd.collect()`` in a thread while a tqdm bar follows the tasks completed."""
-    from tqdm import tqdm
-
+def _collect(sc: Any, rdd: Any, total: int, name: str, progress: bool, verbose: bool) -> list[Any]:
+    """``rdd.collect()`` in a thread while the progress follows the tasks completed."""
     group = f"cnsim-sweep-{uuid.uuid4().hex}"
     box: dict[str, Any] = {}
 
@@ -262,7 +307,7 @@ def _collect(sc: Any, rdd: Any, total: int, progress: bool) -> list[Any]:
 
     thread = threading.Thread(target=work, name="cnsim-sweep-collect", daemon=True)
     thread.start()
-    with tqdm(total=total, desc="runs", unit="run", disable=not progress) as bar:
+    with Progress(total, name, "run", enabled=progress) as bar:
         try:
             while thread.is_alive():
                 thread.join(0.5)
@@ -274,7 +319,7 @@ def _collect(sc: Any, rdd: Any, total: int, progress: bool) -> list[Any]:
     if "error" in box:
         raise CnsimError(
             f"the Spark job failed ({_first_line(box['error'])}); runs finished so far are "
-            "kept, run the same command again to resume"
+            f"kept, run the same command again to resume; {_log_hint(verbose)}"
         )
     return box["rows"]
 
