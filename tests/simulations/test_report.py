@@ -365,3 +365,44 @@ def test_report_command(run_dir, tmp_path):
     assert (tmp_path / "r" / "index.html").exists()
     missing = CliRunner().invoke(app, ["report", str(tmp_path / "nope"), "--out", "x"])
     assert isinstance(missing.exception, InputError)
+
+
+def test_run_report_axes_are_labelled_from_the_catalog(run_dir, tmp_path):
+    """Every axis naming a metric carries the catalog's label (with what it is counted
+    per), never a raw column name; the rest name what they count in words."""
+    from cnsim.simulations.report.document import Document
+    from cnsim.simulations.report.run_sections import run_report
+
+    doc = Document(tmp_path)
+    run_report(doc, run_dir)
+    columns = set(pd.read_parquet(run_dir / "events.parquet").columns)
+    words = {"fraction ≤ x", "broker rank (busiest first)", "brokers"}
+    labels = {text for drawn in doc.drawn for text, _ in drawn.labels}
+    assert labels and not any(c in text for text in labels for c in columns if "_" in c)
+    for text in labels:
+        parts = re.sub(r" per (event|batch)$", "", text).split(" / ")
+        assert all(p in LABELS.values() for p in parts) or text in words, text
+    assert f"{LABELS['server_out_bytes']} per event" in labels
+    for drawn in doc.drawn:
+        pairs = [(c, m) for _, c, m in drawn.series]
+        assert len(set(pairs)) == len(pairs), drawn
+
+
+def test_queue_panels_share_a_labelled_y_axis():
+    from cnsim.simulations.report.run_sections import RunData, _queue_figure
+
+    names = ["paint-dense", "unicast", "cn-relax"]
+    events = pd.DataFrame(
+        {
+            "approach": np.repeat(names, 5),
+            "batch": np.tile(np.arange(5), 3),
+            "server_queue_len": np.arange(15) % 4,
+        }
+    )
+    fig = _queue_figure(RunData(events, None, None), CATALOG["server_queue_len"])
+    assert fig.get_supylabel() == LABELS["server_queue_len"] == "server queue length (events)"
+    assert [ax.get_title(loc="left") for ax in fig.axes] == names
+    for ax, name in zip(fig.axes, names, strict=True):  # each panel its approach's trace
+        (line,) = ax.get_lines()
+        np.testing.assert_array_equal(line.get_ydata(), events.loc[events["approach"] == name,
+                                      "server_queue_len"])  # fmt: skip

@@ -74,7 +74,12 @@ def test_quick_reproduction_writes_the_report(quick: Path) -> None:
     html = (report / "index.html").read_text(encoding="utf-8")
     for item in REPRO.items:
         assert item.name in html
+        assert f'<img src="fig_{item.sweep}.png"' in html  # every item has its figure
         assert (report / "sweeps" / item.sweep / "index.html").exists()
+    # The quick grid stops at k = 10: Figures 11 and 13 are drawn there and say so, and
+    # why the paper's values (at k = 20, m = 5,000,000) are not on them.
+    assert html.count("vs m (k = 10)</h2>") == 3  # Figures 11, 13 and Table IV
+    assert html.count("m=5,000,000, k=20 are not drawn: this run has no runs") == 2 * 2
     compared = pd.read_csv(report / "comparison.csv")
     assert len(compared) == len(REPRO.values)
     assert set(compared["scale"]) == {"quick"}

@@ -6,8 +6,10 @@ and redundancy (Tables I, II), server calls (Tables III, IV), workloads (Fig. 15
 batch processing (Fig. 16). A single run adds per-event distributions, traffic by event
 kind, per-broker load and, for timed runs, latency and queueing; a sweep adds a trend of
 the main metrics against any other numeric parameter it varies. Every table is also
-written as CSV beside ``index.html``; figures are PNGs drawn with matplotlib's Agg canvas.
-Metrics, their labels and units come from the metrics catalog
+written as CSV beside ``index.html``; figures are PNGs drawn with matplotlib's Agg canvas,
+as wide as the page, their panels in rows of at most three, each approach in its own
+colour and marker (:data:`.plots.STYLES`) in every figure. Metrics, their labels and
+units — axis labels included — come from the metrics catalog
 (:data:`cnsim.simulations.metrics.CATALOG`), approach names from the registry's specs.
 
 Whatever columns or files are missing are skipped, and the report says what it skipped.

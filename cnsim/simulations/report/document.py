@@ -1,6 +1,10 @@
 """The report document: the HTML page, its CSS, numbered tables and figures written
 beside it, and the detection of what a result directory holds (a run or a sweep).
 
+The page is :data:`PAGE_PX` wide: tables of words wrap within it (fixed column widths
+where given) instead of scrolling, and a figure saved at :data:`DPI` fits it at its own
+size. What each figure shows a reader (:class:`Drawn`) is kept beside the page.
+
 Also the few helpers every section shares: number formatting, the catalog's keys and
 labels (``cnsim.simulations.metrics.CATALOG``; the report lists no metrics of its own)
 and approach specs (``cnsim.algorithms.registry.parse``; it parses no names itself).
@@ -25,10 +29,14 @@ from cnsim.simulations.metrics import CATALOG, Metric
 
 PAPER = "seed 003"
 LABELS = CATALOG.column_labels()  # column or summary key -> label with its unit
+PAGE_PX = 1040  # the page's text width (CSS pixels): body max-width less its padding
+DPI = 110  # figures' resolution: a PAGE_PX-wide figure is PAGE_PX / DPI inches
+PAD_IN = 0.05  # the margin a saved figure keeps around its drawing
 
-CSS = """
+CSS = (
+    """
 body { font: 15px/1.5 -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif;
-       color: #222; max-width: 1100px; margin: 0 auto; padding: 1.5em 2em 4em; }
+       color: #222; max-width: PAGEpx; margin: 0 auto; padding: 1.5em 30px 4em; }
 h1 { font-size: 1.7em; margin-bottom: 0.1em; }
 h2 { font-size: 1.3em; margin-top: 2em; border-bottom: 2px solid #d0d7de; padding-bottom: .2em; }
 .sub { color: #57606a; margin-top: 0; }
@@ -37,7 +45,9 @@ table.data { border-collapse: collapse; margin: .6em 0 .3em; font-size: 13px;
              font-variant-numeric: tabular-nums; }
 table.data th, table.data td { padding: 3px 10px; border-bottom: 1px solid #e5e7eb; }
 table.data td { text-align: right; white-space: nowrap; }
-table.data.text td { text-align: left; white-space: normal; }
+table.data.text td, table.data.text tbody th { text-align: left; white-space: normal;
+  overflow-wrap: anywhere; vertical-align: top; }
+table.data.fixed { table-layout: fixed; width: 100%; }
 table.data th { text-align: left; background: #f6f8fa; white-space: nowrap; }
 table.data thead th { text-align: center; border-bottom: 2px solid #d0d7de; }
 table.data tbody tr:nth-child(even) td { background: #fafbfc; }
@@ -51,6 +61,50 @@ details pre { background: #f6f8fa; padding: .8em; font-size: 12px; overflow-x: a
 ul.skipped { color: #57606a; font-size: 13px; }
 a.csv { font-size: 12px; color: #0969da; }
 """
+).replace("PAGE", str(PAGE_PX))
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """What a saved figure shows, as a reader sees it on the page: its width in pixels,
+    its panel grid, every axis label with its height in CSS pixels at page width (the
+    page shrinks a figure wider than :data:`PAGE_PX`), the smallest tick label's, and
+    each line's legend label, colour and marker."""
+
+    name: str
+    width_px: int
+    grid: tuple[int, int]  # rows, columns of panels
+    labels: tuple[tuple[str, float], ...]
+    tick_px: float
+    series: tuple[tuple[str, str, str], ...]
+
+    @classmethod
+    def of(cls, fig: Figure, name: str, path: Path) -> Drawn:
+        from matplotlib.colors import to_hex
+        from PIL import Image
+
+        with Image.open(path) as image:
+            width = image.size[0]
+        px = DPI / 72 * min(1.0, PAGE_PX / width)  # CSS pixels per point on the page
+        axes = [ax for ax in fig.axes if ax.get_visible()]
+        texts = [t for ax in axes for t in (ax.xaxis.label, ax.yaxis.label)]
+        supers = (getattr(fig, "_supxlabel", None), getattr(fig, "_supylabel", None))
+        texts += [t for t in supers if t is not None]  # a label shared by the panels
+        labels = tuple((t.get_text(), t.get_fontsize() * px) for t in texts if t.get_text())
+        ticks = [t for ax in axes for t in (*ax.get_xticklabels(), *ax.get_yticklabels())]
+        tick_px = min((t.get_fontsize() * px for t in ticks if t.get_text()), default=math.inf)
+        spans = [ax.get_subplotspec() for ax in axes if ax.get_subplotspec() is not None]
+        grids = [s.get_gridspec() for s in spans]
+        grid = (max((g.nrows for g in grids), default=1), max((g.ncols for g in grids), default=1))
+        series = tuple(
+            dict.fromkeys(
+                (line.get_label(), to_hex(line.get_color()), str(line.get_marker()))
+                for ax in axes
+                for line in ax.get_lines()
+                if not line.get_label().startswith("_")
+            )
+        )
+        return cls(name, width, grid, labels, tick_px, series)
 
 
 @dataclass
@@ -60,6 +114,7 @@ class Document:
     out: Path
     sections: list[tuple[str, str, list[str]]] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    drawn: list[Drawn] = field(default_factory=list)
     n_figures: int = 0
     n_tables: int = 0
 
@@ -71,24 +126,39 @@ class Document:
     def figure(self, fig: Figure, name: str, caption: str) -> str:
         """Save ``fig`` as ``name.png`` and return its HTML with a numbered caption."""
         self.n_figures += 1
-        fig.savefig(self.out / f"{name}.png", dpi=110, bbox_inches="tight")
+        path = self.out / f"{name}.png"
+        fig.savefig(path, dpi=DPI, bbox_inches="tight", pad_inches=PAD_IN)
+        self.drawn.append(Drawn.of(fig, name, path))
         return (
             f'<figure><img src="{name}.png" alt="{html.escape(caption)}">'
             f"<figcaption><b>Figure {self.n_figures}.</b> {html.escape(caption)}"
             "</figcaption></figure>"
         )
 
-    def table(self, frame: pd.DataFrame, name: str, caption: str, text: bool = False) -> str:
+    def table(
+        self,
+        frame: pd.DataFrame,
+        name: str,
+        caption: str,
+        text: bool = False,
+        widths: tuple[str, ...] = (),
+    ) -> str:
         """Write ``frame`` as ``name.csv`` and return it as a captioned HTML table
-        (``text``: cells are words, aligned left, rather than numbers)."""
+        (``text``: cells are words, aligned left and wrapped, rather than numbers;
+        ``widths``: the CSS width of each column, index first, for a table as wide as
+        the page whose long cells wrap instead of scrolling)."""
         self.n_tables += 1
         csv = frame.copy()
         if isinstance(csv.columns, pd.MultiIndex):
             csv.columns = [" | ".join(str(p) for p in col) for col in csv.columns]
         csv.to_csv(self.out / f"{name}.csv")
+        classes = ["data"] + ["text"] * text + ["fixed"] * bool(widths)
         body = corner_label(frame.map(fmt)).to_html(
-            classes="data text" if text else "data", border=0, na_rep="–", escape=True
+            classes=" ".join(classes), border=0, na_rep="–", escape=True
         )
+        if widths:
+            cols = "".join(f'<col style="width: {w}">' for w in widths)
+            body = body.replace(">", f"><colgroup>{cols}</colgroup>", 1)
         return (
             f'<p class="caption"><b>Table {self.n_tables}.</b> {html.escape(caption)} '
             f'<a class="csv" href="{name}.csv">CSV</a></p><div class="tablewrap">{body}</div>'
@@ -173,6 +243,12 @@ def key(name: str, aggregate: str = "mean") -> str:
 def label(column: str) -> str:
     """The catalog's label of a column or summary key; the key itself if it has none."""
     return LABELS.get(column, column)
+
+
+def axis_label(column: str, per: str = "") -> str:
+    """An axis label for a metric column or summary key: the catalog's label (with its
+    unit), ``per`` what it is counted if given (``server bytes per event``)."""
+    return f"{LABELS[column]} per {per}" if per else LABELS[column]
 
 
 @cache

@@ -36,44 +36,42 @@ KS = (1, 2, 5, 10, 15, 20)
 EPSILONS = ("0.125", "0.25", "0.5", "1")
 
 
-def _row(numbers) -> dict[int, float | None]:
-    return dict(zip(KS, numbers, strict=True))
+def _by_k(item: str, sweep: str, rows) -> tuple[PaperValue, ...]:
+    """A table the paper prints against k (the columns ``KS``): one row per (metric,
+    approach, its printed numbers)."""
+    return tuple(
+        value
+        for metric, approach, numbers in rows
+        for value in values(item, sweep, metric, approach, K, dict(zip(KS, numbers, strict=True)))
+    )
 
 
 # ------------------------------------------------------------------ printed values
 
-TABLE_I = values(
-    "Table I", "table1", "mean_delivered_msgs", "paint-sparse", K,
-    _row((444.14, 939.76, 2211.14, 4190.21, 6082.94, 7904.26)),
-)  # fmt: skip
+TABLE_I = _by_k("Table I", "table1", (
+    ("mean_delivered_msgs", "paint-sparse", (444.14, 939.76, 2211.14, 4190.21, 6082.94, 7904.26)),
+))  # fmt: skip
 
 # Paint-Sparse(ε)'s printed redundancy is what counting only the updated objects' extra
 # deliveries gives (``redundancy_paper``); all of them (``redundancy``) are 2.6–16× more,
 # most from the exposed objects' coarsened chains (benchmarks/RESULTS.md, "Table II").
-TABLE_II = (
-    *values("Table II", "table2", "redundancy_paper", "paint-sparse(0.125)", K,
-            _row((0, 0, 0, 0.015, 0.0234, 0.034))),
-    *values("Table II", "table2", "redundancy_paper", "paint-sparse(0.25)", K,
-            _row((0, 0, 0.027, 0.061, 0.070, 0.080))),
-    *values("Table II", "table2", "redundancy_paper", "paint-sparse(0.5)", K,
-            _row((0, 0, 0.11, 0.14, 0.16, 0.17))),
-    *values("Table II", "table2", "redundancy_paper", "paint-sparse(1)", K,
-            _row((0, 0.16, 0.29, 0.30, 0.32, 0.34))),
-    *values("Table II", "table2", "redundancy", "cn-relax", K,
-            _row((1440.2, 680.14, 288.49, 151.76, 104.23, 79.98))),
-)  # fmt: skip
+TABLE_II = _by_k("Table II", "table2", (
+    ("redundancy_paper", "paint-sparse(0.125)", (0, 0, 0, 0.015, 0.0234, 0.034)),
+    ("redundancy_paper", "paint-sparse(0.25)", (0, 0, 0.027, 0.061, 0.070, 0.080)),
+    ("redundancy_paper", "paint-sparse(0.5)", (0, 0, 0.11, 0.14, 0.16, 0.17)),
+    ("redundancy_paper", "paint-sparse(1)", (0, 0.16, 0.29, 0.30, 0.32, 0.34)),
+    ("redundancy", "cn-relax", (1440.2, 680.14, 288.49, 151.76, 104.23, 79.98)),
+))  # fmt: skip
 
-TABLE_III = (
-    *values("Table III", "table3", "mean_calls_first_k", "paint-dense", K, _row((2,) * 6)),
-    *values("Table III", "table3", "mean_calls_min_y", "paint-dense", K,
-            _row((1.12, 1.73, 3.57, 6.60, 9.63, 12.63))),
-    *values("Table III", "table3", "mean_calls_min_y_paper", "paint-sparse", K,
-            _row((0.72744, 1.08988, 2.59596, 5.5568, 8.57692, 11.58048))),
-    *values("Table III", "table3", "mean_calls_snap_paper", "paint-sparse", K,
-            _row((1.2284, 2.95254, 12.06538, 40.69192, 84.65234, 143.20416))),
-    *values("Table III", "table3", "mean_calls_min_y", "unicast", K,
-            _row((444.141, 1086.44, 2846.1, 5453.64, 8032.39, 10587.4))),
-)  # fmt: skip
+TABLE_III = _by_k("Table III", "table3", (
+    ("mean_calls_first_k", "paint-dense", (2,) * 6),
+    ("mean_calls_min_y", "paint-dense", (1.12, 1.73, 3.57, 6.60, 9.63, 12.63)),
+    ("mean_calls_min_y_paper", "paint-sparse",
+     (0.72744, 1.08988, 2.59596, 5.5568, 8.57692, 11.58048)),
+    ("mean_calls_snap_paper", "paint-sparse",
+     (1.2284, 2.95254, 12.06538, 40.69192, 84.65234, 143.20416)),
+    ("mean_calls_min_y", "unicast", (444.141, 1086.44, 2846.1, 5453.64, 8032.39, 10587.4)),
+))  # fmt: skip
 
 # Table IV (k = 10) is garbled in our copy: the 200k and 800k rows are guesses.
 TABLE_IV = (
@@ -369,17 +367,17 @@ CLAIMS = (
 # -------------------------------------------------------------------------- items
 
 ITEMS = (
-    Item("Figure 11", "fig11", "Outgoing traffic from the server per event vs m (k = 20)",
-         M, ("mean_server_out_bytes",)),
-    Item("Figure 12", "fig12", "Outgoing traffic from the server per event vs k (m = 2M)",
-         K, ("mean_server_out_bytes",)),
-    Item("Figure 13", "fig13", "Maximum server traffic and index calls per event vs m (k = 20)",
-         M, ("max_server_out_bytes", "mean_calls_min_y", "mean_calls_snap")),
-    Item("Figure 14", "fig14", "Traffic in the broker network per event vs k (Meghdoot)",
-         K, ("mean_overlay_bytes", "mean_ip_bytes")),
-    Item("Figure 15", "fig15", "Paint-Sparse against Paint-Dense across workloads", K, (),
-         note="one curve per workload: see the sweep's own report"),
-    Item("Figure 16", "fig16", "Batch processing of 50,000 events vs k", K,
+    Item("Figure 11", "fig11", "Outgoing traffic from the server per event vs m", M,
+         ("mean_server_out_bytes",), hold=((K, 20),)),
+    Item("Figure 12", "fig12", "Outgoing traffic from the server per event vs k", K,
+         ("mean_server_out_bytes",)),
+    Item("Figure 13", "fig13", "Maximum server traffic and index calls per event vs m", M,
+         ("max_server_out_bytes", "mean_calls_min_y", "mean_calls_snap"), hold=((K, 20),)),
+    Item("Figure 14", "fig14", "Traffic in the Meghdoot broker network per event vs k", K,
+         ("mean_overlay_bytes", "mean_ip_bytes")),
+    Item("Figure 15", "fig15", "Paint-Sparse against Paint-Dense across workloads", K,
+         ("mean_server_out_msgs",)),
+    Item("Figure 16", "fig16", "Batch processing of the event sequence vs k", K,
          ("mean_server_out_msgs", "total_delivered_msgs", "mean_calls_min_y")),
     Item("Table I", "table1", "Messages received by subscriptions per event vs k", K,
          ("mean_delivered_msgs",),
@@ -394,13 +392,13 @@ ITEMS = (
               "the spread of long runs at k <= 10, up to 30% low at k = 20 (a heavy-tailed "
               "count); counting every delivery gives 2.6–16× more (see benchmarks/"
               "RESULTS.md, Table II)"),
-    Item("Table III", "table3", "Index calls per event vs k (m = 2M)", K,
+    Item("Table III", "table3", "Index calls per event vs k", K,
          ("mean_calls_first_k", "mean_calls_min_y", "mean_calls_snap",
           "mean_calls_min_y_paper", "mean_calls_snap_paper"),
          note="Unicast is counted as §V describes (one min_y per candidate subscription); "
               "Paint-Sparse's printed values stand beside its calls as the paper counts "
               "them (the *_paper columns; see benchmarks/RESULTS.md, Fidelity)"),
-    Item("Table IV", "table4", "Index calls per event vs m (k = 10)", M,
+    Item("Table IV", "table4", "Index calls per event vs m", M,
          ("mean_calls_first_k", "mean_calls_min_y", "mean_calls_snap",
           "mean_calls_min_y_paper", "mean_calls_snap_paper"),
          note="Paint-Sparse as in Table III: its printed values beside the paper's count"),
