@@ -46,7 +46,12 @@ def test_tree_is_a_degree_bounded_spanning_tree(n, degree):
 
 # ---- forwarding against brute force ---------------------------------------------------------
 def settings():
-    yield from itertools.product(COVERINGS, INDEXES)
+    """Every covering with every index, at d = 1 and d = 3. The quick run keeps half of
+    them, pairwise: each covering and each index at both d, each pair at one of them."""
+    for (i, covering), (j, index) in itertools.product(enumerate(COVERINGS), enumerate(INDEXES)):
+        for d in (1, 3):
+            full_only = d != (1, 3)[(i + j) % 2]
+            yield pytest.param(covering, index, d, marks=[pytest.mark.slow] if full_only else [])
 
 
 def replay(f, stream, homes, rng, check_every=1, events=3):
@@ -74,8 +79,7 @@ def replay(f, stream, homes, rng, check_every=1, events=3):
     return live
 
 
-@pytest.mark.parametrize("covering, index", list(settings()))
-@pytest.mark.parametrize("d", [1, 3])
+@pytest.mark.parametrize("covering, index, d", list(settings()))
 def test_every_event_reaches_exactly_its_subscriptions(covering, index, d):
     tree, _ = random_tree(9, 3, seed=d)
     f = Forwarding(tree, d, Covering(covering, 2, index), (0, 2**BITS - 1))
@@ -115,8 +119,16 @@ def check_tables(f: Forwarding, live: np.ndarray) -> None:
             assert not (ge & ~np.eye(len(held), dtype=bool)).any(), "a covered one is held"
 
 
-@pytest.mark.parametrize("covering", ["full", "poset"])
-@pytest.mark.parametrize("d", [1, 2, 4, 8])
+# G and the poset keep the same tables (test_batch_forwarding.py checks it command by
+# command): the quick run checks each at two of the dimensions, the full run at all four.
+@pytest.mark.parametrize(
+    "covering, d",
+    [
+        pytest.param(c, d, marks=[pytest.mark.slow] if (c == "full") == (d in (2, 8)) else [])
+        for c in ("full", "poset")
+        for d in (1, 2, 4, 8)
+    ],
+)
 def test_tables_never_hold_covered_subscriptions(covering, d):
     tree, _ = random_tree(12, 3, seed=d)
     f = Forwarding(tree, d, Covering(covering), (0, 2**BITS - 1))
@@ -135,8 +147,12 @@ def test_tables_never_hold_covered_subscriptions(covering, d):
     check_tables(f, live)
 
 
-# d = 5 takes twice as long as d = 1 and d = 2 together: the full run
-@pytest.mark.parametrize("d", [1, 2, pytest.param(5, marks=pytest.mark.slow)])
+# d = 5 takes twice as long as d = 1 and d = 2 together, d = 2 half again as long as
+# d = 1: the quick run keeps d = 1 (boxes of every dimension are forwarded under each
+# covering by test_every_event_reaches_exactly_its_subscriptions)
+@pytest.mark.parametrize(
+    "d", [1, pytest.param(2, marks=pytest.mark.slow), pytest.param(5, marks=pytest.mark.slow)]
+)
 def test_covering_forwards_no_more_subscriptions(d):
     tree, _ = random_tree(15, 3, seed=d)
     stream = command_stream(400, d, 0.0, seed=d, bits=BITS)

@@ -32,8 +32,17 @@ def scenario(covering="g1", index="kdtree", d=2, churn=0.3, commands=200, events
     )
 
 
-@pytest.mark.parametrize("covering", COVERINGS)
-@pytest.mark.parametrize("index, d", [("kdtree", 1), ("naive", 3), ("zorder", 8)])
+# The quick run checks each covering over one index, in turn (every covering with every
+# index is forwarded against brute force by tests/brokers/test_content_based.py); the
+# full run checks each over all three.
+@pytest.mark.parametrize(
+    "covering, index, d",
+    [
+        pytest.param(covering, index, d, marks=[] if i % 3 == j else [pytest.mark.slow])
+        for i, covering in enumerate(COVERINGS)
+        for j, (index, d) in enumerate([("kdtree", 1), ("naive", 3), ("zorder", 8)])
+    ],
+)
 def test_every_event_matches_brute_force_after_every_command(covering, index, d):
     # one event after every command; check=True asserts each against brute force
     result = simulate_churn(scenario(covering, index, d), check=True)

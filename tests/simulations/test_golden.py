@@ -63,6 +63,13 @@ def _strip(value):
     return value
 
 
+# Whole runs of three example scenarios, compared value by value: the full run's guard
+# against a changed figure. The quick run takes the same paths on smaller scenarios
+# (test_runner.py writes a run's outputs, test_timed.py runs timed mode, and
+# tests/algorithms/test_batch.py verifies the batch approaches' runs).
+pytestmark = pytest.mark.slow
+
+
 @pytest.fixture(autouse=True)
 def cache(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("CNSIM_CACHE", str(tmp_path_factory.getbasetemp() / "worlds"))
