@@ -60,9 +60,7 @@ from cnsim.server.object_index import (
     CallCounter,
     ObjectIndex,
     ObjectState,
-    _first_k,
-    _min_y,
-    _min_y_many,
+    objects_xy,
 )
 
 __all__ = [
@@ -198,39 +196,13 @@ class ServerIndex(ObjectIndex):
     def _rebuild(self) -> None:
         super()._rebuild()
         glob = np.append(self._glob, np.int64(-1))  # pid -1 (a spare slot) -> -1
-        self._gpid = glob[self._pid]
+        self._qid = glob[self._pid]  # queries compare and return global ids
 
     def _place(self, i: int) -> None:
         super()._place(i)
         pos = self._pos_of[i]
         if pos >= 0:
-            self._gpid[pos] = self._glob[i]
-
-    def first_k(self, x0: float, y0: float, direction: int, k: int, id0: int = -1) -> np.ndarray:
-        """As :meth:`ObjectIndex.first_k`, ``id0`` a global id."""
-        self.counter.first_k += 1
-        t = self._tree
-        pos = _first_k(t.start, t.end, t.leaf, t.box, self._px, self._py, self._gpid,
-                       x0, y0, id0, direction, k)  # fmt: skip
-        return self._px[pos]
-
-    def min_y(self, lo: float, hi: float, y0: float, id0: int = 2**62) -> int:
-        """As :meth:`ObjectIndex.min_y`, with global ids in and out."""
-        self.counter.min_y += 1
-        t = self._tree
-        pos = _min_y(t.start, t.end, t.leaf, t.box, self._px, self._py, self._gpid,
-                     lo, hi, y0, id0)  # fmt: skip
-        return int(self._gpid[pos]) if pos >= 0 else -1
-
-    def min_y_many(
-        self, lo: np.ndarray, hi: np.ndarray, y0: np.ndarray, id0: np.ndarray
-    ) -> np.ndarray:
-        """As :meth:`ObjectIndex.min_y_many`, with global ids in and out."""
-        self.counter.min_y += len(lo)
-        t = self._tree
-        pos = _min_y_many(t.start, t.end, t.leaf, t.box, self._px, self._py, self._gpid,
-                          lo, hi, y0, id0)  # fmt: skip
-        return np.where(pos >= 0, self._gpid[pos], -1)
+            self._qid[pos] = self._glob[i]
 
 
 class DistributedIndex(ObjectState):
@@ -247,14 +219,7 @@ class DistributedIndex(ObjectState):
         counter: DistributedCounter | None = None,
         zones: Zones | None = None,
     ):
-        x = np.asarray(x, np.float64)
-        y = np.asarray(y, np.float64)
-        if x.shape != y.shape or x.ndim != 1:
-            raise InputError(
-                f"objects: x and y must be 1-d arrays of one length, got {x.shape}, {y.shape}"
-            )
-        if np.isnan(x).any() or np.isnan(y).any():
-            raise InputError("objects: x and y must not contain NaN")
+        x, y = objects_xy(x, y)
         self.zones = zones if zones is not None else Zones.split(x, y, servers)
         assert self.zones.count == servers
         self.counter = counter if counter is not None else DistributedCounter(servers=servers)

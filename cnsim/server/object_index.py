@@ -12,6 +12,7 @@ the points away from the split structure (amortised O(log n) per update).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numba
 import numpy as np
@@ -25,15 +26,40 @@ EAST = +1
 
 @dataclass
 class CallCounter:
-    """Number of index calls by type, as counted in seed 003 §V ("server processing cost")."""
+    """Number of index calls by type, as counted in seed 003 §V ("server processing cost").
+    An index with other queries counts them in a subclass that declares them in ``more``."""
 
     first_k: int = 0
     min_y: int = 0
     snap: int = 0
+    #: metric column name -> the count (attribute) it reports, between min_y and snap
+    more: ClassVar[dict[str, str]] = {}
 
     def as_dict(self) -> dict[str, int]:
         """The counts under their metric column names."""
-        return {"calls_first_k": self.first_k, "calls_min_y": self.min_y, "calls_snap": self.snap}
+        more = {column: getattr(self, count) for column, count in self.more.items()}
+        return {"calls_first_k": self.first_k, "calls_min_y": self.min_y, **more,
+                "calls_snap": self.snap}  # fmt: skip
+
+
+def objects_xy(x, y) -> tuple[np.ndarray, np.ndarray]:
+    """The objects' ``x`` and ``y`` as float arrays, checked: 1-d, one length, no NaN."""
+    x, y = np.asarray(x, np.float64), np.asarray(y, np.float64)
+    if x.shape != y.shape or x.ndim != 1:
+        raise InputError(
+            f"objects: x and y must be 1-d arrays of one length, got {x.shape}, {y.shape}"
+        )
+    if np.isnan(x).any() or np.isnan(y).any():
+        raise InputError("objects: x and y must not contain NaN")
+    return x, y
+
+
+def check_update(n: int, i: int, y_new: float) -> None:
+    """Raise unless ``i`` is one of the ``n`` object ids and ``y_new`` is not NaN."""
+    if not 0 <= i < n:
+        raise InputError(f"object id {i} does not exist (ids are 0..{n - 1})")
+    if np.isnan(y_new):
+        raise InputError(f"object {i}: y must not be NaN")
 
 
 class ObjectState:
@@ -63,14 +89,7 @@ class ObjectIndex(ObjectState):
     """Objects ``(x, y)`` indexed for ``first_k`` and ``min_y`` (ids are 0, 1, 2, …)."""
 
     def __init__(self, x: np.ndarray, y: np.ndarray, counter: CallCounter | None = None):
-        x = np.asarray(x, np.float64)
-        y = np.asarray(y, np.float64)
-        if x.shape != y.shape or x.ndim != 1:
-            raise InputError(
-                f"objects: x and y must be 1-d arrays of one length, got {x.shape}, {y.shape}"
-            )
-        if np.isnan(x).any() or np.isnan(y).any():
-            raise InputError("objects: x and y must not contain NaN")
+        x, y = objects_xy(x, y)
         self.counter = counter if counter is not None else CallCounter()
         self._x = x.copy()
         self._y = y.copy()
@@ -170,6 +189,7 @@ class ObjectIndex(ObjectState):
         self._pos_of[self._pid[live]] = np.flatnonzero(live)
         self._free: list[int] = np.flatnonzero(~live).tolist()
         self._drift = 0
+        self._qid = self._pid  # the ids queries compare and return, by position
 
     # -- queries ----------------------------------------------------------------------------
     def first_k(self, x0: float, y0: float, direction: int, k: int, id0: int = -1) -> np.ndarray:
@@ -180,40 +200,28 @@ class ObjectIndex(ObjectState):
         out, are broken by id (``id0`` is the id at the apex; -1 counts no tie as below).
         """
         self.counter.first_k += 1
-        t = self._tree
-        pos = _first_k(
-            t.start,
-            t.end,
-            t.leaf,
-            t.box,
-            self._px,
-            self._py,
-            self._pid,
-            x0,
-            y0,
-            id0,
-            direction,
-            k,
-        )
-        return self._px[pos]
+        return self._px[_first_k(*self._searched(), x0, y0, id0, direction, k)]
 
     def min_y(self, lo: float, hi: float, y0: float, id0: int = 2**62) -> int:
         """Id of the object with ``lo <= x <= hi`` lowest above ``y0`` in the order of
         (y, id) (above ``(y0, id0)``; by default no tie counts as above), or -1."""
         self.counter.min_y += 1
-        t = self._tree
-        pos = _min_y(t.start, t.end, t.leaf, t.box, self._px, self._py, self._pid, lo, hi, y0, id0)
-        return int(self._pid[pos]) if pos >= 0 else -1
+        pos = _min_y(*self._searched(), lo, hi, y0, id0)
+        return int(self._qid[pos]) if pos >= 0 else -1
 
     def min_y_many(
         self, lo: np.ndarray, hi: np.ndarray, y0: np.ndarray, id0: np.ndarray
     ) -> np.ndarray:
         """:meth:`min_y` for every row of the four arrays (one call counted per row)."""
         self.counter.min_y += len(lo)
+        pos = _min_y_many(*self._searched(), lo, hi, y0, id0)
+        return np.where(pos >= 0, self._qid[pos], -1)
+
+    def _searched(self) -> tuple:
+        """What the kernels search: the tree, the points' columns and, by position, the
+        ids they compare and return (``_qid``)."""
         t = self._tree
-        pos = _min_y_many(t.start, t.end, t.leaf, t.box, self._px, self._py, self._pid,
-                          lo, hi, y0, id0)  # fmt: skip
-        return np.where(pos >= 0, self._pid[pos], -1)
+        return t.start, t.end, t.leaf, t.box, self._px, self._py, self._qid
 
 
 @numba.njit(cache=True)

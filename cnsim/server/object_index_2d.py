@@ -35,13 +35,20 @@ Queries prune by the fitted boxes only, so where a point sits never changes an a
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numba
 import numpy as np
 
 from cnsim import kdtree
 from cnsim.errors import InputError
-from cnsim.server.object_index import ObjectState, _first_k_swap, meet
+from cnsim.server.object_index import (
+    CallCounter,
+    ObjectState,
+    _first_k_swap,
+    check_update,
+    meet,
+)
 
 WEST = -1
 EAST = +1
@@ -49,29 +56,17 @@ NO_ID = 2**62  # (inf, NO_ID): above every live object in the order of (y, id)
 
 
 @dataclass
-class CallCounter2D:
+class CallCounter2D(CallCounter):
     """Index calls by type. Seed 003 Table VII counts "min queries": min_y and
     min_x2 together (see :attr:`calls_min`)."""
 
-    first_k: int = 0
-    min_y: int = 0
     min_x2: int = 0
-    snap: int = 0
+    more: ClassVar[dict[str, str]] = {"calls_min_x2": "min_x2", "calls_min": "calls_min"}
 
     @property
     def calls_min(self) -> int:
         """min_y + min_x2: the paper's "number of min queries" (Table VII)."""
         return self.min_y + self.min_x2
-
-    def as_dict(self) -> dict[str, int]:
-        """The counts under metric-like column names."""
-        return {
-            "calls_first_k": self.first_k,
-            "calls_min_y": self.min_y,
-            "calls_min_x2": self.min_x2,
-            "calls_min": self.calls_min,
-            "calls_snap": self.snap,
-        }
 
 
 class ObjectIndex2D(ObjectState):
@@ -130,10 +125,7 @@ class ObjectIndex2D(ObjectState):
     # -- updates ----------------------------------------------------------------------------
     def update(self, i: int, y_new: float) -> None:
         """Set object ``i``'s y-value (``inf`` deletes it, a finite value revives it)."""
-        if not 0 <= i < len(self.y):
-            raise InputError(f"object id {i} does not exist (ids are 0..{len(self.y) - 1})")
-        if np.isnan(y_new):
-            raise InputError(f"object {i}: y must not be NaN")
+        check_update(len(self.y), i, y_new)
         self.y[i] = y_new
         pos = self._pos_of[i]
         self._py[pos] = y_new

@@ -34,31 +34,22 @@ prunes it; the index is therefore columnar arrays scanned by numba kernels
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numba
 import numpy as np
 
 from cnsim.errors import InputError
+from cnsim.server.object_index import CallCounter, check_update
 
 
 @dataclass
-class CallCounterD:
+class CallCounterD(CallCounter):
     """Index calls by type: ``first_k`` (skyband), ``min_y`` (first_exposed),
     ``examined`` (objects the min_y walks tested), ``snap``."""
 
-    first_k: int = 0
-    min_y: int = 0
     examined: int = 0
-    snap: int = 0
-
-    def as_dict(self) -> dict[str, int]:
-        """The counts under metric-like column names."""
-        return {
-            "calls_first_k": self.first_k,
-            "calls_min_y": self.min_y,
-            "examined": self.examined,
-            "calls_snap": self.snap,
-        }
+    more: ClassVar[dict[str, str]] = {"examined": "examined"}
 
 
 class ObjectIndexD:
@@ -87,10 +78,7 @@ class ObjectIndexD:
 
     def update(self, i: int, y_new: float) -> None:
         """Set object ``i``'s y-value (``inf`` deletes it, a finite value revives it)."""
-        if not 0 <= i < len(self.y):
-            raise InputError(f"object id {i} does not exist (ids are 0..{len(self.y) - 1})")
-        if np.isnan(y_new):
-            raise InputError(f"object {i}: y must not be NaN")
+        check_update(len(self.y), i, y_new)
         self.y[i] = y_new
 
     def skyband(self, x0: np.ndarray, y0: float, id0: int, k: int, skip: int = -1) -> np.ndarray:

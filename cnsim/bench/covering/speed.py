@@ -12,7 +12,13 @@ import numpy as np
 from cnsim.bench.covering.streams import BITS, index_params
 from cnsim.subscriptions.covering import make_graph
 from cnsim.subscriptions.covering.base import qualifies
-from cnsim.subscriptions.covering.kdtree import BUCKET, DIM, LEFT, RIGHT, _qualifies_row
+from cnsim.subscriptions.covering.kdtree import (
+    BUCKET,
+    LEFT,
+    RIGHT,
+    _qualifies_row,
+    kd_descend,
+)
 from cnsim.subscriptions.covering.workload import UNSUBSCRIBE, command_stream
 
 
@@ -196,15 +202,5 @@ def _walk(st, seq, qs, tests):
                 else:
                     pc += n
                 continue
-            j = nodes[v, DIM]
-            x = sval[v]
-            if x >= q[j]:
-                stack[top] = nodes[v, LEFT]
-                masks[top] = m
-                top += 1
-                masks[top] = m | (1 << j)
-            else:
-                masks[top] = m
-            stack[top] = nodes[v, RIGHT]
-            top += 1
+            top = kd_descend(nodes, sval, stack, masks, top, v, m, q, True)
     return nv, pc, found

@@ -15,18 +15,20 @@ mirror image (``P[j] <= q`` and (``P[j] != q`` or ``seq[j] > qseq``)).
 
 The base class owns the points, columnar: ``P`` is a ``(capacity, D)`` float64 table
 indexed by *slot* (a small integer the caller chooses and may reuse after a delete),
-``seq`` the arrival number of each slot, ``alive`` a mask.  A subclass provides exactly
+``seq`` the arrival number of each slot, ``alive`` a mask.  An index runs on
 
 * ``_insert(slot)`` — index the point already written at ``P[slot]``;
 * ``_delete(slot)`` — unindex it (``P[slot]`` is still readable);
 * ``_query(q, qseq, k, up) -> (slots, nodes_visited, point_comparisons)`` — up to ``k``
   qualifying slots (``up``: covering, else covered), in any order;
-* optionally ``_grow(capacity)`` — resize its own per-slot arrays;
-* to be driven by the relation graphs' numba command loop
-  (:mod:`cnsim.subscriptions.covering.engine`): ``kernel_state()``, its arrays as a
-  ``NamedTuple`` of a class of its own, and ``kernels``, the :class:`Kernels` (numba
-  functions) that work on that state. The engine compiles the loop for each state class
-  with the kernels declared for it (:data:`KERNELS`); it never inspects the state.
+* optionally ``_grow(capacity)`` — resize its own per-slot arrays.
+
+The three hooks run the numba functions the index declares as ``kernels`` (a
+:class:`Kernels`) on its arrays ``st`` (``kernel_state()``, a ``NamedTuple`` of a class
+of its own), growing what the ``room`` kernel asks for with ``make_room(code)``; the
+relation graphs' numba command loop (:mod:`cnsim.subscriptions.covering.engine`)
+compiles the same functions for each state class (:data:`KERNELS`) and never inspects
+the state, so the Python API and the loop share one implementation.
 
 The base counts queries, nodes visited and point comparisons (``stats()``, and
 ``last`` for the most recent query).
@@ -34,7 +36,6 @@ The base counts queries, nodes visited and point comparisons (``stats()``, and
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
 from typing import Any, ClassVar, NamedTuple
 
 import numba
@@ -136,7 +137,7 @@ class Kernels(NamedTuple):
 KERNELS: dict[type, Kernels] = {}
 
 
-class CoveringIndex(ABC):
+class CoveringIndex:
     """A dynamic index of points in ``2d`` dimensions answering ``cov_k`` queries."""
 
     name: ClassVar[str] = ""
@@ -149,9 +150,11 @@ class CoveringIndex(ABC):
         if cls.kernels is not None:
             KERNELS[cls.kernels.state] = cls.kernels
 
+    st: NamedTuple  # the arrays the kernels work on (rebuilt whenever one grows)
+
     def kernel_state(self) -> NamedTuple:
         """The arrays the kernels work on (rebuilt whenever one grows)."""
-        raise NotImplementedError(f"the {self.name!r} index declares no kernels")
+        return self.st
 
     def __init__(self, d: int, *, capacity: int = 64, **params):
         if int(d) != d or not 1 <= d <= MAX_ATTRIBUTES:
@@ -163,21 +166,30 @@ class CoveringIndex(ABC):
         self.P = np.zeros((cap, self.D))
         self.seq = np.full(cap, -1, np.int64)
         self.alive = np.zeros(cap, bool)
+        self._out = np.empty(cap + 1, np.int64)  # the slots a query kernel found
         self.n = 0
         self.queries = 0
         self.nodes_visited = 0
         self.point_comparisons = 0
         self.last = (0, 0)  # (nodes visited, point comparisons) of the latest query
 
-    # ---- subclass hooks
-    @abstractmethod
-    def _insert(self, slot: int) -> None: ...
+    # ---- hooks: the index's kernels
+    def _insert(self, slot: int) -> None:
+        kn = self.kernels
+        while (code := kn.room(self.st, self.P, slot)) != 0:
+            self.make_room(code)
+        kn.insert(self.st, self.P, slot)
 
-    @abstractmethod
-    def _delete(self, slot: int) -> None: ...
+    def _delete(self, slot: int) -> None:
+        self.kernels.delete(self.st, self.P, slot)
 
-    @abstractmethod
-    def _query(self, q: np.ndarray, qseq: int, k: int, up: bool) -> tuple[np.ndarray, int, int]: ...
+    def _query(self, q: np.ndarray, qseq: int, k: int, up: bool) -> tuple[np.ndarray, int, int]:
+        found, nv, pc = self.kernels.query(self.st, self.P, self.seq, q, qseq, k, up, self._out)
+        return self._out[:found].copy(), int(nv), int(pc)
+
+    def make_room(self, code: int) -> None:
+        """Grow the arrays the ``room`` kernel found too small (its return ``code``)."""
+        raise ValueError(f"the {self.name!r} index has no room code {code}")
 
     def _grow(self, capacity: int) -> None:  # noqa: B027 - optional hook
         """Resize the subclass's per-slot arrays (default: it has none)."""
@@ -259,4 +271,5 @@ class CoveringIndex(ABC):
         alive = np.zeros(cap, bool)
         alive[: self.capacity] = self.alive
         self.P, self.seq, self.alive = P, seq, alive
+        self._out = np.empty(cap + 1, np.int64)
         self._grow(cap)

@@ -48,7 +48,7 @@ from cnsim.subscriptions.covering.base import KERNELS, Kernels
 SUB, UNSUB = 0, 1
 # sha256 of base.py, kdtree.py, naive.py, zorder.py (in that order), first 16 hex digits:
 # see the module docstring (tests/subscriptions/covering/test_engine_cache.py checks it)
-INDEX_SOURCES = "09c4c8eedd7edc2a"
+INDEX_SOURCES = "a5d2ab4f8a39e3fd"
 # gs columns
 INDEG, OUTDEG, OHEAD, EXAMINED, FWD, SID = range(6)
 NEXT, PREV = 0, 1
@@ -62,57 +62,29 @@ GM_SIZE = 13
 DONE, NEED_SLOTS, NEED_RF, BAD_UNSUB = 0, 10, 11, 12
 
 
-def ix_room(st, P, s):  # pragma: no cover - numba overload below
-    raise NotImplementedError
-
-
-def ix_insert(st, P, s):  # pragma: no cover
-    raise NotImplementedError
-
-
-def ix_delete(st, P, s):  # pragma: no cover
-    raise NotImplementedError
-
-
-def ix_query(st, P, seq, q, qseq, k, up, out):  # pragma: no cover
-    raise NotImplementedError
-
-
 def _kernels(st) -> Kernels | None:
     """The kernels an index declared for the numba type ``st`` of its kernel state."""
     return KERNELS.get(getattr(st, "instance_class", None))
 
 
-@overload(ix_room)
-def _ol_room(st, P, s):
-    if (kn := _kernels(st)) is not None:
-        room = kn.room
-        return lambda st, P, s: room(st, P, s)
-    return None
+def _index_call(kernel: str):
+    """``ix_<kernel>(st, ...)``: the index's kernel of that name (a field of
+    :class:`Kernels`), chosen at compile time by the type of ``st``."""
+
+    def call(st, *args):  # pragma: no cover - numba overload below
+        raise NotImplementedError
+
+    @overload(call)
+    def _ol(st, *args):
+        if (kn := _kernels(st)) is not None:
+            fn = getattr(kn, kernel)
+            return lambda st, *args: fn(st, *args)
+        return None
+
+    return call
 
 
-@overload(ix_insert)
-def _ol_insert(st, P, s):
-    if (kn := _kernels(st)) is not None:
-        insert = kn.insert
-        return lambda st, P, s: insert(st, P, s)
-    return None
-
-
-@overload(ix_delete)
-def _ol_delete(st, P, s):
-    if (kn := _kernels(st)) is not None:
-        delete = kn.delete
-        return lambda st, P, s: delete(st, P, s)
-    return None
-
-
-@overload(ix_query)
-def _ol_query(st, P, seq, q, qseq, k, up, out):
-    if (kn := _kernels(st)) is not None:
-        query = kn.query
-        return lambda st, P, seq, q, qseq, k, up, out: query(st, P, seq, q, qseq, k, up, out)
-    return None
+ix_room, ix_insert, ix_delete, ix_query = map(_index_call, ("room", "insert", "delete", "query"))
 
 
 @numba.njit(cache=True, inline="always")

@@ -87,26 +87,14 @@ class RelationGraph:
 
     def subscribe(self, sid: Hashable, lo, hi) -> bool:
         """Add subscription ``sid`` with box ``[lo, hi]``; whether to forward it now."""
-        if sid in self._slot:
-            raise InputError(f"subscription {sid!r} is already subscribed")
-        lo = np.asarray(lo, dtype=np.float64)
-        hi = np.asarray(hi, dtype=np.float64)
-        if lo.shape != (self.d,) or hi.shape != (self.d,):
-            raise InputError(f"a box needs {self.d} lower and upper edges, got {lo.shape}")
-        if not (lo <= hi).all():  # also catches NaN
-            raise InputError(f"box {sid!r} has a lower edge above its upper edge (or NaN)")
-        p = np.empty(2 * self.d)
-        p[0::2] = -lo
-        p[1::2] = hi
+        p = self._new_point(sid, lo, hi, np.empty(2 * self.d))
         slot = self._alloc(sid)
         self._seq += 1
         return self._subscribe(slot, p, self._seq)
 
     def unsubscribe(self, sid: Hashable) -> list:
         """Remove ``sid``; the subscriptions to forward now (no longer covered)."""
-        slot = self._slot.get(sid)
-        if slot is None:
-            raise InputError(f"subscription {sid!r} is not subscribed")
+        slot = self._live_slot(sid)
         slots = self._unsubscribe(slot)
         del self._slot[sid]
         self._sid[slot] = None
@@ -148,6 +136,27 @@ class RelationGraph:
         }
 
     # ---- helpers
+    def _new_point(self, sid: Hashable, lo, hi, p: np.ndarray) -> np.ndarray:
+        """Write the point of a new subscription's box ``[lo, hi]`` (checked) into ``p``."""
+        if sid in self._slot:
+            raise InputError(f"subscription {sid!r} is already subscribed")
+        lo = np.asarray(lo, dtype=np.float64)
+        hi = np.asarray(hi, dtype=np.float64)
+        if lo.shape != (self.d,) or hi.shape != (self.d,):
+            raise InputError(f"a box needs {self.d} lower and upper edges, got {lo.shape}")
+        if not (lo <= hi).all():  # also catches NaN
+            raise InputError(f"box {sid!r} has a lower edge above its upper edge (or NaN)")
+        p[0::2] = -lo
+        p[1::2] = hi
+        return p
+
+    def _live_slot(self, sid: Hashable) -> int:
+        """The slot of the live subscription ``sid``."""
+        slot = self._slot.get(sid)
+        if slot is None:
+            raise InputError(f"subscription {sid!r} is not subscribed")
+        return slot
+
     def _alloc(self, sid) -> int:
         if self._free:
             slot = self._free.pop()
@@ -458,18 +467,9 @@ class GkGraph(RelationGraph):
 
     def subscribe(self, sid: Hashable, lo, hi) -> bool:
         """Add subscription ``sid`` with box ``[lo, hi]``; whether to forward it now."""
-        if sid in self._slot:
-            raise InputError(f"subscription {sid!r} is already subscribed")
-        lo = np.asarray(lo, dtype=np.float64)
-        hi = np.asarray(hi, dtype=np.float64)
-        if lo.shape != (self.d,) or hi.shape != (self.d,):
-            raise InputError(f"a box needs {self.d} lower and upper edges, got {lo.shape}")
-        if not (lo <= hi).all():  # also catches NaN
-            raise InputError(f"box {sid!r} has a lower edge above its upper edge (or NaN)")
         one = self._one
         p = one["pts"]
-        p[0, 0::2] = -lo
-        p[0, 1::2] = hi
+        self._new_point(sid, lo, hi, p[0])
         one["sids"][0] = sid if type(sid) is int and 0 <= sid < 2**62 else -1
         self._run(one["sub"], one["zero"], one["sids"], p, one["slot"], one["fwd"], one["ptr"])
         slot = int(one["slot"][0])
@@ -479,9 +479,7 @@ class GkGraph(RelationGraph):
 
     def unsubscribe(self, sid: Hashable) -> list:
         """Remove ``sid``; the subscriptions to forward now (no longer covered)."""
-        slot = self._slot.get(sid)
-        if slot is None:
-            raise InputError(f"subscription {sid!r} is not subscribed")
+        slot = self._live_slot(sid)
         one = self._one
         one["ref"][0] = slot
         self._run(

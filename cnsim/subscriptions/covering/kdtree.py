@@ -260,29 +260,28 @@ def kd_query(st, P, seq, q, qseq, k, up, out):
                         if found == k:
                             return found, nv, pc
             continue
-        j = nodes[v, DIM]
-        x = sval[v]
-        if up:
-            if x >= q[j]:  # left (<= x) may hold points >= q[j]; visited after the right
-                stack[top] = nodes[v, LEFT]
-                masks[top] = m
-                top += 1
-                masks[top] = m | (1 << j)  # right: every point > x >= q[j]
-            else:
-                masks[top] = m
-            stack[top] = nodes[v, RIGHT]
-            top += 1
-        else:
-            if x < q[j]:  # right (> x) may hold points <= q[j]; visited after the left
-                stack[top] = nodes[v, RIGHT]
-                masks[top] = m
-                top += 1
-                masks[top] = m | (1 << j)  # left: every point <= x < q[j]
-            else:
-                masks[top] = m
-            stack[top] = nodes[v, LEFT]
-            top += 1
+        top = kd_descend(nodes, sval, stack, masks, top, v, m, q, up)
     return found, nv, pc
+
+
+@numba.njit(cache=True, inline="always")
+def kd_descend(nodes, sval, stack, masks, top, v, m, q, up):
+    """Push the children of inner node ``v`` (reached with mask ``m``) that may hold
+    points covering (``up``) or covered by ``q``; the new stack top.  Up, the right
+    child (> x) always may, and holds only points > x: if x >= q[j], beyond q on
+    dimension ``j`` (bit ``j`` set in its mask), and the left child (<= x) may too,
+    visited after the right.  Down, the mirror image."""
+    j = nodes[v, DIM]
+    far, near = (nodes[v, RIGHT], nodes[v, LEFT]) if up else (nodes[v, LEFT], nodes[v, RIGHT])
+    if (sval[v] >= q[j]) == up:
+        stack[top] = near
+        masks[top] = m
+        top += 1
+        masks[top] = m | (1 << j)
+    else:
+        masks[top] = m
+    stack[top] = far
+    return top + 1
 
 
 class KDState(NamedTuple):
@@ -332,7 +331,6 @@ class KDTreeIndex(CoveringIndex):
         self.bnode[0] = 0
         self._stack = np.empty(66, np.int64)
         self._masks = np.empty(66, np.int64)
-        self._out = np.empty(self.capacity + 1, np.int64)
         self._state()
 
     def _state(self) -> None:
@@ -351,16 +349,11 @@ class KDTreeIndex(CoveringIndex):
             self.bpt,
         )
 
-    def kernel_state(self) -> KDState:
-        """The arrays the numba functions work on (rebuilt whenever one grows)."""
-        return self.st
-
     # ---- storage
     def _grow(self, capacity: int) -> None:
         where = np.full((capacity, 2), -1, np.int64)
         where[: len(self.where)] = self.where
         self.where = where
-        self._out = np.empty(capacity + 1, np.int64)
         self._state()
 
     def make_room(self, code: int) -> None:
@@ -425,16 +418,3 @@ class KDTreeIndex(CoveringIndex):
     @property
     def merges(self) -> int:
         return int(self.meta[MERGES])
-
-    # ---- hooks
-    def _insert(self, slot: int) -> None:
-        while (code := kd_room(self.st, self.P, slot)) != ROOM:
-            self.make_room(code)
-        kd_insert(self.st, self.P, slot)
-
-    def _delete(self, slot: int) -> None:
-        kd_delete(self.st, self.P, slot)
-
-    def _query(self, q, qseq, k, up):
-        found, nv, pc = kd_query(self.st, self.P, self.seq, q, qseq, k, up, self._out)
-        return self._out[:found].copy(), int(nv), int(pc)

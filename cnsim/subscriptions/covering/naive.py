@@ -87,14 +87,7 @@ class NaiveIndex(CoveringIndex):
         self._order = np.empty(self.capacity, np.int64)
         self._pos = np.full(self.capacity, -1, np.int64)
         self._meta = np.zeros(1, np.int64)
-        self._out = np.empty(self.capacity + 1, np.int64)
         self.st = NaiveState(self._order, self._pos, self._meta)
-
-    def kernel_state(self) -> NaiveState:
-        return self.st
-
-    def make_room(self, code: int) -> None:
-        raise ValueError(f"the naive index never asks for room (code {code})")
 
     def _grow(self, capacity: int) -> None:
         order = np.empty(capacity, np.int64)
@@ -102,15 +95,4 @@ class NaiveIndex(CoveringIndex):
         pos = np.full(capacity, -1, np.int64)
         pos[: len(self._pos)] = self._pos
         self._order, self._pos = order, pos
-        self._out = np.empty(capacity + 1, np.int64)
         self.st = NaiveState(self._order, self._pos, self._meta)
-
-    def _insert(self, slot: int) -> None:
-        naive_insert(self.st, self.P, slot)
-
-    def _delete(self, slot: int) -> None:
-        naive_delete(self.st, self.P, slot)
-
-    def _query(self, q, qseq, k, up):
-        found, nv, pc = naive_query(self.st, self.P, self.seq, q, qseq, k, up, self._out)
-        return self._out[:found].copy(), 1, int(pc)

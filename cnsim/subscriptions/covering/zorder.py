@@ -145,6 +145,21 @@ def zo_room(st, P, s):
     return ROOM if st[3][NFREE] >= 1 else MORE_IDS
 
 
+@numba.njit(cache=True, inline="always")
+def _position(bkey, bslot, binfo, nb, K, s):
+    """The first of the ``nb`` block positions whose block's last entry is >= ``(K, s)``."""
+    lo, hi = 0, nb
+    while lo < hi:
+        mid = (lo + hi) // 2
+        b = binfo[mid, ORDER]
+        n = binfo[b, BSIZE] - 1
+        if _before(bkey[b, n], bslot[b, n], K, s):
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
 @numba.njit(cache=True)
 def zo_insert(st, P, s):
     bkey, bslot, binfo, meta, geo, keys, cell = st[0], st[1], st[2], st[3], st[4], st[6], st[7]
@@ -163,16 +178,7 @@ def zo_insert(st, P, s):
         meta[NBLK] = 1
         p = 0
     else:
-        lo, hi = 0, nb
-        while lo < hi:  # first position whose last entry >= (K, s)
-            mid = (lo + hi) // 2
-            b = binfo[mid, ORDER]
-            n = binfo[b, BSIZE] - 1
-            if _before(bkey[b, n], bslot[b, n], K, s):
-                lo = mid + 1
-            else:
-                hi = mid
-        p = min(lo, nb - 1)
+        p = min(_position(bkey, bslot, binfo, nb, K, s), nb - 1)
     b = binfo[p, ORDER]
     n = binfo[b, BSIZE]
     i = n
@@ -209,16 +215,7 @@ def zo_delete(st, P, s):
     bkey, bslot, binfo, meta, keys = st[0], st[1], st[2], st[3], st[6]
     K = keys[s]
     nb = meta[NBLK]
-    lo, hi = 0, nb
-    while lo < hi:
-        mid = (lo + hi) // 2
-        b = binfo[mid, ORDER]
-        n = binfo[b, BSIZE] - 1
-        if _before(bkey[b, n], bslot[b, n], K, s):
-            lo = mid + 1
-        else:
-            hi = mid
-    p = lo
+    p = _position(bkey, bslot, binfo, nb, K, s)
     b = binfo[p, ORDER]
     n = binfo[b, BSIZE]
     i = 0
@@ -414,7 +411,6 @@ class ZOrderIndex(CoveringIndex):
         self._stack = np.zeros((2 * self.total + 4, 5 + 2 * self.D), np.int64)
         self._keys = np.zeros(self.capacity, np.int64)
         self._cell = np.zeros(self.D, np.int64)
-        self._out = np.empty(self.capacity + 1, np.int64)
         self._state()
 
     def _state(self) -> None:
@@ -429,14 +425,10 @@ class ZOrderIndex(CoveringIndex):
             self._cell,
         )
 
-    def kernel_state(self) -> ZOState:
-        return self.st
-
     def _grow(self, capacity: int) -> None:
         keys = np.zeros(capacity, np.int64)
         keys[: len(self._keys)] = self._keys
         self._keys = keys
-        self._out = np.empty(capacity + 1, np.int64)
         self._state()
 
     def make_room(self, code: int) -> None:
@@ -485,13 +477,4 @@ class ZOrderIndex(CoveringIndex):
 
     def _insert(self, slot: int) -> None:
         self.check_points(self.P[slot])
-        while (code := zo_room(self.st, self.P, slot)) != ROOM:
-            self.make_room(code)
-        zo_insert(self.st, self.P, slot)
-
-    def _delete(self, slot: int) -> None:
-        zo_delete(self.st, self.P, slot)
-
-    def _query(self, q, qseq, k, up):
-        found, nv, pc = zo_query(self.st, self.P, self.seq, q, qseq, k, up, self._out)
-        return self._out[:found].copy(), int(nv), int(pc)
+        super()._insert(slot)

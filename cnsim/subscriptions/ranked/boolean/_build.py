@@ -478,22 +478,6 @@ def _partition_plan_selective(s_start, s_end, p_attr, p_lo, p_hi, ids, used, cap
 
 
 @numba.njit(cache=True)
-def _to_array(lst):
-    out = np.empty(len(lst), np.int64)
-    for t in range(len(lst)):
-        out[t] = lst[t]
-    return out
-
-
-@numba.njit(cache=True)
-def _to_farray(lst):
-    out = np.empty(len(lst), np.float64)
-    for t in range(len(lst)):
-        out[t] = lst[t]
-    return out
-
-
-@numba.njit(cache=True)
 def approximate(lo, hi, alpha):
     """split_apx (``BEStarTree._approximate``): left takes intervals by ascending upper
     bound, right by descending lower bound, each while disjoint from the other."""
@@ -748,40 +732,40 @@ def build_tables(s_start, s_end, p_attr, p_lo, p_hi, p_w, ids, A, alpha_share, e
             sum_attr.append(ka[t])
             sum_w.append(kw[t])
     out_cn = (
-        _to_array(cn_bucket),
-        _to_array(cn_cap),
-        _to_array(cn_sum),
-        _to_array(leaf_start),
-        _to_array(leaf_len),
-        _to_array(leaf_pool),
+        np.array(cn_bucket),
+        np.array(cn_cap),
+        np.array(cn_sum),
+        np.array(leaf_start),
+        np.array(leaf_len),
+        np.array(leaf_pool),
     )
     out_pn = (
-        _to_array(pn_attr),
-        _to_array(pn_cnode),
-        _to_array(pn_count),
-        _to_array(pn_root),
-        _to_array(pn_sum),
-        _to_array(pn_dstart),
-        _to_array(pn_dlen),
-        _to_array(dims_pool),
+        np.array(pn_attr),
+        np.array(pn_cnode),
+        np.array(pn_count),
+        np.array(pn_root),
+        np.array(pn_sum),
+        np.array(pn_dstart),
+        np.array(pn_dlen),
+        np.array(dims_pool),
     )
-    out_pd = (_to_array(pd_c), _to_array(pd_attr), _to_array(pd_p))
+    out_pd = (np.array(pd_c), np.array(pd_attr), np.array(pd_p))
     out_bk = (
-        _to_array(bk_parent),
-        _to_array(bk_left),
-        _to_array(bk_right),
-        _to_array(bk_cnode),
-        _to_array(bk_pnode),
-        _to_farray(bk_clo),
-        _to_farray(bk_chi),
+        np.array(bk_parent),
+        np.array(bk_left),
+        np.array(bk_right),
+        np.array(bk_cnode),
+        np.array(bk_pnode),
+        np.array(bk_clo),
+        np.array(bk_chi),
     )
     out_sum = (
         n_sums,
-        _to_array(sum_of),
-        _to_array(sum_start),
-        _to_array(sum_len),
-        _to_array(sum_attr),
-        _to_farray(sum_w),
+        np.array(sum_of),
+        np.array(sum_start),
+        np.array(sum_len),
+        np.array(sum_attr),
+        np.array(sum_w),
     )
     return out_cn, out_pn, out_pd, out_bk, out_sum
 

@@ -77,100 +77,75 @@ def _length(lo, hi):
 # moves to the end of the pools with twice the room.
 
 
-@numba.njit(cache=True)
-def _reserve_leaf(LF, U, lst, need):
-    start, length, room, pool = LF
-    if need <= room[lst]:
-        return
-    r = max(need, 2 * room[lst])
-    s, n = start[lst], length[lst]
-    new = U[LF_POOL]
+@numba.njit(cache=True, inline="always")
+def _move(pool, s, new, n, r):
+    """Copy ``pool[s : s + n]`` to ``pool[new : new + n]`` and zero the rest up to ``r``."""
     for t in range(n):
         pool[new + t] = pool[s + t]
     for t in range(n, r):
         pool[new + t] = 0
-    U[LF_POOL] = new + r
+
+
+@numba.njit(cache=True, inline="always")
+def _relocate(slab, U, pool_end, lst, need):
+    """Make list ``lst`` of a slab (``start, length, room`` its first columns) hold
+    ``need`` entries: ``(old start, new start, length, new room)`` for the caller to
+    :func:`_move` each of its pools, the new start -1 if it has the room already."""
+    start, length, room = slab[0], slab[1], slab[2]
+    s, n = start[lst], length[lst]
+    if need <= room[lst]:
+        return s, -1, n, n
+    r = max(need, 2 * room[lst])
+    new = U[pool_end]
+    U[pool_end] = new + r
     start[lst] = new
     room[lst] = r
+    return s, new, n, r
+
+
+@numba.njit(cache=True, inline="always")
+def _open(slab, U, rows, pool_end, r):
+    """A new empty list with room ``r`` at the end of a slab: its row and start (the
+    caller zeroes its pools there)."""
+    row, at = U[rows], U[pool_end]
+    slab[0][row] = at
+    slab[1][row] = 0
+    slab[2][row] = r
+    U[rows] = row + 1
+    U[pool_end] = at + r
+    return row, at
 
 
 @numba.njit(cache=True)
-def _reserve_pd(PD, U, lst, need):
-    start, length, room, pa, pp = PD
-    if need <= room[lst]:
-        return
-    r = max(need, 2 * room[lst])
-    s, n = start[lst], length[lst]
-    new = U[PD_POOL]
-    for t in range(n):
-        pa[new + t] = pa[s + t]
-        pp[new + t] = pp[s + t]
-    for t in range(n, r):
-        pa[new + t] = 0
-        pp[new + t] = 0
-    U[PD_POOL] = new + r
-    start[lst] = new
-    room[lst] = r
+def _reserve_leaf(LF, U, lst, need):
+    """Room for ``need`` entries in list ``lst`` of the l-node slab ``LF``."""
+    s, new, n, r = _relocate(LF, U, LF_POOL, lst, need)
+    if new >= 0:
+        _move(LF[3], s, new, n, r)
 
 
 @numba.njit(cache=True)
-def _reserve_sm(SM, U, lst, need):
-    start, length, room, sa, sw = SM
-    if need <= room[lst]:
-        return
-    r = max(need, 2 * room[lst])
-    s, n = start[lst], length[lst]
-    new = U[SM_POOL]
-    for t in range(n):
-        sa[new + t] = sa[s + t]
-        sw[new + t] = sw[s + t]
-    for t in range(n, r):
-        sa[new + t] = 0
-        sw[new + t] = 0.0
-    U[SM_POOL] = new + r
-    start[lst] = new
-    room[lst] = r
+def _reserve_two(slab, U, pool_end, lst, need):
+    """:func:`_reserve_leaf` for a slab of two pools (``PD``, ``SM``)."""
+    s, new, n, r = _relocate(slab, U, pool_end, lst, need)
+    if new >= 0:
+        _move(slab[3], s, new, n, r)
+        _move(slab[4], s, new, n, r)
 
 
 @numba.njit(cache=True)
 def _new_leaf(LF, U, r):
-    start, length, room, pool = LF
-    row, at = U[LF_ROWS], U[LF_POOL]
-    start[row] = at
-    length[row] = 0
-    room[row] = r
-    for t in range(r):
-        pool[at + t] = 0
-    U[LF_ROWS] = row + 1
-    U[LF_POOL] = at + r
+    """A new empty list of room ``r`` at the end of the l-node slab ``LF``."""
+    at = _open(LF, U, LF_ROWS, LF_POOL, r)[1]
+    _move(LF[3], at, at, 0, r)
 
 
 @numba.njit(cache=True)
-def _new_pd(PD, U, r):
-    start, length, room, pa, pp = PD
-    row, at = U[PD_ROWS], U[PD_POOL]
-    start[row] = at
-    length[row] = 0
-    room[row] = r
-    for t in range(r):
-        pa[at + t] = 0
-        pp[at + t] = 0
-    U[PD_ROWS] = row + 1
-    U[PD_POOL] = at + r
-
-
-@numba.njit(cache=True)
-def _new_sm(SM, U, r):
-    start, length, room, sa, sw = SM
-    row, at = U[SM_ROWS], U[SM_POOL]
-    start[row] = at
-    length[row] = 0
-    room[row] = r
-    for t in range(r):
-        sa[at + t] = 0
-        sw[at + t] = 0.0
-    U[SM_ROWS] = row + 1
-    U[SM_POOL] = at + r
+def _new_two(slab, U, rows, pool_end, r):
+    """:func:`_new_leaf` for a slab of two pools (``PD``, ``SM``); its row."""
+    row, at = _open(slab, U, rows, pool_end, r)
+    _move(slab[3], at, at, 0, r)
+    _move(slab[4], at, at, 0, r)
     return row
 
 
@@ -196,7 +171,7 @@ def _sum_set(T, lst, ids):
     SM = T[2]
     S = T[7]
     ka, kw = summary(S[0], S[1], S[2], S[5], ids)
-    _reserve_sm(SM, T[10], lst, ka.size)
+    _reserve_two(SM, T[10], SM_POOL, lst, ka.size)
     start, length, _, sa, sw = SM
     for t in range(ka.size):
         sa[start[lst] + t] = ka[t]
@@ -222,7 +197,7 @@ def _sum_add(T, lst, i):
             continue
         pos = at - s0
         n = length[lst]
-        _reserve_sm(SM, T[10], lst, n + 1)
+        _reserve_two(SM, T[10], SM_POOL, lst, n + 1)
         s0 = start[lst]
         for t in range(s0 + n, s0 + pos, -1):
             sa[t] = sa[t - 1]
@@ -255,8 +230,8 @@ def _new_cnode(T, bucket):
     c = U[CN_ROWS]
     U[CN_ROWS] = c + 1
     _new_leaf(LF, U, A + 1)
-    _new_pd(PD, U, 2)
-    cn_sum[c] = _new_sm(SM, U, 4)
+    _new_two(PD, U, PD_ROWS, PD_POOL, 2)
+    cn_sum[c] = _new_two(SM, U, SM_ROWS, SM_POOL, 4)
     cn_bucket[c] = bucket
     cn_cap[c] = A
     cn_bx[c] = -1
@@ -307,7 +282,7 @@ def _new_pnode(T, attr, c):
     pn_attr[p] = attr
     pn_cnode[p] = c
     pn_count[p] = 0
-    pn_sum[p] = _new_sm(SM, U, 4)
+    pn_sum[p] = _new_two(SM, U, SM_ROWS, SM_POOL, 4)
     at = U[PN_DIMS]
     d = at
     if c:
@@ -327,7 +302,7 @@ def _new_pnode(T, attr, c):
     start, length, _, pa, pp = PD
     n = length[c]
     pos = _lower(pa, start[c], start[c] + n, attr) - start[c]
-    _reserve_pd(PD, U, c, n + 1)
+    _reserve_two(PD, U, PD_POOL, c, n + 1)
     s0 = start[c]
     for t in range(s0 + n, s0 + pos, -1):
         pa[t] = pa[t - 1]

@@ -114,46 +114,45 @@ def _worse(s1, i1, s2, i2):
     return s1 < s2 or (s1 == s2 and i1 > i2)
 
 
+@numba.njit(cache=True, inline="always")
+def shift(a, b, src, dst):
+    """Move entry ``src`` of the parallel arrays ``a``, ``b`` to ``dst`` (one step of
+    a heap's sift); returns ``src``, where the hole is now."""
+    a[dst] = a[src]
+    b[dst] = b[src]
+    return src
+
+
 @numba.njit(cache=True)
 def offer(R, k, s, i):
     """Add a match (score s, id i) to the collector."""
     rs, rid, cnt = R
     n = cnt[0]
     if k < 0:
-        rs[n] = s
-        rid[n] = i
+        c = n
         cnt[0] = n + 1
-        return
-    if n < k:
+    elif n < k:
         c = n
         while c > 0:  # sift up: parents are worse
             p = (c - 1) >> 1
-            if _worse(s, i, rs[p], rid[p]):
-                rs[c] = rs[p]
-                rid[c] = rid[p]
-                c = p
-            else:
+            if not _worse(s, i, rs[p], rid[p]):
                 break
-        rs[c] = s
-        rid[c] = i
+            c = shift(rs, rid, p, c)
         cnt[0] = n + 1
+    elif k == 0 or not _worse(rs[0], rid[0], s, i):
         return
-    if k == 0 or not _worse(rs[0], rid[0], s, i):
-        return
-    c = 0
-    while True:  # sift down from the root
-        a = 2 * c + 1
-        if a >= n:
-            break
-        b = a + 1
-        if b < n and _worse(rs[b], rid[b], rs[a], rid[a]):
-            a = b
-        if _worse(rs[a], rid[a], s, i):
-            rs[c] = rs[a]
-            rid[c] = rid[a]
-            c = a
-        else:
-            break
+    else:
+        c = 0
+        while True:  # sift down from the root
+            a = 2 * c + 1
+            if a >= n:
+                break
+            b = a + 1
+            if b < n and _worse(rs[b], rid[b], rs[a], rid[a]):
+                a = b
+            if not _worse(rs[a], rid[a], s, i):
+                break
+            c = shift(rs, rid, a, c)
     rs[c] = s
     rid[c] = i
 

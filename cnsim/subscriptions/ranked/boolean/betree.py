@@ -265,12 +265,10 @@ def _visit(T, E, k, R, kind, node, ws_s, ws_p, base, width):
             x = h  # sift up (max-heap on ub)
             while x > 0:
                 y = (x - 1) >> 1
-                if ws_s[base + y] < ub:
-                    ws_s[base + x] = ws_s[base + y]
-                    ws_p[base + x] = ws_p[base + y]
-                    x = y
-                else:
+                if not ws_s[base + y] < ub:
                     break
+                K.shift(ws_s, ws_p, base + y, base + x)
+                x = y
             ws_s[base + x] = ub
             ws_p[base + x] = p
             h += 1
@@ -290,12 +288,10 @@ def _visit(T, E, k, R, kind, node, ws_s, ws_p, base, width):
                 break
             if y + 1 < h and ws_s[base + y + 1] > ws_s[base + y]:
                 y += 1
-            if ws_s[base + y] > ls:
-                ws_s[base + x] = ws_s[base + y]
-                ws_p[base + x] = ws_p[base + y]
-                x = y
-            else:
+            if not ws_s[base + y] > ls:
                 break
+            K.shift(ws_s, ws_p, base + y, base + x)
+            x = y
         ws_s[base + x] = ls
         ws_p[base + x] = lp
         _visit(T, E, k, R, KB, pn_root[p], ws_s, ws_p, child, width)
