@@ -41,6 +41,8 @@ if TYPE_CHECKING:
     from cnsim.algorithms.messages import Messages
     from cnsim.server.distributed import DistributedIndex
     from cnsim.server.object_index import CallCounter, ObjectIndex
+    from cnsim.server.object_index_2d import ObjectIndex2D
+    from cnsim.server.object_index_d import ObjectIndexD
     from cnsim.subscriptions.index import SubscriptionIndex
     from cnsim.subscriptions.lists import TopKLists
     from cnsim.subscriptions.workload import Updates
@@ -155,17 +157,52 @@ class ServerView:
     attributes: np.ndarray | None = None
     budget: int | None = None  # boxes: the slabs one event's Paint partitions may visit
 
-    def object_index(self) -> ObjectIndex | DistributedIndex:
+    def points(self, x: np.ndarray, ids: np.ndarray) -> np.ndarray:
+        """Objects ``ids``, at x-values ``x``, as points over the attributes the
+        subscriptions bound, (n, a): 1-d ``x``, 1.5-d ``(x1, x2)``, boxes ``(x_1..x_d)``."""
+        x = np.asarray(x, np.float64)
+        if self.attributes is None:
+            return x[:, None]
+        if self.attributes.ndim == 1:  # 1.5-d: x is x1, the attributes every id's x2
+            return np.column_stack([x, self.attributes[ids]])
+        return np.asarray(self.attributes, np.float64)[ids]
+
+    def object_index(self) -> ObjectIndex | DistributedIndex | ObjectIndex2D | ObjectIndexD:
         """A new object index over the initial objects with its own call counter: one
         server's, or the distributed database over ``servers`` (same interface, same
-        answers)."""
+        answers); for 1.5-d ranges the 2-d index over (x1, x2), which the ids events
+        create enter later (:meth:`admit`); for boxes the d-dimensional index over every
+        id of the run, those events create absent (y = inf) until their update ``inf ->
+        y`` revives them (§II-A footnote 4)."""
         from cnsim.server.object_index import CallCounter, ObjectIndex
 
+        if self.kind == "range-1.5d":
+            from cnsim.server.object_index_2d import CallCounter2D, ObjectIndex2D
+
+            assert self.servers == 1  # the scenario's rules see to it
+            x2 = self.attributes[: len(self.x)]
+            return ObjectIndex2D(self.x, x2, self.y, CallCounter2D())
+        if self.kind == "box":
+            from cnsim.server.object_index_d import CallCounterD, ObjectIndexD
+
+            assert self.servers == 1
+            y = np.full(len(self.attributes), np.inf)
+            y[: len(self.y)] = self.y
+            return ObjectIndexD(self.attributes, y, CallCounterD())
         if self.servers == 1:
             return ObjectIndex(self.x, self.y, CallCounter())
         from cnsim.server.distributed import DistributedIndex
 
         return DistributedIndex(self.x, self.y, self.servers)
+
+    def admit(self, objects, i: int, x: float) -> None:
+        """Make id ``i`` (at x-value x) known to an index of :meth:`object_index` beyond
+        1-d before its update: an id never seen (an insert, a move's new position)
+        enters a 1.5-d index absent at ``(x, x2)``, and its update ``inf -> y`` revives
+        it (§II-A footnote 4); the box index holds every id already."""
+        if i >= len(objects):
+            got = objects.insert(*self.points(np.array([x]), np.array([i]))[0], np.inf)
+            assert got == i, (got, i)  # events create ids in order
 
 
 class Approach(ABC):

@@ -5,6 +5,11 @@ A message reaches the subscriptions ``(l, r)`` with ``lO < l <= lI`` and
 identify objects by id, the stand-in for x (an id names one object at one x; see
 :class:`cnsim.subscriptions.workload.Events`). Order matters within an event
 (footnote 5) and is preserved.
+
+Every subscription kind's message is a box of its subscription space S, a pair ``(lo,
+hi)`` per coordinate (1.5-d ranges add ``vI <= r2 < vO``, boxes a pair of pairs per
+attribute); :func:`reach` gives the one reaching every subscription that holds an
+object, :func:`bounds` a subscription's closed box over the objects' attributes.
 """
 
 from __future__ import annotations
@@ -74,3 +79,37 @@ def concat_messages(parts: list[Messages]) -> Messages:
         target=cat("target") if targeted else None,
         evict=cat("evict") if targeted else None,
     )  # fmt: skip
+
+
+def axes(lower_open) -> np.ndarray:
+    """The attribute each coordinate of S bounds. Coordinates come attribute by
+    attribute, a lower bound before the upper one (:attr:`SubscriptionKind.ordered
+    <cnsim.subscriptions.kinds.base.SubscriptionKind.ordered>`), so a new attribute
+    starts at every lower bound and at every upper bound not preceded by a lower one."""
+    starts = [s == 0 or low or not lower_open[s - 1] for s, low in enumerate(lower_open)]
+    return np.cumsum(starts) - 1
+
+
+def reach(points: np.ndarray, lower_open) -> np.ndarray:
+    """Message boxes (n, 2D) reaching every subscription that holds each object of
+    ``points`` (n, a): ``(−inf, a)`` on a lower coordinate, ``(a, inf)`` on an upper."""
+    apex = np.asarray(points, np.float64)[:, axes(lower_open)]
+    out = np.full((len(apex), 2 * apex.shape[1]), np.inf)
+    low = np.asarray(lower_open, np.bool_)
+    out[:, 0::2] = np.where(low, -np.inf, apex)
+    out[:, 1::2] = np.where(low, apex, np.inf)
+    return out
+
+
+def bounds(subscriptions) -> tuple[np.ndarray, np.ndarray]:
+    """Every subscription of an index as a closed box ``[lo, hi]`` (each (m, a)) over the
+    attributes its coordinates bound: a lower coordinate gives lo, an upper one hi; an
+    attribute with no lower (upper) coordinate is unbounded below (above)."""
+    lower_open = subscriptions.lower_open
+    ax = axes(lower_open)
+    lo = np.full((len(subscriptions), int(ax[-1]) + 1), -np.inf)
+    hi = np.full_like(lo, np.inf)
+    for s, (t, low) in enumerate(zip(ax, lower_open, strict=True)):
+        (lo if low else hi)[:, t] = subscriptions.points[s]
+    return lo, hi
+

@@ -147,21 +147,11 @@ class PaintSparse(PaintDense):
         return closed_box_rect(l_min, l_max, r_min, r_max), count
 
     def greedy_merge(self, snapped: list[tuple]) -> list[tuple]:
-        """Grow the last output rectangle over the next snapped one (west to east)
-        whenever the enclosing box reaches only subscriptions of the two."""
-        merged: list[tuple] = []
-        current, current_count = None, 0
-        for rect, count in snapped:
-            if current is not None:
-                self.paper.snap_footnote7 += 3  # footnote 7: MEB minus G and snap(G_i), in 3 pieces
-                box = regions.enclosing_box([current, rect])
-                # The snapped rectangles reach disjoint sets, so the box adds no false
-                # positive iff it holds exactly the subscriptions of its two parts.
-                if self.snap(box)[0] == current_count + count:
-                    current, current_count = box, current_count + count
-                    continue
-                merged.append(current)
-            current, current_count = rect, count
-        if current is not None:
-            merged.append(current)
-        return merged
+        """:func:`regions.greedy_merge` west to east; footnote 7 counts each merge test
+        as three snaps (MEB minus G, and snap(G_i), in three pieces)."""
+
+        def count(box: tuple) -> int:
+            self.paper.snap_footnote7 += 3
+            return self.snap(box)[0]
+
+        return regions.greedy_merge(snapped, count)

@@ -17,6 +17,7 @@ merging walks.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
@@ -93,14 +94,32 @@ def add_exposed(L: np.ndarray, R: np.ndarray, x_i: float, x_h: float, k: int):
     return L, R
 
 
-def enclosing_box(rects: list[tuple]) -> tuple:
-    """MEB: the smallest rectangle containing all of ``rects``."""
-    return (
-        min(r[0] for r in rects),
-        max(r[1] for r in rects),
-        min(r[2] for r in rects),
-        max(r[3] for r in rects),
-    )
+def enclosing_box(boxes: list) -> tuple:
+    """MEB: the smallest message box containing all of ``boxes``. A message box is a pair
+    ``(lo, hi)`` per coordinate of S (1-d: ``(lO, lI, rI, rO)``; 1.5-d and d-dimensional
+    boxes add pairs), so the MEB takes the smallest lo and the largest hi of each pair."""
+    sides = zip(*boxes, strict=True)
+    return tuple(min(c) if t % 2 == 0 else max(c) for t, c in enumerate(sides))
+
+
+def greedy_merge(snapped: list[tuple], count: Callable[[tuple], int]) -> list[tuple]:
+    """Paint-Sparse's merge (§III-B): grow the last output box over the next snapped one
+    (in send order) whenever their enclosing box reaches only the subscriptions of the
+    two. ``snapped``: ``(box, subscriptions reached)`` pairs, reaching disjoint sets, so
+    the MEB adds no false positive iff ``count(MEB)`` (a snap) is the sum of the two."""
+    merged: list[tuple] = []
+    current, total = None, 0
+    for box, c in snapped:
+        if current is not None:
+            meb = enclosing_box([current, box])
+            if count(meb) == total + c:
+                current, total = meb, total + c
+                continue
+            merged.append(current)
+        current, total = box, c
+    if current is not None:
+        merged.append(current)
+    return merged
 
 
 def coarsen(rects: list[tuple], eps: float, k: int) -> list[tuple]:

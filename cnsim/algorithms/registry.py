@@ -21,21 +21,10 @@ import re
 
 from cnsim.algorithms.base import Approach, ApproachSpec, ServerView, register
 from cnsim.algorithms.batch import Coalesce, Online, PaintBatch
-from cnsim.algorithms.boxes.approaches import (
-    CNRelaxBoxes,
-    PaintDenseBoxesApproach,
-    PaintSparseBoxesApproach,
-    UnicastBoxes,
-)
 from cnsim.algorithms.cn_relax import CNRelax
 from cnsim.algorithms.paint_dense import PaintDense
+from cnsim.algorithms.paint_kinds import KindPaintDense, KindPaintSparse
 from cnsim.algorithms.paint_sparse import PaintSparse
-from cnsim.algorithms.range15d.approaches import (
-    CNRelax15,
-    PaintDense15Approach,
-    PaintSparse15Approach,
-    Unicast15,
-)
 from cnsim.algorithms.ranked import Ranked
 from cnsim.algorithms.unicast import Unicast, UnicastLazy
 from cnsim.subscriptions.kinds import KINDS
@@ -50,15 +39,15 @@ APPROACHES: dict[tuple[str, str], type[Approach]] = {
     ("cn-relax", "range"): CNRelax,
     ("ranked", "range"): Ranked,
     # 1.5-d range subscriptions (seed 003 appendix D)
-    ("paint-dense", "range-1.5d"): PaintDense15Approach,
-    ("paint-sparse", "range-1.5d"): PaintSparse15Approach,
-    ("unicast", "range-1.5d"): Unicast15,
-    ("cn-relax", "range-1.5d"): CNRelax15,
+    ("paint-dense", "range-1.5d"): KindPaintDense,
+    ("paint-sparse", "range-1.5d"): KindPaintSparse,
+    ("unicast", "range-1.5d"): Unicast,
+    ("cn-relax", "range-1.5d"): CNRelax,
     # d-dimensional box subscriptions (seed 003 §IV-C)
-    ("paint-dense", "box"): PaintDenseBoxesApproach,
-    ("paint-sparse", "box"): PaintSparseBoxesApproach,
-    ("unicast", "box"): UnicastBoxes,
-    ("cn-relax", "box"): CNRelaxBoxes,
+    ("paint-dense", "box"): KindPaintDense,
+    ("paint-sparse", "box"): KindPaintSparse,
+    ("unicast", "box"): Unicast,
+    ("cn-relax", "box"): CNRelax,
 }
 BATCH: dict[str, type[Online]] = {"paint-batch": PaintBatch, "coalesce": Coalesce, "online": Online}
 register(APPROACHES)

@@ -38,24 +38,87 @@ which holds the other (two ``first_k`` calls), and check each candidate against 
 server's copy of its list. A unicast message is ``(j, x, y, x_out)``: the
 subscription, the object's values and the object it replaces (if any), four 4-byte
 values (``messages.unicast_bytes``).
+
+1.5-d ranges (appendix D) and d-dimensional boxes (§IV-C) run the same procedure with
+their own index queries (:data:`QUERIES`); the paper describes no Unicast for them. The
+candidates of an update of object i are the subscriptions whose box holds i (one box
+report), and ``min_y`` over a subscription's box above its k-th is asked only where the
+answer decides: a full list holding i that is lowered and may lose it (i is its k-th or
+falls past it) — "one min_y per candidate" has no counterpart there.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numba
 import numpy as np
 
 from cnsim.algorithms import regions
 from cnsim.algorithms.base import Approach, ApproachSpec, ServerView
-from cnsim.algorithms.messages import Messages
+from cnsim.algorithms.messages import Messages, bounds, reach
 from cnsim.server.object_index import EAST, WEST, ObjectIndex
 from cnsim.subscriptions.index import SubscriptionIndex
 from cnsim.subscriptions.lists import TopKLists
 from cnsim.subscriptions.workload import Updates
 
 
+def _influence_rectangle(u: Unicast, i: int, x_i: float, z: float) -> np.ndarray:
+    # 1-d (§V): (ℓ, r) = II(i) at the lower value, whose interval holds the other's
+    L = u.objects.first_k(x_i, z, WEST, u.k, i)
+    R = u.objects.first_k(x_i, z, EAST, u.k, i)
+    lo, hi = regions.influence_interval(x_i, L, R, u.k)
+    return u.subscriptions.report(np.array([[lo, x_i, x_i, hi]]))[1]
+
+
+def _holding(u: Unicast, i: int, x_i: float, z: float) -> np.ndarray:
+    # every subscription whose range holds object i: one box report
+    points = u.points(np.array([x_i]), np.array([i]))
+    return u.subscriptions.report(reach(points, u.subscriptions.lower_open))[1]
+
+
+def _min_y_range(objects, lo, hi, y0, id0) -> np.ndarray:
+    return objects.min_y_many(lo[:, 0], hi[:, 0], y0, id0)  # one vectorised call
+
+
+def _min_y_15d(objects, lo, hi, y0, id0) -> np.ndarray:
+    # [l1, r1] × (−∞, r2] over (x1, x2)
+    return np.array([objects.min_y(a[0], b[0], a[1], b[1], y, o)
+                     for a, b, y, o in zip(lo, hi, y0.tolist(), id0.tolist(), strict=True)],
+                    np.int64)  # fmt: skip
+
+
+def _min_y_box(objects, lo, hi, y0, id0) -> np.ndarray:
+    return np.array([objects.min_y(a, b, y, o)
+                     for a, b, y, o in zip(lo, hi, y0.tolist(), id0.tolist(), strict=True)],
+                    np.int64)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Queries:
+    """What Unicast asks a kind's object index; the rest of its procedure is shared."""
+
+    #: the candidate subscriptions of ``Upd(i)`` with i at ``(x_i, z)``, z the lower value
+    candidates: Callable[[Unicast, int, float, float], np.ndarray]
+    #: per closed box ``[lo[t], hi[t]]`` the object lowest above ``(y0[t], id0[t])``, -1 none
+    min_y: Callable[..., np.ndarray]
+    #: the paper's procedure (one min_y per candidate; messages in candidate order), or,
+    #: for a kind the paper has no Unicast for, min_y only where the answer decides and
+    #: the messages grouped: to the lists i enters, to those keeping i, to those asked
+    paper: bool
+
+
+QUERIES = {
+    "range": Queries(_influence_rectangle, _min_y_range, paper=True),
+    "range-1.5d": Queries(_holding, _min_y_15d, paper=False),
+    "box": Queries(_holding, _min_y_box, paper=False),
+}
+
+
 class Unicast(Approach):
-    """The paper's Unicast: one ``min_y`` for every candidate subscription of an update."""
+    """The paper's Unicast: one ``min_y`` for every candidate subscription of an update
+    (1-d; 1.5-d ranges and boxes: only where the answer decides)."""
 
     family = "unicast"
     message = "targeted"  # one message per affected subscription, to its gateway
@@ -66,14 +129,20 @@ class Unicast(Approach):
         subscriptions: SubscriptionIndex,
         k: int,
         lists: TopKLists | None = None,
+        view: ServerView | None = None,
     ):
         self.spec = ApproachSpec(self.family)
         self.objects = objects
         self.counter = objects.counter
         self.subscriptions = subscriptions
         self.k = k
+        self.view = view  # beyond 1-d: the objects' attributes (:meth:`ServerView.points`)
+        self.queries = QUERIES["range" if view is None else view.kind]
+        self.lo, self.hi = bounds(subscriptions)  # every subscription's box, for min_y
         if lists is None:
-            lists = TopKLists.initial(objects.x, objects.y, subscriptions.l, subscriptions.r, k)
+            ids = np.arange(len(objects.y))
+            lists = TopKLists.initial(self.points(objects.x, ids), objects.y, self.lo,
+                                      self.hi, k)  # fmt: skip
         self.lists = lists  # the server's own copy of every subscriber's list
 
     @property
@@ -86,80 +155,97 @@ class Unicast(Approach):
     def create(cls, spec: ApproachSpec, view: ServerView) -> Unicast:
         """Unicast over its own object index and a copy of the initial lists."""
         lists = None if view.lists is None else view.lists.copy()
-        return cls(view.object_index(), view.subscriptions, view.k, lists)
+        return cls(view.object_index(), view.subscriptions, view.k, lists, view)
+
+    def points(self, x: np.ndarray, ids: np.ndarray) -> np.ndarray:
+        """Objects ``ids`` at x-values ``x`` as points over their attributes."""
+        return np.asarray(x, np.float64)[:, None] if self.view is None else self.view.points(x, ids)
 
     def process(self, updates: Updates) -> Messages:
         """Apply ``updates`` in order; one message per affected subscription each."""
         parts = []
         for i, x_i, y_old, y_new in updates:
-            self.objects.apply(i, x_i, y_new)
+            if self.view is None or self.view.kind == "range":
+                self.objects.apply(i, x_i, y_new)  # an id never seen is inserted at x_i
+            else:
+                self.view.admit(self.objects, i, x_i)
+                self.objects.update(i, y_new)
             parts.append(self._notify(i, x_i, y_old, y_new))
-        return _concat(parts)
+        return _concat(parts, 2 * self.subscriptions.dims)
 
     def _notify(self, i: int, x_i: float, y_old: float, y_new: float) -> tuple:
         # Fewer objects lie below the lower value, so its influence interval is the wider.
-        z = min(y_old, y_new)
-        L = self.objects.first_k(x_i, z, WEST, self.k, i)
-        R = self.objects.first_k(x_i, z, EAST, self.k, i)
-        lo, hi = regions.influence_interval(x_i, L, R, self.k)
-        _, candidates = self.subscriptions.report(np.array([[lo, x_i, x_i, hi]]))
+        candidates = self.queries.candidates(self, i, x_i, min(y_old, y_new))
         lists = self.lists
         rows = lists.rows(candidates)
-        where, ask = _affected(lists.row_ids, lists.row_ys, rows, i, y_old, y_new)
+        where, case = _affected(lists.row_ids, lists.row_ys, rows, i, y_old, y_new)
+        if not self.queries.paper:  # lists i enters, lists keeping it, lists asked
+            order = np.argsort(np.where(case == DECIDES, 2, case > ENTERS), kind="stable")
+            where, case = where[order], case[order]
         target = candidates[where]
         obj = np.full(len(target), i, np.int64)
         y = np.full(len(target), y_new)
         evict = np.full(len(target), -1, np.int64)
         # A full list that keeps i at a higher value: does an object outside it now rank
         # above i? The min_y over its range, above the list's current k-th, answers.
-        ask = np.flatnonzero(ask)
-        h = self._replacements(candidates, where[ask])
+        h = np.full(len(candidates), -1, np.int64)
+        asked = self._asked(len(candidates), where, case)
+        h[asked] = self._min_y(candidates[asked])
+        ask = np.flatnonzero(case >= KNOWN)
+        h = h[where[ask]]
         y_h = self.objects.y[h]
         beats = (h >= 0) & (h != i) & ((y_h < y_new) | ((y_h == y_new) & (h < i)))
         obj[ask[beats]], y[ask[beats]], evict[ask[beats]] = h[beats], y_h[beats], i
         lists.apply(target, obj, y, evict)  # the server's copy stays in step
-        return target, obj, self.objects.x[obj], y, evict
+        x = self.objects.x[obj]
+        return target, obj, x if x.ndim == 1 else x[:, 0], y, evict
 
-    def _replacements(self, candidates: np.ndarray, asked: np.ndarray) -> np.ndarray:
-        """The best object above the k-th of each list ``candidates[asked]`` (-1: none).
-        The paper's procedure processes every candidate: one min_y each."""
-        return self._min_y(candidates)[asked]
+    def _asked(self, n: int, where: np.ndarray, case: np.ndarray) -> np.ndarray:
+        """The candidates (positions) whose ``min_y`` is asked. The paper's procedure
+        processes every candidate: one min_y each; without it, a full list holding i
+        that i may leave (i is its k-th, or falls past it)."""
+        return np.arange(n) if self.queries.paper else where[case == DECIDES]
 
     def _min_y(self, t: np.ndarray) -> np.ndarray:
         """One ``min_y(σ_j, above S_j's k-th)`` per subscription of ``t`` (counted each)."""
-        subs, lists, k = self.subscriptions, self.lists, self.k
+        lists, k = self.lists, self.k
         rows = lists.rows(t)
-        return self.objects.min_y_many(
-            subs.l[t], subs.r[t], lists.row_ys[rows, k - 1], lists.row_ids[rows, k - 1]
-        )
+        kth_y, kth_id = lists.row_ys[rows, k - 1], lists.row_ids[rows, k - 1]
+        return self.queries.min_y(self.objects, self.lo[t], self.hi[t], kth_y, kth_id)
 
 
 class UnicastLazy(Unicast):
-    """Unicast asking ``min_y`` only where the outcome depends on it: a full list that
+    """Unicast asking ``min_y`` only where the outcome may depend on it: a full list that
     holds i and is lowered. Sends the same messages as :class:`Unicast`."""
 
     family = "unicast-lazy"
 
-    def _replacements(self, candidates: np.ndarray, asked: np.ndarray) -> np.ndarray:
-        return self._min_y(candidates[asked])
+    def _asked(self, n: int, where: np.ndarray, case: np.ndarray) -> np.ndarray:
+        return where[case >= KNOWN]
 
 
-def _concat(parts: list[tuple]) -> Messages:
+def _concat(parts: list[tuple], width: int) -> Messages:
     if not parts:
-        return Messages.empty()
+        e = np.empty(0, np.int64)
+        return Messages(np.empty((0, width)), e, np.empty(0), np.empty(0), e, e.copy())
     target, obj, x, y, evict = (np.concatenate(p) for p in zip(*parts, strict=True))
-    rects = np.zeros((len(obj), 4))
-    return Messages(rects, obj, x, y, target=target, evict=evict)
+    return Messages(np.zeros((len(obj), width)), obj, x, y, target=target, evict=evict)
+
+
+#: ``_affected``'s cases of a list that changes: i ENTERS it; it holds i and KEEPS it
+#: with nothing to ask (a list with room, or i raised); a full list holding a lowered i
+#: keeps it below its k-th (KNOWN: no object outside can rank above i), or may lose it
+#: (DECIDES: i is its k-th or falls past it, and the min_y answer decides)
+ENTERS, KEEPS, KNOWN, DECIDES = 0, 1, 2, 3
 
 
 @numba.njit(cache=True)
 def _affected(ids, ys, candidates, i, y_old, y_new):
     """The positions (in ``candidates``, the candidates' list rows) of the subscriptions
-    whose lists change, and for each whether it is a full list keeping i at a higher
-    value (whose replacement the answer of a min_y decides)."""
+    whose lists change, and the case of each."""
     n = len(candidates)
     where = np.empty(n, np.int64)
-    ask = np.zeros(n, np.bool_)
+    case = np.empty(n, np.int8)
     count = 0
     k = ids.shape[1]
     for c in range(n):
@@ -168,68 +254,18 @@ def _affected(ids, ys, candidates, i, y_old, y_new):
         for s in range(k):
             if ids[j, s] == i:
                 pos = s
+        kth_y, kth_id = ys[j, k - 1], ids[j, k - 1]
+        below_kth = y_new < kth_y or (y_new == kth_y and i < kth_id)
         if y_new < y_old:  # rank-raising: i enters or moves up
-            kth_y, kth_id = ys[j, k - 1], ids[j, k - 1]
-            if pos < 0 and not (y_new < kth_y or (y_new == kth_y and i < kth_id)):
+            if pos < 0 and not below_kth:
                 continue
+            case[count] = ENTERS if pos < 0 else KEEPS
         else:  # rank-lowering: only lists holding i change
             if pos < 0:
                 continue
-            if ids[j, k - 1] >= 0:  # a full list: does i keep its place?
-                ask[count] = True
+            case[count] = KEEPS
+            if kth_id >= 0:  # a full list: does i keep its place?
+                case[count] = KNOWN if kth_id != i and below_kth else DECIDES
         where[count] = c
         count += 1
-    return where[:count], ask[:count]
-
-
-def lazy_messages(lists: TopKLists, subs: np.ndarray, k: int, i: int, y_old: float,
-                  y_new: float, successor) -> tuple[np.ndarray, ...]:  # fmt: skip
-    """``unicast-lazy``'s messages for ``Upd(i, y_old → y_new)`` given the candidate
-    subscriptions ``subs`` (those whose range holds i), applied to the server's copy
-    ``lists`` as sent: ``(target, obj, y, evict)``.  ``successor(j, kth_y, kth_id)`` is
-    the ``min_y`` over subscription j's range above its k-th and that object's y (the
-    object entering j's list if i leaves it; -1 if none), asked only for a full list
-    that holds i and is lowered.  Shared by the 1.5-d and the d-dimensional box subscriptions, whose
-    candidates and ``min_y`` differ (``range15d.approaches``, ``boxes.approaches``)."""
-    rows = lists.rows(subs)
-    ids, ys = lists.row_ids[rows].astype(np.int64), lists.row_ys[rows]
-    full = ids[:, k - 1] >= 0
-    kth_y, kth_id = ys[:, k - 1], ids[:, k - 1]
-    held = (ids == i).any(axis=1)
-    new_below_kth = (y_new < kth_y) | ((y_new == kth_y) & (i < kth_id))
-    target, obj, yv, evict = [], [], [], []
-    # not held: i enters when it beats the k-th (or the list has room)
-    enter = ~held & (~full | new_below_kth) & np.isfinite(y_new)
-    # held: a list with room keeps i (or drops it at inf) with nothing to add; a raised i
-    # keeps its place; a lowered i that stays below the k-th (not itself the k-th) too
-    lowered = y_new > y_old
-    stay = held & (~full | (y_new < y_old) | (lowered & (kth_id != i) & new_below_kth))
-    for mask, evicts in ((enter, np.where(full, kth_id, -1)), (stay, np.full(len(subs), -1))):
-        if mask.any():
-            target.append(subs[mask])
-            obj.append(np.full(mask.sum(), i))
-            yv.append(np.full(mask.sum(), y_new))
-            evict.append(evicts[mask])
-    for j in np.flatnonzero(held & full & lowered & ~stay).tolist():
-        # a full list that may lose i: one min_y over its range for its successor
-        sj = int(subs[j])
-        h, h_y = successor(sj, float(kth_y[j]), int(kth_id[j]))
-        if h < 0 or h == i:  # nothing beats i's new value: i keeps the k-th place
-            h, h_y, h_evict = i, y_new, -1
-        else:
-            h_evict = i
-        target.append(np.array([sj]))
-        obj.append(np.array([h]))
-        yv.append(np.array([h_y]))
-        evict.append(np.array([h_evict]))
-    if not target:
-        e = np.empty(0, np.int64)
-        return e, e, np.empty(0), e
-    out = (
-        np.concatenate(target).astype(np.int64),
-        np.concatenate(obj).astype(np.int64),
-        np.concatenate(yv).astype(np.float64),
-        np.concatenate(evict).astype(np.int64),
-    )
-    lists.apply(*out)
-    return out
+    return where[:count], case[:count]

@@ -41,6 +41,8 @@ from cnsim.subscriptions.covering import INDEXES
 from cnsim.subscriptions.covering.base import MAX_ATTRIBUTES
 from cnsim.subscriptions.kinds import KINDS
 from cnsim.subscriptions.kinds.base import DEFAULT
+from cnsim.subscriptions.kinds.box import MAX_DIMS
+from cnsim.subscriptions.kinds.range15d import DATASETS as DATASETS_15D
 from cnsim.subscriptions.ranked import REGISTRY as RANKED_INDEXES
 from cnsim.subscriptions.ranked.scores import SCORE_MODELS
 from cnsim.subscriptions.trace import TABLE_SUFFIXES, describe_format, read_event_trace
@@ -50,8 +52,6 @@ from cnsim.subscriptions.workload import (
     UPDATE_MODELS,
     Y_DISTRIBUTIONS,
 )
-from cnsim.subscriptions.workload_15d import DATASETS as DATASETS_15D
-from cnsim.subscriptions.workload_boxes import MAX_DIMS
 
 DEFAULT_BOX_BUDGET = 2_000_000  # [algorithm] box_budget (docs/DESIGN_NOTES.md: d-dimensional boxes)
 
@@ -77,7 +77,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
             high=0.95,
             doc="box, content-based: share of commands unsubscribing",
         ),
-        # 1.5-d range subscriptions (seed 003 appendix D; cnsim/subscriptions/workload_15d.py)
+        # 1.5-d range subscriptions (seed 003 appendix D; cnsim/subscriptions/kinds/range15d.py)
         "kind": Key(
             str,
             "range",
@@ -86,7 +86,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
         ),  # fmt: skip
         "dataset": Key(str, "DS#1", DATASETS_15D, doc="range-1.5d: how [l1, r1] is drawn"),
         "cover": Key(int, None, low=1, doc="range-1.5d DS#2/DS#3: objects a range covers"),
-        # d-dimensional box subscriptions (seed 003 §IV-C; cnsim/subscriptions/workload_boxes.py)
+        # d-dimensional box subscriptions (seed 003 §IV-C; cnsim/subscriptions/kinds/box.py)
         "dims": Key(
             int,
             None,

@@ -360,8 +360,8 @@ def _check_exact(report: Report, name: str, b: int, delivery: Delivery, affected
 
 
 def _check_once(report: Report, name: str, b: int, d: Delivery) -> None:
-    """1.5-d (verify_15d's check): no subscription hears of one object twice in an
-    event (the boxes of one object are disjoint)."""
+    """Kinds declaring ``one_message_per_object`` (1.5-d: the boxes of one object are
+    disjoint): no subscription hears of one object twice in an event."""
     pairs = d.subs.astype(np.int64) * (int(d.obj.max(initial=0)) + 1) + d.obj
     if len(np.unique(pairs)) != len(pairs):
         report.fail(name, "one-message-per-object", b, "a subscription heard of an object twice")

@@ -74,12 +74,16 @@ class TopKLists:
         max_id: int | None = None,
     ) -> TopKLists:
         """Every subscription's true top-k over objects ``(x, y)``, stored in
-        ``layout``; ids compact enough for ``max_id`` (default: the objects' ids)."""
+        ``layout``; ids compact enough for ``max_id`` (default: the objects' ids).
+        ``x`` (n,) with ranges ``[l, r]`` (m,), or the objects' points ``x`` (n, a) with
+        boxes ``[l, r]`` (m, a) (:func:`box_top_k`; a box over one attribute is a range)."""
         if layout is not None:
             l, r = l[layout.order], r[layout.order]
-        dtype = id_dtype(len(x) - 1 if max_id is None else max_id)
-        ids, ys = range_top_k(x, y, l, r, k, dtype)
-        return cls(ids, ys, layout)
+        dtype = id_dtype(len(y) - 1 if max_id is None else max_id)
+        if np.ndim(x) == 2 and np.shape(x)[1] == 1:
+            x, l, r = x[:, 0], l[:, 0], r[:, 0]
+        top_k = range_top_k if np.ndim(x) == 1 else box_top_k
+        return cls(*top_k(x, y, l, r, k, dtype), layout)
 
     @property
     def k(self) -> int:
@@ -320,3 +324,44 @@ def _query_all(tree_ids, tree_ys, n, lo, hi, k, out_i, out_y):
                 _merge_into(out_i[j], out_y[j], tree_ids[b], tree_ys[b], k)
             a //= 2
             b //= 2
+
+
+def box_top_k(points, y, lo, hi, k, dtype=np.int64) -> tuple[np.ndarray, np.ndarray]:
+    """For each box ``[lo_j, hi_j]`` over the objects' attributes (``lo``, ``hi``: (m, a);
+    ``points``: (ids, a)), the ids (of type ``dtype``) and y-values of the k objects with
+    the smallest y inside it, sorted by (y, id), padded with ``(-1, inf)``: the live
+    objects in (y, id) order, the first k inside each box (numba)."""
+    y = np.asarray(y, np.float64)
+    order = np.lexsort((np.arange(len(y)), y))
+    order = order[np.isfinite(y[order])]
+    ids, ys = _scan_boxes(
+        np.ascontiguousarray(np.asarray(points, np.float64)[order]),
+        y[order],
+        order.astype(np.int64),
+        np.ascontiguousarray(lo, np.float64),
+        np.ascontiguousarray(hi, np.float64),
+        k,
+    )
+    return ids.astype(dtype), ys
+
+
+@numba.njit(cache=True)
+def _scan_boxes(sp, sy, sid, lo, hi, k):  # pragma: no cover - numba
+    m, a = lo.shape
+    out_i = np.full((m, k), -1, np.int64)
+    out_y = np.full((m, k), np.inf)
+    for j in range(m):
+        c = 0
+        for p in range(len(sy)):
+            inside = True
+            for t in range(a):
+                if not (lo[j, t] <= sp[p, t] <= hi[j, t]):
+                    inside = False
+                    break
+            if inside:
+                out_i[j, c] = sid[p]
+                out_y[j, c] = sy[p]
+                c += 1
+                if c == k:
+                    break
+    return out_i, out_y

@@ -72,8 +72,7 @@ def generate_subscriptions(
       one dropped, so they fall midway between object clusters.
     """
     if distribution == "uniform":
-        a, b = rng.random(m), rng.random(m)
-        return np.minimum(a, b), np.maximum(a, b)
+        return sorted_pairs(rng, m)
     if distribution == "clustered":
         return _clustered(rng, m, spread / 4)
     if distribution in ("correlated", "anti-correlated"):
@@ -87,9 +86,15 @@ def generate_subscriptions(
     raise ValueError(f"unknown subscription distribution {distribution!r}")
 
 
+def sorted_pairs(rng: np.random.Generator, shape) -> tuple[np.ndarray, np.ndarray]:
+    """The smaller and the larger of two uniform draws of ``shape`` each: uniform ranges
+    ``l <= r`` (per attribute, for boxes)."""
+    a, b = rng.random(shape), rng.random(shape)
+    return np.minimum(a, b), np.maximum(a, b)
+
+
 def _clustered(rng: np.random.Generator, m: int, sigma: float) -> tuple[np.ndarray, np.ndarray]:
-    a, b = rng.random(N_CLUSTERS), rng.random(N_CLUSTERS)
-    centres = np.stack([np.minimum(a, b), np.maximum(a, b)], axis=1)
+    centres = np.stack(sorted_pairs(rng, N_CLUSTERS), axis=1)
     l, r = np.empty(m), np.empty(m)
     filled = 0
     while filled < m:

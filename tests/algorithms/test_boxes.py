@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from paint_oracle import check_boxes
 
 from cnsim.algorithms.boxes import regions
 from cnsim.algorithms.boxes.paint import PaintDenseBoxes, PaintSparseBoxes
 from cnsim.errors import InputError
 from cnsim.server.object_index_d import ObjectIndexD
-from cnsim.simulations.verify_boxes import verify_boxes
 from cnsim.subscriptions.space_boxes import BoxSubscriptions
 
 
@@ -43,7 +43,7 @@ def tie_heavy(seed, n, m, k, d, events, grid):
     grid=st.integers(2, 5),
 )
 def test_exact_on_small_instances_with_ties(seed, d, n, m, k, grid):
-    report = verify_boxes(*tie_heavy(seed, n, m, k, d, 8, grid))
+    report = check_boxes(*tie_heavy(seed, n, m, k, d, 8, grid))
     # every check but the message count, which Paint-Sparse can exceed (the next test)
     failed = [f for f in report.failures if f[2] != "sparse-not-more-than-dense"]
     assert not failed, report.text()
@@ -55,7 +55,7 @@ def test_paint_sparse_can_send_more_boxes_than_paint_dense():
     event 4 has more boxes than Paint-Dense's, while every notification stays the same.
     In 1-d Paint-Sparse never sends more messages than Paint-Dense; over boxes it can
     (which step of the pruning and merging adds the box is not analysed yet)."""
-    report = verify_boxes(*tie_heavy(3810707, 11, 148, 2, 3, 8, 4))
+    report = check_boxes(*tie_heavy(3810707, 11, 148, 2, 3, 8, 4))
     assert report.failures == [(4, "paint-sparse", "sparse-not-more-than-dense")]
     assert report.delivered["paint-dense"] == report.delivered["paint-sparse"]
 
@@ -69,7 +69,7 @@ def test_exact_on_a_seeded_uniform_run(d, n, k):
     ev = [(int(rng.integers(n)), float(rng.random())) for _ in range(25)]
     ev += [(int(rng.integers(n)), np.inf) for _ in range(3)]  # deletes ...
     ev += [(i, float(rng.random())) for i, _ in ev[-3:]]  # ... and re-inserts
-    report = verify_boxes(x, y, np.minimum(a, b), np.maximum(a, b), k, ev)
+    report = check_boxes(x, y, np.minimum(a, b), np.maximum(a, b), k, ev)
     assert report.ok, report.text()
     assert report.events == len(ev)
     assert report.delivered["paint-sparse"] == report.delivered["paint-dense"] > 0
@@ -97,7 +97,7 @@ def test_verify_catches_a_missing_gain_box(monkeypatch):
         return boxes[:-1] if h >= 0 else boxes
 
     monkeypatch.setattr(PaintDenseBoxes, "region", short)
-    assert ("paint-dense", "lists") in failed(verify_boxes(*small_run()))
+    assert ("paint-dense", "lists") in failed(check_boxes(*small_run()))
 
 
 def test_verify_catches_a_region_one_count_too_wide(monkeypatch):
@@ -108,7 +108,7 @@ def test_verify_catches_a_region_one_count_too_wide(monkeypatch):
         return original(self, x_i, P, lo, hi + 1 if h < 0 else hi, h)
 
     monkeypatch.setattr(PaintDenseBoxes, "region", wide)
-    assert ("paint-dense", "exact-notifies-affected-only") in failed(verify_boxes(*small_run()))
+    assert ("paint-dense", "exact-notifies-affected-only") in failed(check_boxes(*small_run()))
 
 
 def test_d1_agrees_with_the_1d_paint_dense():

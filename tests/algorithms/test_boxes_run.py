@@ -8,19 +8,16 @@ import pytest
 
 import cnsim
 from cnsim.algorithms.base import ServerView
-from cnsim.algorithms.boxes.approaches import (
-    CNRelaxBoxes,
-    PaintDenseBoxesApproach,
-    PaintSparseBoxesApproach,
-    UnicastBoxes,
-)
+from cnsim.algorithms.cn_relax import CNRelax
+from cnsim.algorithms.paint_kinds import KindPaintDense, KindPaintSparse
 from cnsim.algorithms.registry import make_approach
+from cnsim.algorithms.unicast import Unicast
 from cnsim.errors import ConfigError
 from cnsim.simulations.oracle import true_top_k as true_top_k_boxes
 from cnsim.simulations.seeds import Seeds
 from cnsim.simulations.world import build_workload
+from cnsim.subscriptions.lists import box_top_k
 from cnsim.subscriptions.space_boxes import BoxSubscriptions
-from cnsim.subscriptions.workload_boxes import extend_attributes, initial_top_k_boxes
 
 
 def scenario(**over):
@@ -112,18 +109,6 @@ def test_workload_attributes_and_boxes():
     assert np.array_equal(w1.l[:, 0], r1.l) and np.array_equal(w1.r[:, 0], r1.r)
 
 
-def test_extend_attributes_draws_only_for_new_ids():
-    rng = np.random.default_rng(0)
-    xd = rng.random((5, 3))
-    assert extend_attributes(rng, xd, np.array([0, 4, 2]), np.zeros(3)) is xd
-    state = rng.bit_generator.state
-    grown = extend_attributes(rng, xd, np.array([1, 5, 6, 6]), np.array([0.1, 0.2, 0.3, 0.3]))
-    assert grown.shape == (7, 3) and np.array_equal(grown[:5], xd)
-    assert np.array_equal(grown[5:, 0], [0.2, 0.3])
-    rng.bit_generator.state = state
-    assert np.array_equal(grown[5:, 1:], rng.random((2, 2)))
-
-
 @pytest.mark.parametrize("d", [1, 2, 3])
 def test_initial_lists_equal_the_full_scan_oracle(d):
     rng = np.random.default_rng(d)
@@ -134,7 +119,7 @@ def test_initial_lists_equal_the_full_scan_oracle(d):
     a, b = rng.random((m, d)), rng.random((m, d))
     l, r = np.minimum(a, b), np.maximum(a, b)
     for k in (1, 3, 7):
-        got = initial_top_k_boxes(x, y, l, r, k)
+        got = box_top_k(x, y, l, r, k)
         want = true_top_k_boxes(x, y, l, r, k)
         assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
 
@@ -152,7 +137,7 @@ def test_registry_builds_the_box_classes_and_they_keep_lists_exact(d):
     view, xd = _view(d)
     built = {name: make_approach(name, view) for name in
              ("paint-dense", "paint-sparse", "unicast", "cn-relax")}  # fmt: skip
-    kinds = (PaintDenseBoxesApproach, PaintSparseBoxesApproach, UnicastBoxes, CNRelaxBoxes)
+    kinds = (KindPaintDense, KindPaintSparse, Unicast, CNRelax)
     assert all(isinstance(a, c) for a, c in zip(built.values(), kinds, strict=True))
     assert built["cn-relax"].spec.entry == "publisher" and not built["cn-relax"].exact
     assert built["unicast"].spec.message == "targeted"

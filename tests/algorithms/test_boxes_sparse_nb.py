@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from paint_oracle import check_boxes
 
 from cnsim.algorithms.boxes import regions
 from cnsim.algorithms.boxes.paint import PaintDenseBoxes, PaintSparseBoxes
 from cnsim.server.object_index_d import ObjectIndexD
-from cnsim.simulations.verify_boxes import verify_boxes
 from cnsim.subscriptions.space_boxes import (
     BoxSubscriptions,
     any_in_box,
@@ -178,13 +178,13 @@ def clustered(seed, d, n, m, k, events):
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), d=st.integers(1, 3), k=st.integers(1, 3))
 def test_skipping_sweep_objects_is_exact_by_the_oracle(seed, d, k):
-    report = verify_boxes(*clustered(seed, d, 24, 120, k, 10))
+    report = check_boxes(*clustered(seed, d, 24, 120, k, 10))
     assert report.ok, report.text()
 
 
 def test_skipping_examines_fewer_objects_with_the_same_deliveries():
     x, y, lo, hi, k, ev = clustered(5, 2, 60, 200, 2, 40)
-    report = verify_boxes(x, y, lo, hi, k, ev)
+    report = check_boxes(x, y, lo, hi, k, ev)
     assert report.ok, report.text()
     assert report.delivered["paint-sparse"] == report.delivered["paint-dense"] > 0
     dense = PaintDenseBoxes(ObjectIndexD(x, y), k)
@@ -199,7 +199,7 @@ def test_the_oracle_catches_a_too_narrow_skip(monkeypatch):
     # Skipping every sweep object (a test that is not sound) loses gains: the oracle says so.
     monkeypatch.setattr(PaintSparseBoxes, "_relevant", lambda self, order: order[:0])
     x, y, lo, hi, k, ev = clustered(5, 2, 60, 200, 2, 40)
-    report = verify_boxes(x, y, lo, hi, k, ev)
+    report = check_boxes(x, y, lo, hi, k, ev)
     assert ("paint-sparse", "lists") in {(a, c) for _, a, c in report.failures}
 
 

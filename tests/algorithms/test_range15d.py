@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from paint_oracle import check_15d
 
 from cnsim.algorithms.range15d import paint, regions
-from cnsim.simulations.verify_15d import verify_15d
 from cnsim.subscriptions.generators.datasets_15d import subscriptions
 
 
@@ -37,7 +37,7 @@ def tie_heavy(seed, n, m, k, events, grid):
     bounds=st.sampled_from(["tight", "lazy"]),
 )
 def test_exact_on_small_instances_with_ties(seed, n, m, k, grid, bounds):
-    report = verify_15d(*tie_heavy(seed, n, m, k, 15, grid), bounds=bounds)
+    report = check_15d(*tie_heavy(seed, n, m, k, 15, grid), bounds=bounds)
     assert report.ok, report.text()
 
 
@@ -50,7 +50,7 @@ def test_exact_on_a_longer_seeded_run(dataset):
     ev = [(int(rng.integers(n)), float(rng.random())) for _ in range(150)]
     ev += [(int(rng.integers(n)), np.inf) for _ in range(10)]  # deletes ...
     ev += [(i, float(rng.random())) for i, _ in ev[-10:]]  # ... and re-inserts
-    report = verify_15d(x1, x2, y, l, r, v, k, ev)
+    report = check_15d(x1, x2, y, l, r, v, k, ev)
     assert report.ok, report.text()
     assert report.events == len(ev)
     # Subscription-aware: fewer messages for the same deliveries.
@@ -74,7 +74,7 @@ def failed_checks(report):
 def test_verify_catches_a_missing_gain(monkeypatch):
     original = regions.difference
     monkeypatch.setattr(regions, "difference", lambda *a: original(*a)[:-1])
-    assert ("paint-dense", "lists") in failed_checks(verify_15d(*small()))
+    assert ("paint-dense", "lists") in failed_checks(check_15d(*small()))
 
 
 def test_verify_catches_overlapping_slabs(monkeypatch):
@@ -85,7 +85,7 @@ def test_verify_catches_overlapping_slabs(monkeypatch):
         return original([(lo, hi if hi == np.inf else hi + 0.01, rs) for lo, hi, rs in pieces])
 
     monkeypatch.setattr(regions, "stack", overlapping)
-    checks = failed_checks(verify_15d(*small()))
+    checks = failed_checks(check_15d(*small()))
     assert ("paint-dense", "exact-notifies-affected-only") in checks
     assert ("paint-dense", "one-message-per-object") in checks
 
@@ -101,7 +101,7 @@ def test_verify_catches_sparse_skipping_too_much(monkeypatch):
         return max(rect[0], l_min), min(rect[1], r_max), rect[2], min(rect[3], v_max)
 
     monkeypatch.setattr(paint.PaintSparse15, "search_rect", own_slab)
-    assert ("paint-sparse", "lists") in failed_checks(verify_15d(*small()))
+    assert ("paint-sparse", "lists") in failed_checks(check_15d(*small()))
 
 
 def test_sparse_skips_exposed_objects_and_snaps():

@@ -8,9 +8,10 @@ import pytest
 
 import cnsim
 from cnsim.errors import ConfigError
+from cnsim.simulations.oracle import true_top_k
 from cnsim.simulations.runner import Simulation
-from cnsim.simulations.verify_15d import true_top_k_15d
-from cnsim.subscriptions.workload_15d import generate_subscriptions_15d, initial_top_k_15d
+from cnsim.subscriptions.kinds.range15d import attribute_boxes, attribute_points, draw_ranges
+from cnsim.subscriptions.lists import box_top_k
 
 APPROACHES = ["paint-dense", "paint-sparse", "unicast", "cn-relax"]
 
@@ -75,11 +76,12 @@ def test_initial_lists_equal_the_full_scan_oracle():
     y[rng.random(n) < 0.1] = np.inf
     y[:20] = 0.5  # ties in y, broken by id
     for dataset in ("DS#1", "DS#2", "DS#3"):
-        l, r, v = generate_subscriptions_15d(rng, m, dataset, x1, cover=15)
+        l, r, v = draw_ranges(rng, m, dataset, x1, cover=15)
         assert (l <= r).all()
+        points, (lo, hi) = attribute_points(x1, x2), attribute_boxes(l, r, v)
         for k in (1, 4, 9):
-            got = initial_top_k_15d(x1, x2, y, l, r, v, k)
-            want = true_top_k_15d(x1, x2, y, l, r, v, k)
+            got = box_top_k(points, y, lo, hi, k)
+            want = true_top_k(points, y, lo, hi, k)
             assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
 
 

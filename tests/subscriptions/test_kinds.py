@@ -59,15 +59,10 @@ def test_points_of_s_and_boxes_over_attributes_agree(name):
 
 def _reach(name, w, o, index):
     """The subscriptions CN-Relax's message for object o reaches, through the index."""
-    from cnsim.algorithms.range15d.approaches import reach_box
-    from cnsim.subscriptions.space_boxes import reach_boxes
+    from cnsim.algorithms.messages import reach
 
-    if name == "range":
-        rect = np.array([[-np.inf, w.x[o], w.x[o], np.inf]])
-    elif name == "range-1.5d":
-        rect = reach_box(w.x[[o]], w.x2[[o]])
-    else:
-        rect = reach_boxes(w.xd[[o]])
+    x = np.concatenate([w.x, np.full(len(w.events.obj), np.nan)])
+    rect = reach(w.kind.object_points(w, x)[[o]], index.lower_open)
     offsets, ids = index.report(rect)
     return ids[offsets[0] : offsets[1]]
 
@@ -141,3 +136,20 @@ def test_load_split_zones_deliver_as_the_ideal_cn(name):
     )
     report = cnsim.verify(sc)
     assert report.ok, report.text()
+
+
+def test_attributes_are_drawn_one_row_per_id_in_id_order():
+    from cnsim.subscriptions.kinds.base import attributes
+    from cnsim.subscriptions.workload import Events
+
+    def events(obj, x):
+        e = np.zeros(0, np.int64)
+        return Events(e, e, np.array(obj), np.array(x), np.zeros(len(x)), np.zeros(len(x)))
+
+    x = np.linspace(0.1, 0.5, 5)
+    kept = attributes(np.random.default_rng(0), x, events([0, 4, 2], [0.0, 0.0, 0.0]), 2)
+    assert np.array_equal(kept[:, 0], x)  # no new id: x, and one row of draws per object
+    assert np.array_equal(kept[:, 1:], np.random.default_rng(0).random((5, 2)))
+    grown = attributes(np.random.default_rng(0), x, events([1, 5, 6, 6], [0.9, 0.2, 0.3, 0.3]), 2)
+    assert np.array_equal(grown[:, 0], [*x, 0.2, 0.3])  # a new id's x from its event
+    assert np.array_equal(grown[:5], kept)  # the initial objects' rows are unchanged

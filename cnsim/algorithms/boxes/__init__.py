@@ -1,6 +1,7 @@
 """d-dimensional box subscriptions (seed 003 §IV-C, Theorem 8): Paint-Dense and
 Paint-Sparse. The paper only sketches this case; the design below is ours, and
-its exactness is checked by the oracle of :mod:`cnsim.simulations.verify_boxes`.
+its exactness is checked by the one brute-force oracle (:mod:`cnsim.simulations.oracle`:
+``cnsim verify``, and ``tests/algorithms/paint_oracle.py``).
 
 Notation. Object i is ``(x_i, y_i)`` with ``x_i = (x_i1..x_id)``; subscription j is
 the box ``σ_j = [l_j1, r_j1] × … × [l_jd, r_jd]`` and keeps the k objects of σ_j

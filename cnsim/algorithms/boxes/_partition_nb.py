@@ -85,6 +85,21 @@ def _grow(arr, need):
 
 
 @numba.njit(cache=True)
+def _node(nodes, key, node_c0, node_c1, node_child, n_nodes):
+    """The node of ``key`` = ``(axis, c0, c1, child)``, made on first use: its id, the
+    node columns (grown when it is made) and the node count."""
+    j = nodes.get(key, -1)
+    if j >= 0:
+        return j, node_c0, node_c1, node_child, n_nodes
+    node_c0 = _grow(node_c0, n_nodes + 1)
+    node_c1 = _grow(node_c1, n_nodes + 1)
+    node_child = _grow(node_child, n_nodes + 1)
+    node_c0[n_nodes], node_c1[n_nodes], node_child[n_nodes] = key[1], key[2], key[3]
+    nodes[key] = n_nodes
+    return n_nodes, node_c0, node_c1, node_child, n_nodes + 1
+
+
+@numba.njit(cache=True)
 def partition_nb(ranks, cap, s, lo, hi, budget):
     """``(cells (M, D, 2), work, overflow)``: the boxes of :func:`regions.partition`
     (``budget < 0``: none). The reference's recursion, run on an explicit stack of at
@@ -202,18 +217,9 @@ def _partition(ranks, cap, s, lo, hi, budget, sparse, table, t_start, t_end, t_l
                 if lo <= 0 or under >= lo:
                     child = -1  # the rest: s..cap on every axis from a
                     for b in range(D - 1, a - 1, -1):
-                        key = (b, s[b], cap[b], child)
-                        if key in nodes:
-                            child = nodes[key]
-                        else:
-                            node_c0 = _grow(node_c0, n_nodes + 1)
-                            node_c1 = _grow(node_c1, n_nodes + 1)
-                            node_child = _grow(node_child, n_nodes + 1)
-                            node_c0[n_nodes], node_c1[n_nodes] = s[b], cap[b]
-                            node_child[n_nodes] = child
-                            nodes[key] = n_nodes
-                            child = n_nodes
-                            n_nodes += 1
+                        child, node_c0, node_c1, node_child, n_nodes = _node(
+                            nodes, (b, s[b], cap[b], child), node_c0, node_c1, node_child,
+                            n_nodes)  # fmt: skip
                     ret = np.empty(1, np.int64)
                     ret[0] = child
                     phase = RETURN
@@ -229,18 +235,8 @@ def _partition(ranks, cap, s, lo, hi, budget, sparse, table, t_start, t_end, t_l
                 if c_lo > c_hi:
                     ret = np.empty(0, np.int64)
                 else:
-                    key = (a, c_lo, c_hi, -1)
-                    if key in nodes:
-                        j = nodes[key]
-                    else:
-                        node_c0 = _grow(node_c0, n_nodes + 1)
-                        node_c1 = _grow(node_c1, n_nodes + 1)
-                        node_child = _grow(node_child, n_nodes + 1)
-                        node_c0[n_nodes], node_c1[n_nodes] = c_lo, c_hi
-                        node_child[n_nodes] = -1
-                        nodes[key] = n_nodes
-                        j = n_nodes
-                        n_nodes += 1
+                    j, node_c0, node_c1, node_child, n_nodes = _node(
+                        nodes, (a, c_lo, c_hi, -1), node_c0, node_c1, node_child, n_nodes)
                     ret = np.empty(1, np.int64)
                     ret[0] = j
                 phase = RETURN
@@ -295,18 +291,9 @@ def _partition(ranks, cap, s, lo, hi, budget, sparse, table, t_start, t_end, t_l
                 ret = np.empty(n_out, np.int64)
                 for t in range(n_out):
                     o = out_start[a] + t
-                    key = (a, out_c0[o], out_c1[o], out_child[o])
-                    if key in nodes:
-                        ret[t] = nodes[key]
-                    else:
-                        node_c0 = _grow(node_c0, n_nodes + 1)
-                        node_c1 = _grow(node_c1, n_nodes + 1)
-                        node_child = _grow(node_child, n_nodes + 1)
-                        node_c0[n_nodes], node_c1[n_nodes] = out_c0[o], out_c1[o]
-                        node_child[n_nodes] = out_child[o]
-                        nodes[key] = n_nodes
-                        ret[t] = n_nodes
-                        n_nodes += 1
+                    ret[t], node_c0, node_c1, node_child, n_nodes = _node(
+                        nodes, (a, out_c0[o], out_c1[o], out_child[o]), node_c0, node_c1,
+                        node_child, n_nodes)  # fmt: skip
                 out_top = out_start[a]
                 phase = RETURN
                 continue

@@ -32,6 +32,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from cnsim.algorithms.boxes import regions
+from cnsim.algorithms.messages import Messages
+from cnsim.algorithms.regions import greedy_merge
 from cnsim.errors import InputError
 from cnsim.server.object_index_d import CallCounterD, ObjectIndexD
 from cnsim.subscriptions.space_boxes import BoxSubscriptions, closed_box
@@ -48,6 +50,10 @@ class MessagesD:
 
     def __len__(self) -> int:
         return len(self.obj)
+
+    def as_messages(self) -> Messages:
+        """In the run's columnar form (4d-column boxes; x is x_1)."""
+        return Messages(self.boxes, self.obj, np.ascontiguousarray(self.x[:, 0]), self.y)
 
 
 class _Writer:
@@ -279,37 +285,17 @@ class PaintSparseBoxes(PaintDenseBoxes):
                 if keys[j] not in snaps:
                     self.counter.snap += 1
                 snaps[keys[j]] = (int(counts[t]), lows[t], highs[t])
-        merged: list[np.ndarray] = []
-        current, count = None, 0
+        snapped = []
         held_lo, held_hi = self._held
         for key in keys:
             c, lows, highs = snaps[key]
-            if c == 0:
-                continue
-            np.minimum(held_lo, lows, out=held_lo)
-            np.maximum(held_hi, highs, out=held_hi)
-            box = closed_box(lows, highs)
-            if current is not None:
-                mbox = _enclosing(current, box)
-                if self.snap(mbox)[0] == count + c:
-                    current, count = mbox, count + c
-                    continue
-                merged.append(current)
-            current, count = box, c
-        if current is not None:
-            merged.append(current)
+            if c:
+                np.minimum(held_lo, lows, out=held_lo)
+                np.maximum(held_hi, highs, out=held_hi)
+                snapped.append((closed_box(lows, highs), c))
+        merged = greedy_merge(snapped, lambda box: self.snap(np.array(box))[0])
         if merged:
             super().emit(out, np.array(merged), obj, y)
 
 
 _ABSENT = object()
-
-
-def _enclosing(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """MEB of two message boxes (each side's outer bounds)."""
-    out = np.empty_like(a)
-    out[0::4] = np.minimum(a[0::4], b[0::4])
-    out[1::4] = np.maximum(a[1::4], b[1::4])
-    out[2::4] = np.minimum(a[2::4], b[2::4])
-    out[3::4] = np.maximum(a[3::4], b[3::4])
-    return out

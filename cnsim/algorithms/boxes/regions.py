@@ -134,44 +134,11 @@ class Pruning:
         return self.ask(self.grid.to_boxes([cells])[0])
 
 
-def partition(
-    ranks: np.ndarray,
-    cap: np.ndarray,
-    lo: int,
-    hi: int,
-    start: np.ndarray | None = None,
-    keep=None,
-    budget: int | None = None,
-    engine: str = "numba",
-) -> list[tuple]:
-    """The cells ``c`` with ``start <= c <= cap`` and ``lo <= N(c) <= hi`` (``N``: the
-    points of ``ranks`` dominated by c) as disjoint cell-range boxes, each a tuple of
-    ``(c0, c1)`` per axis (inclusive), in slab order.
-
-    ``keep(ranges)``, given the ranges of the first axes (the rest spanning
-    ``start..cap``), may say a sub-box is not worth partitioning (Paint-Sparse: it
-    holds no subscription); its cells are then left out. ``budget`` bounds the slabs
-    visited: past it :class:`RegionTooLarge` is raised. ``engine``: ``"numba"`` (the
-    kernel of :mod:`._partition_nb`; with ``keep`` a :class:`Pruning`, asked inside the
-    kernel — any other callable ``keep`` runs the reference) or ``"python"`` (the
-    reference); both give the same boxes in the same order and visit the same slabs.
-    """
-    cells = partition_cells(ranks, cap, lo, hi, start, keep, budget, engine)
+def partition(*args, **kwargs) -> list[tuple]:
+    """:func:`partition_work`'s cells (same arguments) as tuples: per box, ``(c0, c1)``
+    per axis."""
+    cells = partition_work(*args, **kwargs)[0]
     return [tuple((int(c0), int(c1)) for c0, c1 in box) for box in cells]
-
-
-def partition_cells(
-    ranks: np.ndarray,
-    cap: np.ndarray,
-    lo: int,
-    hi: int,
-    start: np.ndarray | None = None,
-    keep=None,
-    budget: int | None = None,
-    engine: str = "numba",
-) -> np.ndarray:
-    """:func:`partition` as an ``(M, D, 2)`` int64 array of cell ranges."""
-    return partition_work(ranks, cap, lo, hi, start, keep, budget, engine)[0]
 
 
 def partition_work(
@@ -184,7 +151,18 @@ def partition_work(
     budget: int | None = None,
     engine: str = "numba",
 ) -> tuple[np.ndarray, int]:
-    """:func:`partition_cells` and the slabs it visited."""
+    """The cells ``c`` with ``start <= c <= cap`` and ``lo <= N(c) <= hi`` (``N``: the
+    points of ``ranks`` dominated by c) as disjoint cell-range boxes, an ``(M, D, 2)``
+    int64 array of ``(c0, c1)`` per axis (inclusive) in slab order, and the slabs visited.
+
+    ``keep(ranges)``, given the ranges of the first axes (the rest spanning
+    ``start..cap``), may say a sub-box is not worth partitioning (Paint-Sparse: it
+    holds no subscription); its cells are then left out. ``budget`` bounds the slabs
+    visited: past it :class:`RegionTooLarge` is raised. ``engine``: ``"numba"`` (the
+    kernel of :mod:`._partition_nb`; with ``keep`` a :class:`Pruning`, asked inside the
+    kernel — any other callable ``keep`` runs the reference) or ``"python"`` (the
+    reference); both give the same boxes in the same order and visit the same slabs.
+    """
     if engine not in ENGINES:
         raise InputError(f"partition engine must be one of {ENGINES}, got {engine!r}")
     cap = np.asarray(cap, np.int64)

@@ -14,7 +14,8 @@ wants the k objects with the smallest y (ties by id) among those with
 How the garbled Algorithms 6–11 were rebuilt. The text of appendix D states the
 geometry; the pseudo-code in our copy is partly unreadable, so the algorithms
 here are derived from that geometry and checked against the brute-force oracle
-(:mod:`cnsim.simulations.verify_15d`, ``tests/algorithms/test_range15d.py``):
+(:mod:`cnsim.simulations.oracle` through ``tests/algorithms/paint_oracle.py`` in
+``tests/algorithms/test_range15d.py``, and ``cnsim verify``):
 
 * For a fixed r2 = v the subscriptions see only objects with ``x2 <= v``: the
   problem is the 1-d one over those objects, so IR(i) restricted to r2 = v is the

@@ -54,7 +54,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from cnsim.algorithms.messages import Messages
 from cnsim.algorithms.range15d import regions
+from cnsim.algorithms.regions import greedy_merge
 from cnsim.server.object_index_2d import EAST, WEST, CallCounter2D, ObjectIndex2D
 from cnsim.subscriptions.index import SubscriptionIndex3D, closed_box_15d
 
@@ -77,6 +79,10 @@ class Messages15:
 
     def __len__(self) -> int:
         return len(self.obj)
+
+    def as_messages(self) -> Messages:
+        """In the run's columnar form (6-column boxes; x is x1)."""
+        return Messages(self.boxes, self.obj, self.x1, self.y)
 
 
 class Writer15:
@@ -453,21 +459,4 @@ class PaintSparse15(PaintDense15):
             c, *bounds = self.snap(box)
             if c:
                 snapped.append((closed_box_15d(*bounds), c))
-        super().emit(out, self.greedy_merge(snapped), obj, y)
-
-    def greedy_merge(self, snapped: list[tuple]) -> list[tuple]:
-        """Grow the last output box over the next snapped one whenever the enclosing
-        box reaches only the subscriptions of the two (§III-B)."""
-        merged: list[tuple] = []
-        current, count = None, 0
-        for box, c in snapped:
-            if current is not None:
-                mbox = regions.enclosing_box([current, box])
-                if self.snap(mbox)[0] == count + c:
-                    current, count = mbox, count + c
-                    continue
-                merged.append(current)
-            current, count = box, c
-        if current is not None:
-            merged.append(current)
-        return merged
+        super().emit(out, greedy_merge(snapped, lambda box: self.snap(box)[0]), obj, y)

@@ -144,14 +144,3 @@ def stack(pieces: Iterable[tuple[float, float, list[tuple]]]) -> list[tuple]:
         top = v_hi
     return [tuple(b) for b in out]
 
-
-def enclosing_box(boxes: list[tuple]) -> tuple:
-    """MEB of message boxes (each side's outer bounds)."""
-    return (
-        min(b[0] for b in boxes),
-        max(b[1] for b in boxes),
-        min(b[2] for b in boxes),
-        max(b[3] for b in boxes),
-        min(b[4] for b in boxes),
-        max(b[5] for b in boxes),
-    )

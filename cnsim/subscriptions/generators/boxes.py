@@ -6,12 +6,13 @@ from __future__ import annotations
 import numpy as np
 
 from cnsim.subscriptions.generators.datasets_15d import events as event_stream
+from cnsim.subscriptions.workload import sorted_pairs
 
 
 def workload(d: int, n: int, m: int, events: int, seed: int = 0):
     """x (n, d), y, l (m, d), r (m, d) and the event stream [(object, new y)]."""
     rng = np.random.default_rng([seed, d])
     x, y = rng.random((n, d)), rng.random(n)
-    a, b = rng.random((m, d)), rng.random((m, d))
+    l, r = sorted_pairs(rng, (m, d))
     stream = event_stream(y, events, np.random.default_rng([seed, d, 7]))
-    return x, y, np.minimum(a, b), np.maximum(a, b), stream
+    return x, y, l, r, stream

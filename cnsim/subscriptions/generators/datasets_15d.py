@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
-DATASETS = ["DS#1", "DS#2", "DS#3"]
+from cnsim.subscriptions.kinds.range15d import DATASETS, draw_ranges
+
+__all__ = ["DATASETS", "events", "objects", "subscriptions"]
 
 
 def objects(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -18,20 +20,9 @@ def subscriptions(
     dataset: str, m: int, x1: np.ndarray, rng: np.random.Generator, cover: dict | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """l1, r1, r2 of m subscriptions of ``dataset`` (DS#1, DS#2 or DS#3) over objects
-    with x1-values ``x1``; ``cover`` overrides the objects DS#2/DS#3 cover."""
-    cover = cover or {"DS#2": 1_000, "DS#3": 100}
-    if dataset == "DS#1":
-        a, b = rng.random(m), rng.random(m)
-        l, r = np.minimum(a, b), np.maximum(a, b)
-    elif dataset in cover:
-        xs = np.sort(x1)
-        l = rng.random(m)
-        first = np.searchsorted(xs, l, side="left")
-        r = xs[np.minimum(first + cover[dataset] - 1, len(xs) - 1)]
-        r = np.maximum(r, l)
-    else:
-        raise ValueError(f"unknown dataset {dataset!r}; allowed: {', '.join(DATASETS)}")
-    return l, r, rng.random(m)
+    with x1-values ``x1``, as ``[subscriptions] kind = "range-1.5d"`` draws them;
+    ``cover`` overrides the objects DS#2/DS#3 cover."""
+    return draw_ranges(rng, m, dataset, x1, (cover or {}).get(dataset))
 
 
 def events(y: np.ndarray, count: int, rng: np.random.Generator) -> list[tuple[int, float]]:

@@ -19,7 +19,9 @@ A subscription kind says what a subscription is, in two views:
 A subclass declares its ``name`` (``[subscriptions] kind``), a ``label`` for messages,
 the scenario keys only it reads (``owns``) and what it does not support
 (``restrictions``), and provides the methods marked abstract: drawing its part of the
-workload, its index, the subscribers' initial lists, and its region messages' size.
+workload (the attributes beyond x from :func:`attributes`), its index, its boxes over
+the attributes (which give the subscribers' initial lists and the oracle's truth), and
+its region messages' size.
 Which approaches it supports is declared in the approach registry, keyed by
 (family, kind) (:mod:`cnsim.algorithms.registry`). Everything else — zones, gateways,
 routing, verify, the drivers — reads these declarations and never asks which kind it
@@ -35,8 +37,10 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import numpy as np
 
+from cnsim.subscriptions.lists import TopKLists
+
 if TYPE_CHECKING:
-    from cnsim.subscriptions.lists import Layout, TopKLists
+    from cnsim.subscriptions.lists import Layout
     from cnsim.subscriptions.workload import Events
 
 
@@ -44,6 +48,22 @@ class Streams(Protocol):
     """The run's named random streams (``cnsim.simulations.seeds.Seeds``)."""
 
     def rng(self, name: str) -> np.random.Generator: ...
+
+
+def attributes(rng: np.random.Generator, x: np.ndarray, events: Events, a: int) -> np.ndarray:
+    """The (ids, 1 + a) attributes of every id the run uses (the initial objects, then
+    the ids inserts and moves create, in id order): its x (a new id's from its event),
+    then a uniform draws in [0, 1) from ``rng``, one row per id in id order, so that a
+    row depends on the seed and the id only and x and y stay those of the 1-d run."""
+    n = len(x)
+    ids = max(n, int(events.obj.max()) + 1 if len(events.obj) else 0)
+    out = np.full((ids, 1 + a), np.nan)
+    out[:n, 0] = x
+    created = events.obj >= n
+    out[events.obj[created], 0] = events.x[created]
+    assert not np.isnan(out[:, 0]).any()  # events create ids in order, each with its x
+    out[:, 1:] = rng.random((ids, a))
+    return out
 
 
 DEFAULT = ("<the key's default>",)  # Restriction.allowed: the key's default value only
@@ -105,9 +125,11 @@ class SubscriptionKind(ABC):
         """The index over the subscriptions' points of S that the networks deliver from
         (``report``, ``report_positions``, ``snap``, ``points``, ``order``)."""
 
-    @abstractmethod
     def initial_lists(self, w, layout: Layout | None, max_id: int) -> TopKLists:
-        """Every subscriber's true initial top-k, stored in ``layout``."""
+        """Every subscriber's true initial top-k, stored in ``layout``: the top k of the
+        initial objects inside its box (:meth:`TopKLists.initial`)."""
+        lo, hi = self.bounds(w)
+        return TopKLists.initial(self.object_points(w, w.x), w.y, lo, hi, w.k, layout, max_id)
 
     @abstractmethod
     def bounds(self, w) -> tuple[np.ndarray, np.ndarray]:

@@ -1,7 +1,15 @@
 """d-dimensional box subscriptions (seed 003 §IV-C): ``[l_1, r_1] × … × [l_d, r_d]``
 over the objects' attributes (x_1, …, x_d), the point ``(l_1, r_1, …, l_d, r_d)`` of
 S = R^{2d}; a message box holds, per attribute, ``lO < l_t <= lI`` and
-``rI <= r_t < rO``. The workload is :mod:`cnsim.subscriptions.workload_boxes`'s.
+``rI <= r_t < rO``.
+
+The workload: attributes are independent and uniform in [0, 1). x_1 is the 1-d
+scenario's x (``[objects]``, uniform), so x_1 and y of a box run equal those of the 1-d
+run of the same seed; x_2..x_d come from the stream of 1.5-d's x2, one row of d − 1
+draws per id in id order (:func:`~cnsim.subscriptions.kinds.base.attributes`; for
+d = 2, x_2 is the 1.5-d run's x2). Each side ``[l_t, r_t]`` is the smaller and larger
+of two uniform draws, drawn as two (m, d) arrays from the ``subscriptions`` stream: for
+d = 1 exactly the 1-d run's uniform ranges.
 
 Over the content-based overlay (which declares it: ``ContentBasedCN.streams``) box
 subscriptions are seed 001's (Shen, Aluru, Tirthapura, "Indexing for Subscription
@@ -13,16 +21,11 @@ holding it (:mod:`cnsim.simulations.churn`). There are no objects and no top-k l
 
 from __future__ import annotations
 
-from cnsim.subscriptions.kinds.base import DEFAULT, Restriction, SubscriptionKind
-from cnsim.subscriptions.lists import TopKLists
+from cnsim.subscriptions.kinds.base import DEFAULT, Restriction, SubscriptionKind, attributes
 from cnsim.subscriptions.space_boxes import BoxSubscriptions
-from cnsim.subscriptions.workload_boxes import (
-    extend_attributes,
-    generate_attributes,
-    generate_boxes,
-    initial_lists_boxes,
-)
+from cnsim.subscriptions.workload import sorted_pairs
 
+MAX_DIMS = 4  # [subscriptions] dims: 1 .. MAX_DIMS (Paint-Dense's regions grow like z^d)
 _WHEN = "when subscriptions.kind = 'box'"
 
 
@@ -73,16 +76,12 @@ class BoxKind(SubscriptionKind):
         return tuple((2 * t, 2 * t + 1) for t in range(self.d))
 
     def draw(self, streams, x, events):
-        xd_rng = streams.rng("objects_x2")  # attributes 2..d: 1.5-d's x2 stream
-        xd = generate_attributes(xd_rng, x, self.d)
-        l, r = generate_boxes(streams.rng("subscriptions"), self.section["count"], self.d)
-        return {"l": l, "r": r, "xd": extend_attributes(xd_rng, xd, events.obj, events.x)}
+        xd = attributes(streams.rng("objects_x2"), x, events, self.d - 1)
+        l, r = sorted_pairs(streams.rng("subscriptions"), (self.section["count"], self.d))
+        return {"l": l, "r": r, "xd": xd}
 
     def index(self, w) -> BoxSubscriptions:
         return BoxSubscriptions(w.l, w.r)
-
-    def initial_lists(self, w, layout, max_id) -> TopKLists:
-        return initial_lists_boxes(w.xd, w.y, w.l, w.r, w.k, layout, max_id)
 
     def bounds(self, w):
         return w.l, w.r

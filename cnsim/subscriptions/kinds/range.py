@@ -9,7 +9,6 @@ import numpy as np
 
 from cnsim.subscriptions.index import SubscriptionIndex
 from cnsim.subscriptions.kinds.base import SubscriptionKind
-from cnsim.subscriptions.lists import TopKLists
 from cnsim.subscriptions.workload import generate_subscriptions
 
 
@@ -35,9 +34,6 @@ class RangeKind(SubscriptionKind):
 
     def index(self, w) -> SubscriptionIndex:
         return SubscriptionIndex(w.l, w.r)
-
-    def initial_lists(self, w, layout, max_id) -> TopKLists:
-        return TopKLists.initial(w.x, w.y, w.l, w.r, w.k, layout, max_id)
 
     def bounds(self, w):
         return w.l[:, None], w.r[:, None]

@@ -1,7 +1,18 @@
 """1.5-d range subscriptions (seed 003 appendix D): ``[l1, r1] × (−∞, r2]`` over the
 objects' (x1, x2), the point ``(l1, r1, r2)`` of a 3-d S; a message box
 ``(lO, lI, rI, rO, vI, vO)`` holds ``lO < l1 <= lI``, ``rI <= r1 < rO`` and
-``vI <= r2 < vO``. The workload is :mod:`cnsim.subscriptions.workload_15d`'s.
+``vI <= r2 < vO``.
+
+The workload (appendix D-C): object i is ``(x_i^(1), x_i^(2), y_i)``; its x1 is the
+1-d scenario's x (``[objects] distribution``), its x2 uniform in [0, 1) from a stream
+of its own, in id order (:func:`~cnsim.subscriptions.kinds.base.attributes`), so the
+x1 and y of a 1.5-d run equal those of the 1-d run of the same seed. r2 is uniform;
+by ``[subscriptions] dataset``:
+
+* ``DS#1``: l1, r1 the smaller and larger of two uniform draws;
+* ``DS#2`` / ``DS#3``: l1 uniform, r1 the x1 of the ``cover``-th object from l1
+  eastward (the narrowest range holding that many objects by x1; the paper's 1,000 and
+  100 of its 10,000 objects), or the last object's.
 """
 
 from __future__ import annotations
@@ -9,15 +20,11 @@ from __future__ import annotations
 import numpy as np
 
 from cnsim.subscriptions.index import SubscriptionIndex3D
-from cnsim.subscriptions.kinds.base import DEFAULT, Restriction, SubscriptionKind
-from cnsim.subscriptions.lists import TopKLists
-from cnsim.subscriptions.workload_15d import (
-    extend_x2,
-    generate_subscriptions_15d,
-    generate_x2,
-    initial_lists_15d,
-)
+from cnsim.subscriptions.kinds.base import DEFAULT, Restriction, SubscriptionKind, attributes
+from cnsim.subscriptions.workload import sorted_pairs
 
+DATASETS = ("DS#1", "DS#2", "DS#3")  # [subscriptions] dataset (appendix D-C)
+COVER = {"DS#2": 1_000, "DS#3": 100}  # objects a DS#2 / DS#3 range covers by default
 _WHEN = "when subscriptions.kind = 'range-1.5d'"
 
 
@@ -31,6 +38,24 @@ def attribute_boxes(l, r, v) -> tuple[np.ndarray, np.ndarray]:
 def attribute_points(x1, x2) -> np.ndarray:
     """The objects' (x1, x2), (n, 2)."""
     return np.column_stack([x1, x2]).astype(np.float64)
+
+
+def draw_ranges(
+    rng: np.random.Generator, m: int, dataset: str, x1: np.ndarray, cover: int | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(l1, r1, r2)`` of ``m`` subscriptions of ``dataset`` over objects with x1-values
+    ``x1``; ``cover`` (DS#2/DS#3) overrides how many objects a range covers."""
+    if dataset == "DS#1":
+        l, r = sorted_pairs(rng, m)
+    elif dataset in COVER:
+        need = COVER[dataset] if cover is None else cover
+        xs = np.sort(np.asarray(x1, np.float64))
+        l = rng.random(m)
+        first = np.searchsorted(xs, l, side="left")
+        r = np.maximum(xs[np.minimum(first + need - 1, len(xs) - 1)], l) if len(xs) else l.copy()
+    else:
+        raise ValueError(f"unknown dataset {dataset!r}; allowed: {', '.join(DATASETS)}")
+    return l, r, rng.random(m)
 
 
 class Range15dKind(SubscriptionKind):
@@ -66,23 +91,20 @@ class Range15dKind(SubscriptionKind):
 
     def draw(self, streams, x, events):
         s = self.section
-        x2_rng = streams.rng("objects_x2")  # x2 of the initial objects, then of new ids
-        x2 = generate_x2(x2_rng, len(x))
+        x2 = np.ascontiguousarray(attributes(streams.rng("objects_x2"), x, events, 1)[:, 1])
         rng = streams.rng("subscriptions")
-        l, r, v = generate_subscriptions_15d(rng, s["count"], s["dataset"], x, s["cover"])
-        return {"l": l, "r": r, "v": v, "x2": extend_x2(x2_rng, x2, events.obj)}
+        l, r, v = draw_ranges(rng, s["count"], s["dataset"], x, s["cover"])
+        return {"l": l, "r": r, "v": v, "x2": x2}
 
     def index(self, w) -> SubscriptionIndex3D:
         return SubscriptionIndex3D(w.l, w.r, w.v)
-
-    def initial_lists(self, w, layout, max_id) -> TopKLists:
-        return initial_lists_15d(w.x, w.x2, w.y, w.l, w.r, w.v, w.k, layout, max_id)
 
     def bounds(self, w):
         return attribute_boxes(w.l, w.r, w.v)
 
     def object_points(self, w, x):
-        return attribute_points(np.asarray(x, np.float64)[: len(w.x2)], w.x2)
+        n = min(len(x), len(w.x2))  # the initial objects, or every id
+        return attribute_points(np.asarray(x, np.float64)[:n], w.x2[:n])
 
     def region_bytes(self, w, sizes) -> int:
         return sizes["box_bytes"]
