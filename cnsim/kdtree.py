@@ -13,21 +13,23 @@ coordinates in place as long as the boxes on its leaf-to-root path are refitted
 (:func:`refit`). With ``live = a``, points whose coordinate ``a`` is ``+inf`` are dead
 and left out of the boxes (``live = -1``: every point counts).
 
-Every query is one depth-first search of a tree (:func:`traversal`) with four small numba
-functions saying what the query does at a node: skip it (its box cannot help), take
-it whole (its box lies inside the query), take a leaf point by point, and which
-child to search first. The object indexes' ``first_k`` and ``min_y`` are such queries,
-and so are the box queries of S here: a *message box* ``q`` is ``2D`` values, a pair
+The object indexes' queries (``first_k``, ``min_y``) are each one depth-first search of
+a tree (:func:`traversal`) with four small numba functions saying what the query does
+at a node: skip it (its box cannot help), take it whole (its box lies inside the
+query), take a leaf point by point, and which child to search first. The box queries
+of S here are such searches too, written out once each with D a constant of the
+compiled code (:func:`box_kernels`): a *message box* ``q`` is ``2D`` values, a pair
 ``(lo, hi)`` per coordinate ``a``, reaching the points with ``lo < p_a <= hi`` where
 ``lower_open[a]`` and ``lo <= p_a < hi`` elsewhere (the CN rule ``lO < l <= lI``,
 ``rI <= r < rO`` of :mod:`cnsim.subscriptions.space`, read per coordinate, as the zones
-of :mod:`cnsim.brokers.zones` read it): :func:`report_forest` (which points a message
-reaches, in any trees of a forest), :func:`snap` (how many, and their smallest closed
-box) and :func:`report_upto` (the first few).
+of :mod:`cnsim.brokers.zones` read it): ``report_forest`` (which points a message
+reaches, in any trees of a forest), ``snap`` (how many, and their smallest closed box)
+and ``report_upto`` (the first few).
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numba
@@ -226,13 +228,33 @@ def keep_order(box, c1, c2, query) -> bool:
 # into the closed box c = [c_lo, c_hi] per coordinate reaching the same points
 # (:func:`_closed`: ``lo < p`` is ``p >= nextafter(lo, inf)``, ``p < hi`` is
 # ``p <= nextafter(hi, -inf)``), so every node and point test is branch-free.
-# query = (c, pts) for the searches.
+#
+# The searches take D and ``mask`` (bit a set: coordinate a is lower-open) as arguments
+# and are inlined into their callers. :func:`box_kernels` makes the callers for one
+# (D, lower_open) with both bound as constants, so the compiler unrolls every loop over
+# the coordinates (the searches spend their time in those loops); numba caches each
+# such set under its constants. The children of a node are searched right one first.
+
+
+def lower_open_mask(lower_open) -> int:
+    """``lower_open`` (one flag per coordinate) as a bit mask: bit ``a`` is coordinate
+    ``a``'s flag."""
+    return sum(1 << a for a, open_ in enumerate(lower_open) if open_)
 
 
 @numba.njit(cache=True, inline="always")
-def reaches(c, pts, p) -> bool:
+def _mask_nb(lower_open):
+    mask = 0
+    for a in range(len(lower_open)):
+        if lower_open[a]:
+            mask |= 1 << a
+    return mask
+
+
+@numba.njit(cache=True, inline="always")
+def reaches(c, pts, p, D) -> bool:
     """Whether closed box ``c`` (:func:`_closed`) holds point ``pts[p]``."""
-    for a in range(pts.shape[1]):  # noqa: SIM110 - a loop numba compiles
+    for a in range(D):  # noqa: SIM110 - a loop numba compiles
         if not (c[2 * a] <= pts[p, a] <= c[2 * a + 1]):
             return False
     return True
@@ -248,14 +270,14 @@ def reaches_np(q, pts: np.ndarray, lower_open) -> np.ndarray:
     return ok
 
 
-@numba.njit(cache=True)
-def _closed(q, lower_open):
+@numba.njit(cache=True, inline="always")
+def _closed(q, D, mask):
     """The closed box reaching exactly the points message box ``q`` reaches (an empty
     one, ``[inf, -inf]``, on a coordinate where ``q`` reaches nothing at all)."""
-    c = np.empty(len(q))
-    for a in range(len(lower_open)):
+    c = np.empty(2 * D)
+    for a in range(D):
         lo, hi = q[2 * a], q[2 * a + 1]
-        if lower_open[a]:
+        if (mask >> a) & 1:
             lo = np.nextafter(lo, np.inf) if lo < np.inf else np.inf
             hi = hi if q[2 * a] < np.inf else -np.inf
         else:
@@ -266,166 +288,204 @@ def _closed(q, lower_open):
 
 
 @numba.njit(cache=True, inline="always")
-def _misses(box, v, c, state):
+def _misses(box, v, c, D):
     """Whether closed box ``c`` misses every point of node ``v``."""
-    for a in range(box.shape[1] // 2):
+    for a in range(D):
         if not (box[v, 2 * a + 1] >= c[2 * a] and box[v, 2 * a] <= c[2 * a + 1]):
             return True
     return False
 
 
 @numba.njit(cache=True, inline="always")
-def _holds(box, v, c):
+def _holds(box, v, c, D):
     """Whether closed box ``c`` holds every point of node ``v``."""
-    for a in range(box.shape[1] // 2):
+    for a in range(D):  # noqa: SIM110 - a loop numba compiles
         if not (box[v, 2 * a] >= c[2 * a] and box[v, 2 * a + 1] <= c[2 * a + 1]):
             return False
     return True
 
 
-# report: state = (out, n_out, pts); the caller makes room for every point of the tree
+@numba.njit(cache=True, inline="always")
+def _report_tree(start, end, leaf, box, pts, root, c, D, out, n):
+    """Append to ``out[n:]`` the positions of the points of the tree rooted at ``root``
+    that closed box ``c`` holds (``out`` has room for all of them); the new count."""
+    stack = np.empty(STACK, np.int64)  # local node numbers (implicit layout)
+    stack[0] = 0
+    sp = 1
+    while sp > 0:
+        sp -= 1
+        local = stack[sp]
+        v = root + local
+        if _misses(box, v, c, D):
+            continue
+        s, e = start[v], end[v]
+        if e <= s:
+            continue
+        if _holds(box, v, c, D):
+            for p in range(s, e):
+                out[n] = p
+                n += 1
+            continue
+        if leaf[v]:
+            for p in range(s, e):
+                if reaches(c, pts, p, D):
+                    out[n] = p
+                    n += 1
+            continue
+        stack[sp] = 2 * local + 1
+        stack[sp + 1] = 2 * local + 2
+        sp += 2
+    return n
 
 
 @numba.njit(cache=True, inline="always")
-def _report_whole(box, v, s, e, query, state):
-    if e <= s or not _holds(box, v, query):
-        return e <= s
-    out, n_out = state[0], state[1]
-    n = n_out[0]
-    for p in range(s, e):
-        out[n] = p
-        n += 1
-    n_out[0] = n
-    return True
-
-
-@numba.njit(cache=True, inline="always")
-def _report_leaf(s, e, query, state):
-    out, n_out, pts = state
-    n = n_out[0]
-    for p in range(s, e):
-        if reaches(query, pts, p):
-            out[n] = p
-            n += 1
-    n_out[0] = n
-
-
-_report_search = traversal(_misses, _report_whole, _report_leaf, keep_order)
-
-
-@numba.njit(cache=True)
-def report_forest(start, end, leaf, box, pts, lower_open, qs, ptr, roots):
-    """For each message box ``qs[j]``, the positions of the points it reaches in the trees
-    rooted at ``roots[ptr[j]:ptr[j + 1]]``, as CSR ``(offsets, positions)``."""
+def _report_forest(start, end, leaf, box, pts, qs, ptr, roots, D, mask):
     m = qs.shape[0]
     offsets = np.zeros(m + 1, np.int64)
     out = np.empty(64, np.int64)
-    n_out = np.zeros(1, np.int64)
+    n = 0
     for j in range(m):
-        query = _closed(qs[j], lower_open)
+        c = _closed(qs[j], D, mask)
         for t in range(ptr[j], ptr[j + 1]):
             root = roots[t]
-            need = n_out[0] + end[root] - start[root]  # at most every point of the tree
+            need = n + end[root] - start[root]  # at most every point of the tree
             if need > len(out):
                 grown = np.empty(max(need, 2 * len(out)), np.int64)
-                grown[: n_out[0]] = out[: n_out[0]]
+                grown[:n] = out[:n]
                 out = grown
-            _report_search(start, end, leaf, box, root, query, (out, n_out, pts))
-        offsets[j + 1] = n_out[0]
-    return offsets, out[: n_out[0]].copy()
-
-
-# snap: state = (acc, pts), acc = [count, min_0, max_0, …, min_{D-1}, max_{D-1}]
+            n = _report_tree(start, end, leaf, box, pts, root, c, D, out, n)
+        offsets[j + 1] = n
+    return offsets, out[:n].copy()
 
 
 @numba.njit(cache=True, inline="always")
-def _snap_whole(box, v, s, e, query, state):
-    if e <= s or not _holds(box, v, query):
-        return e <= s  # an empty node is done with
-    acc = state[0]
-    acc[0] += e - s
-    for c in range(box.shape[1]):
-        acc[1 + c] = min(acc[1 + c], box[v, c]) if c % 2 == 0 else max(acc[1 + c], box[v, c])
-    return True
-
-
-@numba.njit(cache=True, inline="always")
-def _snap_leaf(s, e, query, state):
-    acc, pts = state
-    for p in range(s, e):
-        if reaches(query, pts, p):
-            acc[0] += 1
-            for a in range(pts.shape[1]):
-                acc[1 + 2 * a] = min(acc[1 + 2 * a], pts[p, a])
-                acc[2 + 2 * a] = max(acc[2 + 2 * a], pts[p, a])
-
-
-_snap_search = traversal(_misses, _snap_whole, _snap_leaf, keep_order)
-
-
-@numba.njit(cache=True)
-def snap(start, end, leaf, box, pts, lower_open, q):
-    """``[count, min_0, max_0, …, min_{D-1}, max_{D-1}]`` of the points message box ``q``
-    reaches: their number and their smallest closed box (count 0: ``snap = ∅``)."""
-    acc = np.empty(1 + box.shape[1])
+def _snap(start, end, leaf, box, pts, q, D, mask):
+    acc = np.empty(1 + 2 * D)  # [count, min_0, max_0, …]
     acc[0] = 0.0
-    acc[1::2] = np.inf
-    acc[2::2] = -np.inf
-    _snap_search(start, end, leaf, box, 0, _closed(q, lower_open), (acc, pts))
+    for a in range(D):
+        acc[1 + 2 * a] = np.inf
+        acc[2 + 2 * a] = -np.inf
+    c = _closed(q, D, mask)
+    stack = np.empty(STACK, np.int64)
+    stack[0] = 0
+    sp = 1
+    while sp > 0:
+        sp -= 1
+        v = stack[sp]
+        if _misses(box, v, c, D):
+            continue
+        s, e = start[v], end[v]
+        if e <= s:
+            continue
+        if _holds(box, v, c, D):
+            acc[0] += e - s
+            for a in range(D):
+                acc[1 + 2 * a] = min(acc[1 + 2 * a], box[v, 2 * a])
+                acc[2 + 2 * a] = max(acc[2 + 2 * a], box[v, 2 * a + 1])
+            continue
+        if leaf[v]:
+            for p in range(s, e):
+                if reaches(c, pts, p, D):
+                    acc[0] += 1
+                    for a in range(D):
+                        acc[1 + 2 * a] = min(acc[1 + 2 * a], pts[p, a])
+                        acc[2 + 2 * a] = max(acc[2 + 2 * a], pts[p, a])
+            continue
+        stack[sp] = 2 * v + 1
+        stack[sp + 1] = 2 * v + 2
+        sp += 2
     return acc
 
 
-@numba.njit(cache=True)
-def snap_many(start, end, leaf, box, pts, lower_open, qs):
-    """:func:`snap` of every row of ``qs``, one row each."""
-    out = np.empty((qs.shape[0], 1 + box.shape[1]))
+@numba.njit(cache=True, inline="always")
+def _snap_many(start, end, leaf, box, pts, qs, D, mask):
+    out = np.empty((qs.shape[0], 1 + 2 * D))
     for j in range(qs.shape[0]):
-        out[j] = snap(start, end, leaf, box, pts, lower_open, qs[j])
+        out[j] = _snap(start, end, leaf, box, pts, qs[j], D, mask)
     return out
 
 
-# report_upto: state = (out, n, limit, pts); n[0] = limit + 1 once more than limit found
-
-
 @numba.njit(cache=True, inline="always")
-def _upto_skip(box, v, query, state):
-    return state[1][0] > state[2] or _misses(box, v, query, state)
-
-
-@numba.njit(cache=True, inline="always")
-def _upto_add(p, state):
-    out, n, limit = state[0], state[1], state[2]
-    if n[0] < limit:
-        out[n[0]] = p
-        n[0] += 1
-    elif n[0] == limit:
-        n[0] = limit + 1
-
-
-@numba.njit(cache=True, inline="always")
-def _upto_whole(box, v, s, e, query, state):
-    if e <= s or not _holds(box, v, query):
-        return e <= s
-    for p in range(s, e):
-        _upto_add(p, state)
-    return True
-
-
-@numba.njit(cache=True, inline="always")
-def _upto_leaf(s, e, query, state):
-    for p in range(s, e):
-        if reaches(query, state[3], p):
-            _upto_add(p, state)
-
-
-_upto_search = traversal(_upto_skip, _upto_whole, _upto_leaf, keep_order)
+def _report_upto(start, end, leaf, box, pts, q, limit, out, D, mask):
+    c = _closed(q, D, mask)
+    n = 0
+    stack = np.empty(STACK, np.int64)
+    stack[0] = 0
+    sp = 1
+    while sp > 0 and n <= limit:
+        sp -= 1
+        v = stack[sp]
+        if _misses(box, v, c, D):
+            continue
+        s, e = start[v], end[v]
+        if e <= s:
+            continue
+        whole = _holds(box, v, c, D)
+        if whole or leaf[v]:
+            for p in range(s, e):
+                if whole or reaches(c, pts, p, D):
+                    if n == limit:
+                        return limit + 1
+                    out[n] = p
+                    n += 1
+            continue
+        stack[sp] = 2 * v + 1
+        stack[sp + 1] = 2 * v + 2
+        sp += 2
+    return n
 
 
 @numba.njit(cache=True)
 def report_upto(start, end, leaf, box, pts, lower_open, q, limit, out):
     """Positions of the points message box ``q`` reaches, written to ``out[:count]``,
     stopping once more than ``limit`` are found (then ``count`` is ``limit + 1`` and
-    ``out`` holds ``limit`` of them, the first found)."""
-    n = np.zeros(1, np.int64)
-    _upto_search(start, end, leaf, box, 0, _closed(q, lower_open), (out, n, limit, pts))
-    return n[0]
+    ``out`` holds ``limit`` of them, the first found); D and ``lower_open`` read at run
+    time (:func:`box_kernels` has it for one D and ``lower_open`` fixed)."""
+    D = pts.shape[1]
+    return _report_upto(start, end, leaf, box, pts, q, limit, out, D, _mask_nb(lower_open))
+
+
+@dataclass(frozen=True)
+class BoxKernels:
+    """The message-box queries of trees over points of one S (D, ``lower_open``):
+
+    * ``report_forest(start, end, leaf, box, pts, qs, ptr, roots)``: for each message box
+      ``qs[j]``, the positions of the points it reaches in the trees rooted at
+      ``roots[ptr[j]:ptr[j + 1]]``, as CSR ``(offsets, positions)``;
+    * ``snap(start, end, leaf, box, pts, q)``: ``[count, min_0, max_0, …, min_{D-1},
+      max_{D-1}]`` of the points ``q`` reaches, their number and smallest closed box
+      (count 0: ``snap = ∅``); ``snap_many(…, qs)`` one such row per message box;
+    * ``report_upto(start, end, leaf, box, pts, q, limit, out)``: as :func:`report_upto`.
+    """
+
+    report_forest: object
+    snap: object
+    snap_many: object
+    report_upto: object
+
+
+@functools.cache
+def box_kernels(lower_open: tuple) -> BoxKernels:
+    """The :class:`BoxKernels` of S with ``D = len(lower_open)`` coordinates (``D < 63``),
+    compiled with D and ``lower_open`` as constants; made once per ``lower_open``."""
+    lower_open = tuple(bool(x) for x in lower_open)
+    D, mask = len(lower_open), lower_open_mask(lower_open)
+    assert 0 < D < 63, D
+
+    @numba.njit(cache=True)
+    def report_forest(start, end, leaf, box, pts, qs, ptr, roots):
+        return _report_forest(start, end, leaf, box, pts, qs, ptr, roots, D, mask)
+
+    @numba.njit(cache=True)
+    def snap(start, end, leaf, box, pts, q):
+        return _snap(start, end, leaf, box, pts, q, D, mask)
+
+    @numba.njit(cache=True)
+    def snap_many(start, end, leaf, box, pts, qs):
+        return _snap_many(start, end, leaf, box, pts, qs, D, mask)
+
+    @numba.njit(cache=True)
+    def report_upto(start, end, leaf, box, pts, q, limit, out):
+        return _report_upto(start, end, leaf, box, pts, q, limit, out, D, mask)
+
+    return BoxKernels(report_forest, snap, snap_many, report_upto)

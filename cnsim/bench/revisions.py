@@ -4,6 +4,7 @@ into a folder, and a child process runs with that folder first on its path."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -13,9 +14,17 @@ from cnsim.errors import InputError
 ROOT = Path(__file__).resolve().parents[2]
 
 
+#: the revision name that stands for the working copy as it is (uncommitted changes too)
+WORKTREE = "WORKTREE"
+
+
 def export(rev: str, into: Path, option: str = "--before", source: str = "cnsim bench") -> None:
     """``git archive rev`` of this repository, unpacked into ``into``; a revision git
-    cannot export is refused in one line naming ``option``."""
+    cannot export is refused in one line naming ``option``. ``rev = WORKTREE`` copies
+    the working copy's files instead (tracked and untracked, not ignored)."""
+    if rev == WORKTREE:
+        _copy_worktree(into)
+        return
     try:
         tar = subprocess.run(["git", "-C", str(ROOT), "archive", rev], check=True,
                              capture_output=True).stdout  # fmt: skip
@@ -23,3 +32,13 @@ def export(rev: str, into: Path, option: str = "--before", source: str = "cnsim 
         raise InputError(f"{source}: {option} = {rev!r} is not a revision git can export: "
                          f"{e.stderr.decode().strip()}") from None  # fmt: skip
     subprocess.run(["tar", "-x", "-C", str(into)], input=tar, check=True)
+
+
+def _copy_worktree(into: Path) -> None:
+    argv = ["git", "-C", str(ROOT), "ls-files", "-z", "--cached", "--others", "--exclude-standard"]
+    listed = subprocess.run(argv, check=True, capture_output=True).stdout
+    for name in sorted(set(listed.decode().split("\0")) - {""}):
+        src = ROOT / name
+        if src.is_file():  # a tracked file deleted in the working copy is left out
+            (into / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, into / name)

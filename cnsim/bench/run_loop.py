@@ -8,7 +8,8 @@ differs.
 Written for the redesign that made the subscription kind one interface and the Meghdoot
 overlay one D-dimensional implementation (RESULTS.md, "One simulator: the run loop
 before and after").  Both revisions (``--after`` HEAD by default) are exported with
-``git archive`` into a temporary folder; both share this checkout's world cache.
+``git archive`` into a temporary folder (``WORKTREE``: the working copy as it is, with
+its uncommitted changes); both share this checkout's world cache.
 ``--quick`` runs the scenarios at 2,000 subscriptions and 20 events, one round.
 """
 

@@ -7,9 +7,10 @@ zone has its own k-d tree over its points (splits cycling through the D dimensio
 the median), all zones' trees in one columnar forest (:func:`cnsim.kdtree.build_forest`:
 zone z's nodes are ``base[z] + v`` with children ``base[z] + 2v + 1``, ``base[z] + 2v + 2``).
 A message box routed to a set of zones is delivered by each of their brokers from its
-own tree (:func:`cnsim.kdtree.report_forest` over the zones the message reached), with
-the reach rule of :mod:`cnsim.brokers.zones` per dimension (``lo < p <= hi`` for a lower
-bound, ``lo <= p < hi`` for an upper bound) — so who delivers is decided by routing alone.
+own tree (``report_forest`` of :func:`cnsim.kdtree.box_kernels`, over the zones the
+message reached), with the reach rule of :mod:`cnsim.brokers.zones` per dimension
+(``lo < p <= hi`` for a lower bound, ``lo <= p < hi`` for an upper bound) — so who
+delivers is decided by routing alone.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ class Gateways:
         ptr = np.concatenate([[0], np.cumsum(np.bincount(zone, minlength=n_zones))])
         points = np.asarray(points, np.float64)[order]
         self._t, self.base = kdtree.build_forest(points, ptr)  # one tree per zone
+        self._k = kdtree.box_kernels(tuple(self.lower_open))  # compiled for this S
         self.ids = order[self._t.perm]  # the subscription at every forest position
         self.zone_ptr = ptr  # zone z holds ids[ptr[z]:ptr[z + 1]]
 
@@ -44,8 +46,8 @@ class Gateways:
         t = self._t
         boxes = np.ascontiguousarray(boxes, np.float64)
         roots = self.base[np.asarray(reach_zone, np.int64)]
-        return kdtree.report_forest(t.start, t.end, t.leaf, t.box, t.pts, self.lower_open,
-                                    boxes, np.asarray(reach_ptr, np.int64), roots)  # fmt: skip
+        return self._k.report_forest(t.start, t.end, t.leaf, t.box, t.pts, boxes,
+                                     np.asarray(reach_ptr, np.int64), roots)  # fmt: skip
 
     def nbytes(self) -> int:
         """Bytes the brokers' subscription stores take together."""

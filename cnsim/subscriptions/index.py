@@ -11,10 +11,11 @@ for 1.5-d ``(lO, lI, rI, rO, vI, vO)`` adds ``vI <= r2 < vO`` (the paper's "extr
 ranging from x_min^(2) to x_max^(2)", Algorithm 8).
 
 The index is a static k-d tree over the points (:func:`cnsim.kdtree.build`, splits
-cycling through the D coordinates at the median) answering, with the kernels of
-:mod:`cnsim.kdtree`, *box reporting* — which subscriptions a message reaches — and
-``snap`` — how many subscriptions a box holds and the smallest closed box holding
-them (``snap = ∅`` when none), the questions the CN and Paint-Sparse ask (§II-A, §II-B).
+cycling through the D coordinates at the median) answering, with the kernels
+:func:`cnsim.kdtree.box_kernels` compiles for its S, *box reporting* — which
+subscriptions a message reaches — and ``snap`` — how many subscriptions a box holds and
+the smallest closed box holding them (``snap = ∅`` when none), the questions the CN and
+Paint-Sparse ask (§II-A, §II-B).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ class SubscriptionIndex:
         self.lower_open = np.array(lower_open, np.bool_)
         self.pts = np.stack(self.points, axis=1)  # (m, D)
         self._t = kdtree.build(self.pts)
+        self._k = kdtree.box_kernels(tuple(self.lower_open))  # compiled for this S
         self.l, self.r = self.points[:2]  # the range's ends (boxes: l_t and r_t, (m, d))
 
     def __len__(self) -> int:
@@ -67,8 +69,7 @@ class SubscriptionIndex:
         boxes = np.ascontiguousarray(boxes, np.float64).reshape(-1, 2 * self.dims)
         ptr = np.arange(len(boxes) + 1, dtype=np.int64)
         roots = np.zeros(len(boxes), np.int64)  # one tree, rooted at node 0, per message
-        return kdtree.report_forest(t.start, t.end, t.leaf, t.box, t.pts, self.lower_open,
-                                    boxes, ptr, roots)  # fmt: skip
+        return self._k.report_forest(t.start, t.end, t.leaf, t.box, t.pts, boxes, ptr, roots)
 
     def snap(self, box) -> tuple:
         """``(count, min_0, max_0, …)`` of the subscriptions inside ``box`` (1-d:
@@ -76,7 +77,7 @@ class SubscriptionIndex:
         (seed 003's ``snap(G) = ∅``)."""
         t = self._t
         q = np.ascontiguousarray(box, np.float64)
-        acc = kdtree.snap(t.start, t.end, t.leaf, t.box, t.pts, self.lower_open, q)
+        acc = self._k.snap(t.start, t.end, t.leaf, t.box, t.pts, q)
         return (int(acc[0]), *acc[1:].tolist())
 
     def nbytes(self) -> int:

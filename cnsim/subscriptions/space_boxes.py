@@ -62,14 +62,16 @@ class BoxSubscriptions(SubscriptionIndex):
     def snap(self, box: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
         """``(count, lows, highs)`` of the subscriptions inside ``box``: their number and
         the per-axis minima and maxima (count 0: the empty box)."""
-        acc = super().snap(box)
-        return acc[0], np.array(acc[1::2]), np.array(acc[2::2])
+        t = self._t
+        acc = self._k.snap(t.start, t.end, t.leaf, t.box, t.pts,
+                           np.ascontiguousarray(box, np.float64))  # fmt: skip
+        return int(acc[0]), acc[1::2].copy(), acc[2::2].copy()
 
     def snap_many(self, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """:meth:`snap` of each box (shape (M, 4d)): counts (M,), lows and highs (M, 2d)."""
         t = self._t
         boxes = np.ascontiguousarray(boxes, np.float64).reshape(-1, 2 * self.dims)
-        acc = kdtree.snap_many(t.start, t.end, t.leaf, t.box, t.pts, self.lower_open, boxes)
+        acc = self._k.snap_many(t.start, t.end, t.leaf, t.box, t.pts, boxes)
         return acc[:, 0].astype(np.int64), acc[:, 1::2], acc[:, 2::2]
 
     def holds_any(self, box: np.ndarray) -> bool:
@@ -92,11 +94,6 @@ def _sides(D: int) -> np.ndarray:
 
 
 @numba.njit(cache=True)
-def _sides_nb(D):
-    return np.arange(D) % 2 == 0
-
-
-@numba.njit(cache=True)
 def any_in_box(start, end, leaf, box, pts, q):
     """Whether message box ``q`` reaches a subscription of the tree ``(start, end,
     leaf, box, pts)`` (:meth:`BoxSubscriptions.tree`): :func:`report_upto` stopping
@@ -104,12 +101,26 @@ def any_in_box(start, end, leaf, box, pts, q):
     return report_upto(start, end, leaf, box, pts, q, 0, np.empty(1, np.int64)) > 0
 
 
+# report_upto compiled for boxes over d = 1, 2, 3 attributes (D = 2d fixed); other d
+# read D at run time
+_upto_2 = kdtree.box_kernels(tuple(_sides(2))).report_upto
+_upto_4 = kdtree.box_kernels(tuple(_sides(4))).report_upto
+_upto_6 = kdtree.box_kernels(tuple(_sides(6))).report_upto
+
+
 @numba.njit(cache=True)
 def report_upto(start, end, leaf, box, pts, q, limit, out):
     """Positions (rows of ``pts``) of the subscriptions message box ``q`` reaches, written
     to ``out[:count]``, stopping once more than ``limit`` are found (then ``count`` is
     ``limit + 1`` and ``out`` holds some of them): :func:`cnsim.kdtree.report_upto`."""
-    sides = _sides_nb(pts.shape[1])
+    D = pts.shape[1]
+    if D == 4:
+        return _upto_4(start, end, leaf, box, pts, q, limit, out)
+    if D == 2:
+        return _upto_2(start, end, leaf, box, pts, q, limit, out)
+    if D == 6:
+        return _upto_6(start, end, leaf, box, pts, q, limit, out)
+    sides = np.arange(D) % 2 == 0
     return kdtree.report_upto(start, end, leaf, box, pts, sides, q, limit, out)
 
 

@@ -17,7 +17,7 @@ from cnsim.subscriptions.index import (
     closed_box_15d,
 )
 from cnsim.subscriptions.space import closed_box_rect
-from cnsim.subscriptions.space_boxes import BoxSubscriptions
+from cnsim.subscriptions.space_boxes import BoxSubscriptions, report_upto
 
 bound = st.one_of(st.integers(0, 20).map(lambda v: v / 20), st.sampled_from([-np.inf, np.inf]))
 grid = st.integers(0, 10).map(lambda v: v / 10)
@@ -85,3 +85,17 @@ def test_box_report_and_snap_match_brute_force(seed, d):
         if count:
             assert np.array_equal(lows, index.pts[want].min(axis=0))
             assert np.array_equal(highs, index.pts[want].max(axis=0))
+        # The first few (d = 1..3 compiled with D fixed, d = 4 reading D at run time).
+        assert index.holds_any(box) == (count > 0)
+        for limit in (0, 1, 3):
+            out = np.empty(max(limit, 1), np.int64)
+            n = report_upto(*index.tree(), box, limit, out)
+            assert n == min(count, limit + 1)
+            found = index.order[out[: min(n, limit)]]
+            assert len(set(found.tolist())) == len(found) and np.isin(found, want).all()
+    counts, lows, highs = index.snap_many(boxes)
+    for j, box in enumerate(boxes):
+        count, low, high = index.snap(box)
+        assert counts[j] == count
+        if count:
+            assert np.array_equal(lows[j], low) and np.array_equal(highs[j], high)
