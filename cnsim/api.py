@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from cnsim.simulations.config import Scenario, check_call
+from cnsim.simulations.config import Scenario
 from cnsim.simulations.metrics import CATALOG, Catalog, Metric
-from cnsim.simulations.runner import Result, claim_out_dir, simulate
+from cnsim.simulations.runner import Result, run_result
 from cnsim.simulations.verify import Report
 
 __all__ = [
@@ -45,13 +45,7 @@ def run(
     >>> result = cnsim.run(cnsim.Scenario.from_toml("examples/small.toml"), events=20)
     >>> result.events.groupby("approach")["delivered_msgs"].mean()  # doctest: +SKIP
     """
-    check_call(scenario, events)
-    if out is not None:
-        claim_out_dir(out, overwrite)  # an unusable folder fails before any work
-    result = simulate(scenario, events)
-    if out is not None:
-        result.write(out, overwrite)
-    return result
+    return run_result(scenario, out, events, overwrite)
 
 
 def verify(scenario: Scenario, events: int | None = None) -> Report:

@@ -234,12 +234,12 @@ def simulate(scenario: Scenario, events: int | None = None) -> Result:
     return Result(frame, _broker_load(sim, timer), summary, servers)
 
 
-def run(
+def run_result(
     scenario: Scenario,
     out_dir: str | Path | None = None,
     events: int | None = None,
     overwrite: bool = False,
-) -> tuple[pd.DataFrame, dict]:
+) -> Result:
     """Run a scenario; write its outputs to ``out_dir`` if given (see :class:`Result`)."""
     check_call(scenario, events)
     if out_dir is not None:
@@ -247,6 +247,17 @@ def run(
     result = simulate(scenario, events)
     if out_dir is not None:
         result.write(out_dir, overwrite)
+    return result
+
+
+def run(
+    scenario: Scenario,
+    out_dir: str | Path | None = None,
+    events: int | None = None,
+    overwrite: bool = False,
+) -> tuple[pd.DataFrame, dict]:
+    """:func:`run_result`'s events and summary."""
+    result = run_result(scenario, out_dir, events, overwrite)
     return result.events, result.summary
 
 

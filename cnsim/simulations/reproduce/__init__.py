@@ -200,10 +200,11 @@ def load_results(repro: Reproduction, root: Path) -> dict[str, pd.DataFrame]:
 def write_report(repro: Reproduction, root: Path, quick: bool, timings: list[dict]) -> Path:
     """``root/report``: written aside, swapped in whole (staging folders a killed
     earlier reproduction left for it are removed first); the path of its index.html."""
-    from cnsim.simulations.reproduce.report import reproduction_report
+    from cnsim.simulations.report.document import Document
+    from cnsim.simulations.reproduce.report import write_document
 
     results = load_results(repro, root)
     target = root / "report"
     with replacing(target, marker("report", f"reproduction {repro.name}")) as stage:
-        reproduction_report(stage, repro, results, quick, timings, root)
+        write_document(Document(stage), repro, results, quick, timings, root)
     return target / "index.html"

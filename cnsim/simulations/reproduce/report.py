@@ -45,18 +45,6 @@ WORKLOAD = {
 CLAIM_WIDTHS = ("42%", "4.5em", "auto")  # claim, holds, evidence
 
 
-def reproduction_report(
-    stage: Path,
-    repro: Reproduction,
-    results: dict[str, pd.DataFrame],
-    quick: bool,
-    timings: list[dict],
-    root: Path,
-) -> Path:
-    """Write the report into ``stage``; the path of its ``index.html``."""
-    return write_document(Document(stage), repro, results, quick, timings, root)
-
-
 def write_document(
     doc: Document,
     repro: Reproduction,
