@@ -129,8 +129,10 @@ class Document:
         path = self.out / f"{name}.png"
         fig.savefig(path, dpi=DPI, bbox_inches="tight", pad_inches=PAD_IN)
         self.drawn.append(Drawn.of(fig, name, path))
+        panels = sum(ax.get_visible() for ax in fig.axes)  # read by the browser test
         return (
-            f'<figure><img src="{name}.png" alt="{html.escape(caption)}">'
+            f'<figure><img src="{name}.png" alt="{html.escape(caption)}" '
+            f'data-panels="{panels}">'
             f"<figcaption><b>Figure {self.n_figures}.</b> {html.escape(caption)}"
             "</figcaption></figure>"
         )
