@@ -17,6 +17,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from cnsim.errors import ConfigError
 
 _UNSET = object()  # "no value to show" (an unknown section, say)
@@ -68,7 +70,11 @@ def config_error(
 
 
 def show(value: Any, limit: int = 80) -> str:
-    """``repr(value)``, shortened to ``limit`` characters."""
+    """``repr(value)``, shortened to ``limit`` characters; a numpy scalar as the Python
+    value it holds (``inf``, not ``np.float64(inf)``)."""
+    value = _plain(value)
+    if isinstance(value, list | tuple):
+        value = type(value)(_plain(v) for v in value)
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
@@ -124,10 +130,18 @@ def check_value(key: Key, value: Any, where: str, source: str = "") -> Any:
 
 
 def _coerce(key: Key, value: Any) -> Any:
-    """Integers given for a float key (or float elements) as floats."""
+    """numpy scalars (a notebook's ``np.arange``) as the Python values they hold, and
+    integers given for a float key (or float elements) as floats."""
+    value = _plain(value)
+    if isinstance(value, list | tuple):
+        value = type(value)(_plain(v) for v in value)
     if isinstance(value, list | tuple) and key.items is float:
         return type(value)(_to_float(v) for v in value)
     return _to_float(value) if key.kind is float else value
+
+
+def _plain(value: Any) -> Any:
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def _to_float(value: Any) -> Any:

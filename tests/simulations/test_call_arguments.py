@@ -6,6 +6,7 @@ refuses or a column named twice; ranked joins and leaves in the memory estimate.
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import cnsim
@@ -107,3 +108,28 @@ def test_ranked_joins_and_leaves_count_in_the_memory_estimate():
     assert many.parts["ranked delivery"] - few.parts["ranked delivery"] >= 10**12 * 100
     with pytest.raises(InputError, match="memory"):
         simulate(from_dict({**tables, "ranked": {"commands": 10**12}}))
+
+
+def test_numpy_scalars_are_taken_as_the_values_they_hold():
+    tables = {**SMALL, "subscriptions": {"count": np.int32(300), "k": np.int64(4)},
+              "timing": {"rate": np.float32(50)}, "run": {"progress": np.bool_(False)}}  # fmt: skip
+    plain = {**SMALL, "subscriptions": {"count": 300, "k": 4}, "timing": {"rate": 50.0},
+             "run": {"progress": False}}  # fmt: skip
+    scenario = from_dict(tables)
+    values = scenario["subscriptions"]["count"], scenario["subscriptions"]["k"]
+    assert values == (300, 4) and all(type(v) is int for v in values)
+    assert type(scenario["timing"]["rate"]) is float and scenario["run"]["progress"] is False
+    assert scenario.as_dict() == from_dict(plain).as_dict()
+
+
+@pytest.mark.parametrize(
+    ("section", "key", "value", "message"),
+    [
+        ("subscriptions", "k", np.int64(0), r"subscriptions.k = 0 is out of range"),
+        ("timing", "rate", np.float64("inf"), r"timing.rate = inf is not finite"),
+        ("subscriptions", "k", np.float64(2.5), r"subscriptions.k = 2.5 has the wrong type"),
+    ],
+)
+def test_messages_show_numpy_scalars_as_plain_values(section, key, value, message):
+    with pytest.raises(ConfigError, match=rf"^<dict>: {message}; allowed"):
+        from_dict({**SMALL, section: {key: value}})
