@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from cnsim.errors import InputError
+from cnsim.subscriptions.generators.checks import check_int
 from cnsim.subscriptions.kinds.range15d import DATASETS, draw_ranges
 
 __all__ = ["DATASETS", "events", "objects", "subscriptions"]
 
 
 def objects(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """x1, x2, y of n uniform objects."""
+    """x1, x2, y of n uniform objects (``n``: an integer in 0..``MAX_COUNT``)."""
+    n = check_int("n", n)
     return rng.random(n), rng.random(n), rng.random(n)
 
 
@@ -21,14 +24,20 @@ def subscriptions(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """l1, r1, r2 of m subscriptions of ``dataset`` (DS#1, DS#2 or DS#3) over objects
     with x1-values ``x1``, as ``[subscriptions] kind = "range-1.5d"`` draws them;
-    ``cover`` overrides the objects DS#2/DS#3 cover."""
+    ``cover`` overrides the objects DS#2/DS#3 cover.  ``m``: an integer in
+    0..``MAX_COUNT``."""
+    m = check_int("m", m)
     return draw_ranges(rng, m, dataset, x1, (cover or {}).get(dataset))
 
 
 def events(y: np.ndarray, count: int, rng: np.random.Generator) -> list[tuple[int, float]]:
     """Seed 003 §V's events: a uniformly chosen object's y is raised or lowered with
-    probability 1/2, the new y uniform on that side of the old one."""
+    probability 1/2, the new y uniform on that side of the old one.  ``count``: an
+    integer in 0..``MAX_COUNT``; events need at least one object."""
+    count = check_int("count", count)
     y = np.array(y, np.float64)
+    if count and not len(y):
+        raise InputError(f"count = {count} events over y = {y!r}; allowed: at least one object")
     out = []
     for i, up, u in zip(rng.integers(0, len(y), count).tolist(), (rng.random(count) < 0.5).tolist(),
                         rng.random(count).tolist(), strict=True):  # fmt: skip

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from cnsim.subscriptions.generators.checks import check_int
 from cnsim.subscriptions.workload import generate_subscriptions
 
 READINGS = ("triangle", "length", "left")
@@ -46,7 +47,9 @@ def mass(rects: np.ndarray, reading: str) -> np.ndarray:
 
 
 def draw_subscriptions(rng: np.random.Generator, m: int, reading: str):
-    """``m`` subscriptions ``(l, r)`` drawn by ``reading`` (for checking :func:`mass`)."""
+    """``m`` subscriptions ``(l, r)`` drawn by ``reading`` (for checking :func:`mass`);
+    ``m``: an integer in 0..``MAX_COUNT``."""
+    m = check_int("m", m)
     if reading == "triangle":
         return generate_subscriptions(rng, m, "uniform")
     if reading == "length":

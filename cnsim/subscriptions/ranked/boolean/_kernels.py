@@ -9,10 +9,25 @@ e_hi, e_w, e_vptr, e_values)`` where ``slot[a]`` is the event's predicate on att
 
 from __future__ import annotations
 
+import math
+
 import numba
 import numpy as np
 
 from cnsim.subscriptions.ranked.boolean.expressions import IN, NE, NOTIN
+
+
+@numba.njit(cache=True)
+def all_finite(a, b):
+    """Are all values of the float arrays ``a`` and ``b`` finite?  (In numba: ~1 us per
+    call against ~15 us for two ``np.isfinite(...).all()`` on a small event.)"""
+    for x in a:
+        if not math.isfinite(x):
+            return False
+    for x in b:  # noqa: SIM110 (numba loop)
+        if not math.isfinite(x):
+            return False
+    return True
 
 
 @numba.njit(cache=True, inline="always")

@@ -22,6 +22,7 @@ and may override ``_nbytes`` (bytes of its own structures).
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from typing import ClassVar
@@ -29,6 +30,7 @@ from typing import ClassVar
 import numpy as np
 
 from cnsim.errors import InputError
+from cnsim.subscriptions.generators.checks import check_int, check_product, short_repr
 from cnsim.subscriptions.ranked.boolean import _kernels as K
 from cnsim.subscriptions.ranked.boolean.expressions import (
     Expressions,
@@ -121,21 +123,39 @@ class Store:
         )  # fmt: skip
 
 
-def as_expressions(x) -> Expressions:
+def as_expressions(x, what: str = "expressions") -> Expressions:
     """An :class:`Expressions` from itself, one text or an iterable of texts."""
     if isinstance(x, Expressions):
         return x
     if isinstance(x, str):
         return as_expression(x)
-    if isinstance(x, Iterable):
+    if isinstance(x, Iterable) and not isinstance(x, bytes):
         return parse_many(list(x))
-    raise InputError(f"expected Expressions or texts, got {type(x).__name__}")
+    raise InputError(
+        f"{what} = {short_repr(x)}; allowed: Expressions, a text or an iterable of texts"
+    )
 
 
 def check_k(k) -> int:
-    if isinstance(k, bool) or int(k) != k or k < 0:
-        raise InputError(f"k must be a non-negative integer, got {k!r}")
-    return int(k)
+    """``k`` as an ``int``: an integer >= 0 (a float holding a whole number is taken as
+    that integer); anything else raises ``InputError``."""
+    if isinstance(k, float | np.floating) and math.isfinite(k) and k == math.floor(k):
+        k = int(k)
+    return check_int("k", k, 0, None)
+
+
+def check_id(i) -> int:
+    """A subscription id as an ``int``: an integer (Python or numpy, not a bool or a
+    float), else ``InputError``."""
+    return check_int("subscription id", i, None, None)
+
+
+def check_event_values(e: Expressions, what: str) -> None:
+    """Refuse an event whose operand values or weights are not finite (possible only for
+    an :class:`Expressions` built around the validation of ``from_arrays`` / ``parse``)."""
+    if not K.all_finite(e.values, e.weight):
+        bad = np.concatenate([e.values[~np.isfinite(e.values)], e.weight[~np.isfinite(e.weight)]])
+        raise InputError(f"{what} holds the value {bad[0]}; allowed: finite numbers")
 
 
 class BooleanIndex(ABC):
@@ -180,7 +200,7 @@ class BooleanIndex(ABC):
 
     def insert_many(self, exprs) -> np.ndarray:
         """Add subscriptions in order; their ids."""
-        e = as_expressions(exprs)
+        e = as_expressions(exprs, "subscriptions")
         ids = self._store.append(e)
         self._n_alive += len(ids)
         if len(ids):
@@ -188,15 +208,18 @@ class BooleanIndex(ABC):
         return ids
 
     def delete(self, i: int) -> None:
-        """Remove subscription ``i``."""
+        """Remove subscription ``i`` (an integer id, Python or numpy); an id of another
+        type, never given or already deleted raises ``InputError``."""
         st = self._store
-        if isinstance(i, bool) or int(i) != i or not (0 <= i < st.n) or not st.alive[i]:
+        i = check_id(i)
+        if not (0 <= i < st.n) or not st.alive[i]:
             raise InputError(f"no live subscription with id {i!r}")
-        st.alive[int(i)] = False
+        st.alive[i] = False
         self._n_alive -= 1
-        self._remove(int(i))
+        self._remove(i)
 
     def is_alive(self, i: int) -> bool:
+        i = check_id(i)
         return 0 <= i < self._store.n and bool(self._store.alive[i])
 
     def subscriptions(self) -> Expressions:
@@ -209,6 +232,7 @@ class BooleanIndex(ABC):
     # ------------------------------------------------------------ queries
     def _event(self, event) -> tuple:
         e = as_expression(event, "event")
+        check_event_values(e, "event")
         self._check_event(e)
         slot = np.full(self._store.max_attr + 1, -1, np.int64)
         inside = e.attr < len(slot)
@@ -231,17 +255,23 @@ class BooleanIndex(ABC):
 
     def top_k(self, event, k: int) -> np.ndarray:
         """Ids of the k best-scoring matching subscriptions (score descending, ties by
-        smaller id)."""
+        smaller id).  ``k`` is an integer >= 0 (else ``InputError``); a ``k`` above the
+        number of live subscriptions is clamped to it (no more can match), so a huge
+        ``k`` returns every match, best first, without allocating ``k`` slots."""
         k = check_k(k)
-        if k == 0:
+        if k == 0 or self._n_alive == 0:
+            self._event(event)  # a bad event is refused even when nothing can match
             return np.empty(0, np.int64)
-        return self._run(event, k)
+        return self._run(event, min(k, self._n_alive))
 
     def _batch(self, events, k: int, cols: int) -> np.ndarray:
-        ev = as_expressions(events)
+        ev = as_expressions(events, "events")
+        check_event_values(ev, "events")
         self._check_event(ev)
         slot = np.full(self._store.max_attr + 1, -1, np.int64)
         kernel, T = self._kernel()
+        if k > self._n_alive:  # no more than the live subscriptions can match
+            k = max(self._n_alive, 1)
         cap = self._store.n if k < 0 else max(k, 1)
         out = np.full((len(ev), cols), -1, np.int64)
         K.run_batch(kernel, T, ev.indptr, ev.attr, ev.op, ev.lo, ev.hi, ev.weight, ev.vptr,
@@ -249,8 +279,16 @@ class BooleanIndex(ABC):
         return out
 
     def top_k_batch(self, events, k: int) -> np.ndarray:
-        """``top_k`` for every event of a batch: one row each, padded with -1."""
+        """``top_k`` for every event of a batch: one row each, padded with -1 to ``k``
+        columns.  ``k`` is an integer >= 0 (else ``InputError``); the search itself uses
+        at most the number of live subscriptions, but the result still has ``k`` columns,
+        so a ``k`` above that number whose result would exceed ``MAX_COUNT`` entries is
+        refused (``InputError``) rather than allocated."""
         k = check_k(k)
+        events = as_expressions(events, "events")
+        if k > self._n_alive:
+            check_product(f"k x events ({k} x {len(events)}, with {self._n_alive} live "
+                          "subscriptions)", k * len(events))  # fmt: skip
         return self._batch(events, k, k)
 
     def count_batch(self, events) -> np.ndarray:

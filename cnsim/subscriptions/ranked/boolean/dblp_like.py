@@ -50,6 +50,9 @@ from functools import lru_cache
 
 import numpy as np
 
+from cnsim.errors import InputError
+from cnsim.subscriptions.generators.checks import check_int
+
 Q = 5  # letters per window: two for the attribute, three for the value
 DIMS = 26**2 + 1  # 677
 CARDINALITY = 26**3  # 17,576
@@ -70,6 +73,11 @@ MODELS = {
     "title": {"vocabularies": ((20_000, 3, 5.0, True),), "words": (5, 5.0)},
 }
 DATASETS = tuple(MODELS)
+
+
+def _check_dataset(dataset) -> None:
+    if not isinstance(dataset, str) or dataset not in MODELS:
+        raise InputError(f"dataset = {dataset!r}; allowed: {', '.join(repr(d) for d in DATASETS)}")
 
 
 def _zipf_cdf(m: int) -> np.ndarray:
@@ -146,7 +154,10 @@ def _row_hashes(ptr: np.ndarray, letters: np.ndarray) -> np.ndarray:
 
 def strings(dataset: str, seed: int, count: int) -> tuple[np.ndarray, np.ndarray]:
     """``count`` distinct strings of ``dataset`` (CSR of letter codes 0..25), in the
-    order they were drawn (a repeated string is drawn again: DBLP lists an author once)."""
+    order they were drawn (a repeated string is drawn again: DBLP lists an author once).
+    ``count``: an integer in 1..``MAX_COUNT`` (else ``InputError``)."""
+    _check_dataset(dataset)
+    count = check_int("count", count, 1)
     rng = np.random.default_rng([seed, DIMS])
     vocabs = [_vocabulary(rng, *v) for v in MODELS[dataset]["vocabularies"]]
     got_ptr, got_let, seen = [np.zeros(1, np.int64)], [], np.zeros(0, np.uint64)
@@ -199,7 +210,10 @@ def predicates(ptr: np.ndarray, letters: np.ndarray) -> tuple[np.ndarray, np.nda
 
 def popularity_ranks(seed: int, n: int, size: int) -> np.ndarray:
     """``size`` draws of strings 0..n-1 by Zipf popularity (∝ 1 / rank) over a random
-    ranking of the strings (Lotka's law: few authors write most papers)."""
+    ranking of the strings (Lotka's law: few authors write most papers).  ``n`` >= 1 and
+    ``size`` >= 0, integers up to ``MAX_COUNT`` (else ``InputError``)."""
+    n = check_int("n", n, 1)
+    size = check_int("size", size, 0)
     rng = np.random.default_rng([seed, DIMS, 1])
     return rng.permutation(n)[_zipf(rng, n, size)]
 
@@ -212,6 +226,7 @@ def _sample_population(dataset: str) -> tuple[np.ndarray, np.ndarray, np.ndarray
 def attribute_probs(dataset: str) -> np.ndarray:
     """How often each of the 677 attributes occurs in the expressions of 100,000 strings
     (seed 0): the "Match Prob (Author / Title)" workloads' attribute choice."""
+    _check_dataset(dataset)
     _, attr, _ = _sample_population(dataset)
     p = np.bincount(attr, minlength=DIMS).astype(float)
     return p / p.sum()

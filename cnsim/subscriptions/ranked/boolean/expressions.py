@@ -23,6 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 
 from cnsim.errors import InputError
+from cnsim.subscriptions.generators.checks import as_1d, check_int, short_repr
 
 #: operator names, their position is the operator code stored in ``op``
 OPS = ("<", "<=", "=", "!=", ">=", ">", "in", "not in", "between")
@@ -82,14 +83,16 @@ class Expressions:
         predicate ``j`` takes ``values[value_indptr[j]:value_indptr[j + 1]]``: one value
         for the comparisons, two for ``between``, one or more for ``in`` / ``not in``.
         Predicates are reordered by attribute inside each expression."""
-        indptr = np.ascontiguousarray(indptr, dtype=np.int64).reshape(-1)
-        attr = np.ascontiguousarray(attr).reshape(-1)
-        op = np.asarray(op).reshape(-1)
-        weight = np.ascontiguousarray(weight, dtype=np.float64).reshape(-1)
-        vptr = np.ascontiguousarray(value_indptr, dtype=np.int64).reshape(-1)
-        values = np.ascontiguousarray(values, dtype=np.float64).reshape(-1)
+        indptr = np.ascontiguousarray(as_1d("indptr", indptr, "int"))
+        attr = np.ascontiguousarray(as_1d("attr", attr, "any"))
+        op = as_1d("op", op, "any")
+        weight = np.ascontiguousarray(as_1d("weight", weight, "float"))
+        vptr = np.ascontiguousarray(as_1d("value_indptr", value_indptr, "int"))
+        values = np.ascontiguousarray(as_1d("values", values, "float"))
         if len(indptr) == 0 or indptr[0] != 0 or (np.diff(indptr) < 0).any():
-            raise InputError("indptr must start at 0 and be non-decreasing")
+            raise InputError(
+                f"indptr = {short_repr(indptr)}; allowed: non-decreasing integers from 0"
+            )
         m = int(indptr[-1])
         for name, a in (("attr", attr), ("op", op), ("weight", weight)):
             if len(a) != m:
@@ -98,34 +101,39 @@ class Expressions:
             codes = np.empty(m, np.int8)
             for j, o in enumerate(op):
                 if o not in OPS:
-                    raise InputError(f"predicate {j}: unknown operator {o!r}; one of {OPS}")
+                    raise InputError(f"op[{j}] = {str(o)!r}; allowed: a code 0..8 or one of {OPS}")
                 codes[j] = OPS.index(o)
             op = codes
         else:
-            op = np.asarray(op, dtype=np.int64)
+            op = as_1d("op", op, "int")
             bad = np.flatnonzero((op < 0) | (op >= len(OPS)))
             if bad.size:
-                raise InputError(f"predicate {bad[0]}: operator code {op[bad[0]]} not in 0..8")
+                raise InputError(
+                    f"op[{bad[0]}] = {op[bad[0]]}; allowed: an operator code 0..8 or name"
+                )
             op = op.astype(np.int8)
-        if attr.dtype.kind not in "iu":
-            if attr.dtype.kind == "f" and np.all(np.floor(attr) == attr):
-                attr = attr.astype(np.int64)
-            else:
-                raise InputError("attr must hold integers")
-        attr = attr.astype(np.int64)
+        attr = as_1d("attr", attr, "int")
         bad = np.flatnonzero((attr < 0) | (attr >= MAX_ATTR))
         if bad.size:
-            raise InputError(f"predicate {bad[0]}: attribute {attr[bad[0]]} not in 0..2**24-1")
+            raise InputError(
+                f"attr[{bad[0]}] = {attr[bad[0]]} (predicate {bad[0]}); allowed: 0..2**24-1"
+            )
         if len(vptr) != m + 1 or (m + 1 and vptr[0] != 0) or (np.diff(vptr) < 0).any():
-            raise InputError("value_indptr must have one entry per predicate plus one, from 0")
+            raise InputError(
+                f"value_indptr = {short_repr(vptr)}; allowed: {m + 1} non-decreasing integers "
+                "from 0 (one per predicate plus one)"
+            )
         if vptr[-1] != len(values):
             raise InputError(f"value_indptr ends at {vptr[-1]}, values has {len(values)}")
         bad = np.flatnonzero(~np.isfinite(weight) | (weight < 0))
         if bad.size:
-            raise InputError(f"predicate {bad[0]}: weight {weight[bad[0]]} must be finite, >= 0")
+            raise InputError(
+                f"weight[{bad[0]}] = {weight[bad[0]]} (predicate {bad[0]}); allowed: a finite "
+                "number >= 0"
+            )
         bad = np.flatnonzero(~np.isfinite(values))
         if bad.size:
-            raise InputError(f"value {values[bad[0]]} at position {bad[0]} is not finite")
+            raise InputError(f"values[{bad[0]}] = {values[bad[0]]}; allowed: finite numbers")
         # reorder predicates by attribute inside each expression; check duplicates
         row = np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))
         order = np.lexsort((attr, row))
@@ -324,7 +332,7 @@ class _Parser:
         k, tok, _ = self.peek()
         if k == "name" and self.attributes is not None and tok in self.attributes:
             self.i += 1
-            a = int(self.attributes[tok])
+            a = check_int(f"attributes[{tok!r}]", self.attributes[tok], 0, MAX_ATTR - 1)
         elif k == "name" and re.fullmatch(r"a\d+", tok):
             self.i += 1
             a = int(tok[1:])
@@ -424,13 +432,33 @@ def parse(text: str, attributes: Mapping[str, int] | None = None) -> Expressions
     are ``a<number>`` or names of ``attributes`` (a name -> number map); keywords are
     case-insensitive.  The empty string is the empty expression."""
     if not isinstance(text, str):
-        raise InputError(f"expected a string, got {type(text).__name__}")
+        raise InputError(f"text = {short_repr(text)}; allowed: a string")
+    _check_attributes(attributes)
     return _from_predicates([_Parser(text, attributes).expression()])
 
 
 def parse_many(texts: Iterable[str], attributes: Mapping[str, int] | None = None) -> Expressions:
-    """Many expressions from text, in order."""
+    """Many expressions from text, in order.  ``texts`` is an iterable of strings (a
+    single string, bytes or anything else raise ``InputError``)."""
+    if isinstance(texts, str | bytes) or not isinstance(texts, Iterable):
+        raise InputError(
+            f"texts = {short_repr(texts)}; allowed: an iterable of strings (a list of texts)"
+        )
+    texts = list(texts)
+    for i, t in enumerate(texts):
+        if not isinstance(t, str):
+            raise InputError(f"texts[{i}] = {short_repr(t)}; allowed: a string")
+    _check_attributes(attributes)
     return _from_predicates([_Parser(t, attributes).expression() for t in texts])
+
+
+def _check_attributes(attributes) -> None:
+    """``attributes`` is None or a mapping (its numbers are checked as they are used)."""
+    if attributes is not None and not isinstance(attributes, Mapping):
+        raise InputError(
+            f"attributes = {short_repr(attributes)}; allowed: None or a mapping of names to "
+            "attribute numbers 0..2**24-1"
+        )
 
 
 def as_expression(e, what: str = "expression") -> Expressions:
@@ -439,9 +467,11 @@ def as_expression(e, what: str = "expression") -> Expressions:
         return parse(e)
     if isinstance(e, Expressions):
         if len(e) != 1:
-            raise InputError(f"{what}: expected one expression, got {len(e)}")
+            raise InputError(f"{what} holds {len(e)} expressions; allowed: exactly one")
         return e
-    raise InputError(f"{what}: expected a string or Expressions, got {type(e).__name__}")
+    raise InputError(
+        f"{what} = {short_repr(e)}; allowed: a text or an Expressions of one expression"
+    )
 
 
 # ----------------------------------------------------------------- brute force

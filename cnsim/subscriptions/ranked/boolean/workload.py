@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from cnsim.errors import ConfigError
+from cnsim.errors import ConfigError, InputError
+from cnsim.subscriptions.generators.checks import MAX_COUNT, check_int, check_product
 from cnsim.subscriptions.ranked.boolean import REGISTRY, dblp_like
 from cnsim.subscriptions.ranked.boolean.expressions import BETWEEN, EQ, Expressions
 
@@ -64,70 +65,89 @@ def _values(rng, n: int, dims: int, attrs: np.ndarray, w: dict) -> np.ndarray:
     return np.clip(v, 0, card - 1)
 
 
-def _int(key: str, v, lo: int, what: str = "") -> None:
-    if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < lo:
-        raise ConfigError(f"workload: {key} = {v!r}; allowed: an integer >= {lo}{what}")
+class WorkloadError(ConfigError, InputError):
+    """A bad workload parameter: a ``ConfigError`` (the benchmark's configuration) and an
+    ``InputError`` (an argument of :func:`workload`)."""
+
+
+#: the largest cardinality: values are drawn as int64 and stored as float64, exact up
+#: to 2**53
+MAX_CARDINALITY = 2**53
+
+
+def _int(key: str, v, lo: int, hi: int = MAX_COUNT) -> None:
+    check_int(f"workload: {key}", v, lo, hi, error=WorkloadError)
+
+
+def _product(keys: str, value: int) -> None:
+    check_product(f"workload: {keys}", value, error=WorkloadError)
 
 
 def check_workload(n_events, params: dict) -> dict:
     """The workload's parameters (``DEFAULTS``, a string dataset's fixed ones, then
-    ``params``), checked: a bad one raises ``ConfigError`` naming the key, the value and
-    what is allowed, before anything is generated."""
+    ``params``), checked: a bad one raises :class:`WorkloadError` (a ``ConfigError`` and
+    an ``InputError``) naming the key, the value and what is allowed, before anything is
+    generated (sizes: at most ``MAX_COUNT`` elements per array)."""
     bad = sorted(set(params) - set(DEFAULTS))
     if bad:
-        raise ConfigError(f"workload: unknown key {bad[0]!r}; allowed: {', '.join(DEFAULTS)}")
+        raise WorkloadError(f"workload: unknown key {bad[0]!r}; allowed: {', '.join(DEFAULTS)}")
     ds = params.get("dataset", DEFAULTS["dataset"])
     if ds != "synthetic" and ds not in STRING_DATASETS:
-        raise ConfigError(
+        raise WorkloadError(
             f"workload: dataset = {ds!r}; allowed: 'synthetic', "
             + ", ".join(repr(d) for d in STRING_DATASETS)
         )
     w = {**DEFAULTS, **STRING_DATASETS.get(ds, {}), **params}
     _int("n_events", n_events, 1)
-    for key in ("n", "dims", "cardinality"):
+    for key in ("n", "dims"):
         _int(key, w[key], 1)
+    _int("cardinality", w["cardinality"], 1, MAX_CARDINALITY)
     for key in ("clusters", "cluster_size"):
         _int(key, w[key], 0)
     ss, es = w["sub_size"], w["event_size"]
-    _int("sub_size", ss, 1, f" and <= dims = {w['dims']}")
+    _int("sub_size", ss, 1)
     if ss > w["dims"]:
-        raise ConfigError(
+        raise WorkloadError(
             f"workload: sub_size = {ss}; allowed: 1 <= sub_size <= dims = {w['dims']}"
         )
     _int("event_size", es, 1)
+    # the largest arrays drawn: subscriptions' and events' predicates, cluster centres
+    _product(f"n x sub_size ({w['n']} x {ss})", w["n"] * ss)
+    _product(f"n_events x event_size ({n_events} x {es})", n_events * es)
+    _product(f"dims x clusters ({w['dims']} x {w['clusters']})", w["dims"] * w["clusters"])
     if es < ss or es > w["dims"]:
-        raise ConfigError(
+        raise WorkloadError(
             f"workload: event_size = {es} with sub_size = {ss}, dims = {w['dims']}; allowed: "
             f"sub_size <= event_size <= dims (an event holds its group's core point on the "
             f"sub_size attributes of the group, plus event_size - sub_size others)"
         )
     mp = w["match_prob"]
     if isinstance(mp, bool) or not isinstance(mp, int | float) or not 0 < mp <= 1:
-        raise ConfigError(f"workload: match_prob = {mp!r}; allowed: a number in (0, 1]")
+        raise WorkloadError(f"workload: match_prob = {mp!r}; allowed: a number in (0, 1]")
     dist = w["dist"]
     if dist not in DISTS:
-        raise ConfigError(f"workload: dist = {dist!r}; allowed: {', '.join(map(repr, DISTS))}")
+        raise WorkloadError(f"workload: dist = {dist!r}; allowed: {', '.join(map(repr, DISTS))}")
     if ds in STRING_DATASETS:
         for key, fixed in STRING_DATASETS[ds].items():
             if w[key] != fixed:
-                raise ConfigError(
+                raise WorkloadError(
                     f"workload: {key} = {w[key]!r} with dataset = {ds!r}; allowed: {fixed!r} "
                     "(set by the DBLP-like strings, Table III)"
                 )
     elif dist == "real":
-        raise ConfigError(
+        raise WorkloadError(
             "workload: dist = 'real' with dataset = 'synthetic'; allowed: 'uniform', 'zipf', "
             "'author', 'title' ('real' is the string datasets' own attribute distribution)"
         )
     elif dist in dblp_like.DATASETS and w["dims"] != dblp_like.DIMS:
-        raise ConfigError(
+        raise WorkloadError(
             f"workload: dims = {w['dims']} with dist = {dist!r}; allowed: {dblp_like.DIMS} "
             "(the DBLP-like strings' attributes, 26^2 + 1)"
         )
     elif dist in dblp_like.DATASETS:
         used = int((dblp_like.attribute_probs(dist) > 0).sum())
         if es > used:
-            raise ConfigError(
+            raise WorkloadError(
                 f"workload: event_size = {es} with dist = {dist!r}; allowed: at most {used} "
                 "(the attributes the DBLP-like strings use)"
             )
@@ -156,8 +176,8 @@ def workload(seed: int, n_events: int, **params) -> tuple[Expressions, Expressio
     Title)" workloads, with ``dims = 677``); ``dataset = "author" | "title"`` is the
     DBLP-like string workload itself (:func:`string_workload`; its dims, cardinality,
     sizes and dist are fixed, ``clusters``, ``cluster_size`` and ``match_prob`` are not
-    used).  Bad parameters raise
-    ``ConfigError`` (:func:`check_workload`)."""
+    used).  Bad parameters raise :class:`WorkloadError`, a ``ConfigError`` and an
+    ``InputError`` (:func:`check_workload`), sizes too large to allocate included."""
     w = check_workload(n_events, params)
     if w["dataset"] != "synthetic":
         return string_workload(seed, n_events, w)
