@@ -248,6 +248,7 @@ def claim(
         raise InputError(f"{option} '': an empty path; give the folder to write into")
     path = Path(out).expanduser().absolute()
     shown = repr(str(out))
+    _check_names(path, option, shown)
     if path.exists() and not path.is_dir():
         raise InputError(f"{option} {shown}: is a file, not a folder; give a folder to write into")
     found = owner(path)
@@ -405,6 +406,30 @@ def _exchange(a: Path, b: Path) -> bool:
     raise OSError(err, os.strerror(err), str(b))
 
 
+def _check_names(path: Path, option: str, shown: str) -> None:
+    """A path the file system can hold: no name in it longer than its folder allows, the
+    whole no longer than the system's limit (checked before any other test, which would
+    fail with a bare OSError)."""
+    folder = next((p for p in path.parents if _is_dir(p)), Path("/"))
+    most = os.pathconf(folder, "PC_NAME_MAX")
+    longest = max(path.parts, key=len)
+    if len(longest.encode()) > most:
+        raise InputError(
+            f"{option} {shown[:60] + '...' if len(shown) > 60 else shown}: a name of "
+            f"{len(longest.encode())} bytes; allowed: names of at most {most} bytes"
+        )
+    if len(str(path).encode()) >= (whole := os.pathconf(folder, "PC_PATH_MAX")):
+        raise InputError(f"{option}: a path of {len(str(path).encode())} bytes; allowed: "
+                         f"under {whole}")  # fmt: skip
+
+
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except OSError:  # a name too long to look up is no folder
+        return False
+
+
 def _check_writable(path: Path, option: str, shown: str) -> None:
     """The nearest existing ancestor of ``path`` is a folder we may write into."""
     probe = path if path.exists() else path.parent
@@ -491,6 +516,7 @@ def check_file_target(path: str | Path, option: str, keep: bool = False) -> Path
         raise InputError(f"{option} '': an empty path; give the file to write")
     target = Path(path).expanduser().absolute()
     shown = repr(str(path))
+    _check_names(target, option, shown)
     if target.is_dir():
         raise InputError(f"{option} {shown}: is a folder; give a file name")
     folder = target.parent

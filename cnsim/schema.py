@@ -176,7 +176,8 @@ def check_table(
             raise config_error(source, prefix + key, value, "is retired", retired[key])
         if key not in schema:
             where = f"is not a key of {name}" if name else "is not a key"
-            raise config_error(source, prefix + key, value, where, ", ".join(schema) or "none")
+            shown = prefix + (key or '""')  # an empty name, seen
+            raise config_error(source, shown, value, where, ", ".join(schema) or "none")
     return {
         key: (
             check_value(spec, table[key], prefix + key, source)

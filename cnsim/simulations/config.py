@@ -580,16 +580,25 @@ def _all_in(name: str, allowed) -> Rule:
     )
 
 
+def _is_dir(path: str) -> bool:
+    """Whether ``path`` names a folder (False for a name the file system refuses)."""
+    try:
+        return Path(path).is_dir()
+    except OSError:
+        return False
+
+
 BENCH_RULES: tuple[Rule, ...] = (
+    Rule("json", lambda o: o["json"] != "", "is an empty path", "a file in an existing folder"),
     Rule(
         "json",
-        lambda o: o["json"] is None or Path(o["json"]).parent.is_dir(),
+        lambda o: o["json"] is None or _is_dir(str(Path(o["json"]).parent)),
         "is in a folder that does not exist",
         "a file in an existing folder",
     ),
     Rule(
         "json",
-        lambda o: o["json"] is None or not Path(o["json"]).is_dir(),
+        lambda o: o["json"] is None or not _is_dir(o["json"]),
         "is a folder",
         "a file in an existing folder",
     ),
@@ -904,7 +913,7 @@ def _split(data: dict[str, Any], source: str) -> tuple[dict[str, Any], dict[str,
         elif isinstance(value, dict):
             raise config_error(source, f"[{name}]", problem="is not a section", allowed=everything)
         else:
-            raise config_error(source, name, value, "is not a key", everything)
+            raise config_error(source, name or '""', value, "is not a key", everything)
     return top, tables
 
 
