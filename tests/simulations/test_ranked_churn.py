@@ -159,7 +159,7 @@ def test_verify_catches_a_leave_the_zones_missed(monkeypatch):
 
 
 def test_without_commands_nothing_changes():
-    sc = Scenario(ranked={"k": 3})
+    sc = Scenario(algorithm={"approaches": ["ranked"]}, ranked={"k": 3})
     assert "commands" not in sc.as_dict()["ranked"]
     assert "churn" not in sc.as_dict()["ranked"]
     sim = Simulation(scenario(commands=0))
