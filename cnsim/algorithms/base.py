@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 import numpy as np
 
 if TYPE_CHECKING:
+    from cnsim.algorithms.kind_servers import KindServer
     from cnsim.algorithms.messages import Messages
     from cnsim.server.distributed import DistributedIndex
     from cnsim.server.object_index import CallCounter, ObjectIndex
@@ -65,10 +66,20 @@ def eps_text(eps: float) -> str:
 _CATALOG: dict[tuple[str, str], type[Approach]] = {}
 
 
-def register(catalog: dict[tuple[str, str], type[Approach]]) -> None:
-    """Make ``catalog`` the classes specs resolve to (the registry calls this)."""
+#: the server's side of every subscription kind, handed over likewise
+#: (:data:`cnsim.algorithms.kind_servers.SERVERS`)
+_SERVERS: dict[str, KindServer] = {}
+
+
+def register(
+    catalog: dict[tuple[str, str], type[Approach]], servers: dict[str, KindServer]
+) -> None:
+    """Make ``catalog`` the classes specs resolve to and ``servers`` the kinds' server
+    sides views resolve to (the registry calls this)."""
     _CATALOG.clear()
     _CATALOG.update(catalog)
+    _SERVERS.clear()
+    _SERVERS.update(servers)
 
 
 @dataclass(frozen=True)
@@ -167,33 +178,26 @@ class ServerView:
             return np.column_stack([x, self.attributes[ids]])
         return np.asarray(self.attributes, np.float64)[ids]
 
+    @property
+    def server(self) -> KindServer:
+        """The server's side of the view's subscription kind: its object index, call
+        counter and Unicast queries (:data:`cnsim.algorithms.kind_servers.SERVERS`)."""
+        return _SERVERS[self.kind]
+
     def object_index(self) -> ObjectIndex | DistributedIndex | ObjectIndex2D | ObjectIndexD:
-        """A new object index over the initial objects with its own call counter: one
-        server's, or the distributed database over ``servers`` (same interface, same
-        answers); for 1.5-d ranges the 2-d index over (x1, x2), which the ids events
-        create enter later (:meth:`admit`); for boxes the d-dimensional index over every
-        id of the run, those events create absent (y = inf) until their update ``inf ->
-        y`` revives them (§II-A footnote 4)."""
-        from cnsim.server.object_index import CallCounter, ObjectIndex
+        """A new object index of the kind's over the initial objects, with its own call
+        counter (:attr:`server`)."""
+        return self.server.object_index(self)
 
-        if self.kind == "range-1.5d":
-            from cnsim.server.object_index_2d import CallCounter2D, ObjectIndex2D
-
-            assert self.servers == 1  # the scenario's rules see to it
-            x2 = self.attributes[: len(self.x)]
-            return ObjectIndex2D(self.x, x2, self.y, CallCounter2D())
-        if self.kind == "box":
-            from cnsim.server.object_index_d import CallCounterD, ObjectIndexD
-
-            assert self.servers == 1
-            y = np.full(len(self.attributes), np.inf)
-            y[: len(self.y)] = self.y
-            return ObjectIndexD(self.attributes, y, CallCounterD())
-        if self.servers == 1:
-            return ObjectIndex(self.x, self.y, CallCounter())
-        from cnsim.server.distributed import DistributedIndex
-
-        return DistributedIndex(self.x, self.y, self.servers)
+    def apply(self, objects, i: int, x: float, y_new: float) -> None:
+        """Apply ``Upd(i, y_old -> y_new)`` at x-value ``x`` to an index of
+        :meth:`object_index`: over 1-d ranges an id never seen is inserted at ``x``;
+        beyond, it is admitted absent (:meth:`admit`) and its update revives it."""
+        if self.attributes is None:
+            objects.apply(i, x, y_new)
+        else:
+            self.admit(objects, i, x)
+            objects.update(i, y_new)
 
     def admit(self, objects, i: int, x: float) -> None:
         """Make id ``i`` (at x-value x) known to an index of :meth:`object_index` beyond

@@ -22,19 +22,8 @@ import numpy as np
 
 from cnsim.algorithms.base import Approach, ApproachSpec, ServerView
 from cnsim.algorithms.messages import Messages, reach
-from cnsim.server.object_index import CallCounter
-from cnsim.server.object_index_2d import CallCounter2D
-from cnsim.server.object_index_d import CallCounterD
 from cnsim.subscriptions.index import SubscriptionIndex
 from cnsim.subscriptions.workload import Updates
-
-#: the call counter of each kind's object index: CN-Relax asks none, and reports the
-#: kind's columns at zero
-COUNTERS: dict[str, type[CallCounter]] = {
-    "range": CallCounter,
-    "range-1.5d": CallCounter2D,
-    "box": CallCounterD,
-}
 
 
 class CNRelax(Approach):
@@ -51,7 +40,8 @@ class CNRelax(Approach):
         self.spec = ApproachSpec(self.family)
         self.view = view  # the objects' attributes (:meth:`ServerView.points`)
         self.subscriptions: SubscriptionIndex = view.subscriptions
-        self.counter = COUNTERS[view.kind]()  # no server, no index calls
+        # no server, no index calls: the kind's counter columns, at zero
+        self.counter = view.server.counter()
 
     @classmethod
     def create(cls, spec: ApproachSpec, view: ServerView) -> CNRelax:

@@ -5,10 +5,11 @@ interface, so ``cnsim run`` and ``cnsim verify`` drive them as they drive the 1-
 
 Names stay the paper's (``paint-dense``, ``paint-sparse``):
 :func:`cnsim.algorithms.registry.make_approach` builds the class of the family for the
-view's kind, over the kind's object index (:meth:`ServerView.object_index
-<cnsim.algorithms.base.ServerView.object_index>`) and, for Paint-Sparse, its
-subscription index. Each declares what its 1-d family declares (entry, message, stores,
-exact), so the runner, the networks, verify and the reports read nothing new.
+view's kind, over the kind's object index and, for Paint-Sparse, its subscription
+index (both declared with the kind's server side:
+:data:`cnsim.algorithms.kind_servers.SERVERS`). Each declares what its 1-d family
+declares (entry, message, stores, exact), so the runner, the networks, verify and the
+reports read nothing new.
 
 Messages are :class:`~cnsim.algorithms.messages.Messages` whose ``rects`` are boxes of
 the kind's S (1.5-d: ``(lO, lI, rI, rO, vI, vO)``; boxes: ``(lO, lI, rI, rO)`` per
@@ -26,25 +27,12 @@ key, the object and the update (raise the budget, or lower k or d).
 from __future__ import annotations
 
 from cnsim.algorithms.base import Approach, ApproachSpec, ServerView
-from cnsim.algorithms.boxes.paint import PaintDenseBoxes, PaintSparseBoxes
 from cnsim.algorithms.boxes.regions import RegionTooLarge
 from cnsim.algorithms.messages import Messages, concat_messages
-from cnsim.algorithms.range15d.paint import PaintDense15, PaintSparse15
 from cnsim.schema import config_error
 from cnsim.subscriptions.workload import Updates
 
 BUDGET_KEY = "algorithm.box_budget"
-
-#: per kind and family: its Paint over the kind's object index, built from the view
-PAINTS = {
-    ("paint-dense", "range-1.5d"): lambda objects, v: PaintDense15(objects, v.k),
-    ("paint-sparse", "range-1.5d"): lambda objects, v: PaintSparse15(objects, v.subscriptions,
-                                                                     v.k),
-    ("paint-dense", "box"): lambda objects, v: PaintDenseBoxes(objects, v.k, v.budget),
-    ("paint-sparse", "box"): lambda objects, v: PaintSparseBoxes(objects, v.subscriptions,
-                                                                 v.k, v.budget),
-}  # fmt: skip
-
 
 class KindPaintDense(Approach):
     """Paint-Dense over 1.5-d range or box subscriptions."""
@@ -60,7 +48,7 @@ class KindPaintDense(Approach):
     @classmethod
     def create(cls, spec: ApproachSpec, view: ServerView) -> KindPaintDense:
         """The kind's Paint over its own object index."""
-        return cls(PAINTS[(cls.family, view.kind)](view.object_index(), view), view)
+        return cls(view.server.paints[cls.family](view.object_index(), view), view)
 
     def process(self, updates: Updates) -> Messages:
         """Apply ``updates`` one at a time, each followed by its messages."""

@@ -9,7 +9,9 @@
 * ``ranked``: ranked delivery (the global top-k by score per event).
 
 A new approach is one class (see :class:`cnsim.algorithms.base.Approach`) and one
-line in :data:`APPROACHES` per subscription kind it serves (or :data:`BATCH`).
+line in :data:`APPROACHES` per subscription kind it serves (or :data:`BATCH`); a new
+subscription kind adds its approaches' lines here and its server side (object index,
+call counter, Unicast's queries) in :data:`cnsim.algorithms.kind_servers.SERVERS`.
 :func:`parse` turns a written name into an :class:`~cnsim.algorithms.base.ApproachSpec`
 once; :func:`make_approach` builds it.
 """
@@ -22,6 +24,7 @@ import re
 from cnsim.algorithms.base import Approach, ApproachSpec, ServerView, register
 from cnsim.algorithms.batch import Coalesce, Online, PaintBatch
 from cnsim.algorithms.cn_relax import CNRelax
+from cnsim.algorithms.kind_servers import SERVERS
 from cnsim.algorithms.paint_dense import PaintDense
 from cnsim.algorithms.paint_kinds import KindPaintDense, KindPaintSparse
 from cnsim.algorithms.paint_sparse import PaintSparse
@@ -50,7 +53,7 @@ APPROACHES: dict[tuple[str, str], type[Approach]] = {
     ("cn-relax", "box"): CNRelax,
 }
 BATCH: dict[str, type[Online]] = {"paint-batch": PaintBatch, "coalesce": Coalesce, "online": Online}
-register(APPROACHES)
+register(APPROACHES, SERVERS)
 DEFAULT_BATCH_BASE = "paint-dense"
 
 _NAME = re.compile(r"^\s*([a-z-]+)\s*(?:\((.*)\))?\s*$")

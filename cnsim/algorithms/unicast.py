@@ -40,7 +40,8 @@ subscription, the object's values and the object it replaces (if any), four 4-by
 values (``messages.unicast_bytes``).
 
 1.5-d ranges (appendix D) and d-dimensional boxes (§IV-C) run the same procedure with
-their own index queries (:data:`QUERIES`); the paper describes no Unicast for them. The
+their own index queries (:class:`Queries`, declared per kind in
+:data:`cnsim.algorithms.kind_servers.SERVERS`); the paper describes no Unicast for them. The
 candidates of an update of object i are the subscriptions whose box holds i (one box
 report), and ``min_y`` over a subscription's box above its k-th is asked only where the
 answer decides: a full list holding i that is lowered and may lose it (i is its k-th or
@@ -64,40 +65,26 @@ from cnsim.subscriptions.lists import TopKLists
 from cnsim.subscriptions.workload import Updates
 
 
-def _influence_rectangle(u: Unicast, i: int, x_i: float, z: float) -> np.ndarray:
-    # 1-d (§V): (ℓ, r) = II(i) at the lower value, whose interval holds the other's
+def influence_rectangle(u: Unicast, i: int, x_i: float, z: float) -> np.ndarray:
+    """Unicast's candidates of ``Upd(i)`` over 1-d ranges (§V): the subscriptions in
+    (ℓ, x_i] × [x_i, r), (ℓ, r) = II(i) at the lower value z, which holds the other's."""
     L = u.objects.first_k(x_i, z, WEST, u.k, i)
     R = u.objects.first_k(x_i, z, EAST, u.k, i)
     lo, hi = regions.influence_interval(x_i, L, R, u.k)
     return u.subscriptions.report(np.array([[lo, x_i, x_i, hi]]))[1]
 
 
-def _holding(u: Unicast, i: int, x_i: float, z: float) -> np.ndarray:
-    # every subscription whose range holds object i: one box report
-    points = u.points(np.array([x_i]), np.array([i]))
+def holding(u: Unicast, i: int, x_i: float, z: float) -> np.ndarray:
+    """Unicast's candidates of ``Upd(i)`` beyond 1-d: every subscription whose box holds
+    object i (one box report)."""
+    points = u.view.points(np.array([x_i]), np.array([i]))
     return u.subscriptions.report(reach(points, u.subscriptions.lower_open))[1]
-
-
-def _min_y_range(objects, lo, hi, y0, id0) -> np.ndarray:
-    return objects.min_y_many(lo[:, 0], hi[:, 0], y0, id0)  # one vectorised call
-
-
-def _min_y_15d(objects, lo, hi, y0, id0) -> np.ndarray:
-    # [l1, r1] × (−∞, r2] over (x1, x2)
-    return np.array([objects.min_y(a[0], b[0], a[1], b[1], y, o)
-                     for a, b, y, o in zip(lo, hi, y0.tolist(), id0.tolist(), strict=True)],
-                    np.int64)  # fmt: skip
-
-
-def _min_y_box(objects, lo, hi, y0, id0) -> np.ndarray:
-    return np.array([objects.min_y(a, b, y, o)
-                     for a, b, y, o in zip(lo, hi, y0.tolist(), id0.tolist(), strict=True)],
-                    np.int64)  # fmt: skip
 
 
 @dataclass(frozen=True)
 class Queries:
-    """What Unicast asks a kind's object index; the rest of its procedure is shared."""
+    """What Unicast asks a kind's object index (declared per kind in
+    :data:`cnsim.algorithms.kind_servers.SERVERS`); the rest of its procedure is shared."""
 
     #: the candidate subscriptions of ``Upd(i)`` with i at ``(x_i, z)``, z the lower value
     candidates: Callable[[Unicast, int, float, float], np.ndarray]
@@ -109,13 +96,6 @@ class Queries:
     paper: bool
 
 
-QUERIES = {
-    "range": Queries(_influence_rectangle, _min_y_range, paper=True),
-    "range-1.5d": Queries(_holding, _min_y_15d, paper=False),
-    "box": Queries(_holding, _min_y_box, paper=False),
-}
-
-
 class Unicast(Approach):
     """The paper's Unicast: one ``min_y`` for every candidate subscription of an update
     (1-d; 1.5-d ranges and boxes: only where the answer decides)."""
@@ -123,26 +103,19 @@ class Unicast(Approach):
     family = "unicast"
     message = "targeted"  # one message per affected subscription, to its gateway
 
-    def __init__(
-        self,
-        objects: ObjectIndex,
-        subscriptions: SubscriptionIndex,
-        k: int,
-        lists: TopKLists | None = None,
-        view: ServerView | None = None,
-    ):
+    def __init__(self, objects: ObjectIndex, view: ServerView, lists: TopKLists | None = None):
         self.spec = ApproachSpec(self.family)
         self.objects = objects
         self.counter = objects.counter
-        self.subscriptions = subscriptions
-        self.k = k
-        self.view = view  # beyond 1-d: the objects' attributes (:meth:`ServerView.points`)
-        self.queries = QUERIES["range" if view is None else view.kind]
-        self.lo, self.hi = bounds(subscriptions)  # every subscription's box, for min_y
+        self.view = view  # the objects' attributes (:meth:`ServerView.points`)
+        self.subscriptions: SubscriptionIndex = view.subscriptions
+        self.k = view.k
+        self.queries = view.server.unicast
+        self.lo, self.hi = bounds(self.subscriptions)  # every subscription's box, for min_y
         if lists is None:
             ids = np.arange(len(objects.y))
-            lists = TopKLists.initial(self.points(objects.x, ids), objects.y, self.lo,
-                                      self.hi, k)  # fmt: skip
+            lists = TopKLists.initial(view.points(objects.x, ids), objects.y, self.lo,
+                                      self.hi, self.k)  # fmt: skip
         self.lists = lists  # the server's own copy of every subscriber's list
 
     @property
@@ -155,21 +128,13 @@ class Unicast(Approach):
     def create(cls, spec: ApproachSpec, view: ServerView) -> Unicast:
         """Unicast over its own object index and a copy of the initial lists."""
         lists = None if view.lists is None else view.lists.copy()
-        return cls(view.object_index(), view.subscriptions, view.k, lists, view)
-
-    def points(self, x: np.ndarray, ids: np.ndarray) -> np.ndarray:
-        """Objects ``ids`` at x-values ``x`` as points over their attributes."""
-        return np.asarray(x, np.float64)[:, None] if self.view is None else self.view.points(x, ids)
+        return cls(view.object_index(), view, lists)
 
     def process(self, updates: Updates) -> Messages:
         """Apply ``updates`` in order; one message per affected subscription each."""
         parts = []
         for i, x_i, y_old, y_new in updates:
-            if self.view is None or self.view.kind == "range":
-                self.objects.apply(i, x_i, y_new)  # an id never seen is inserted at x_i
-            else:
-                self.view.admit(self.objects, i, x_i)
-                self.objects.update(i, y_new)
+            self.view.apply(self.objects, i, x_i, y_new)
             parts.append(self._notify(i, x_i, y_old, y_new))
         return _concat(parts, 2 * self.subscriptions.dims)
 

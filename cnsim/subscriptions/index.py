@@ -37,13 +37,19 @@ class SubscriptionIndex:
     def __init__(self, *columns: np.ndarray, lower_open=RANGE):
         self.points = tuple(np.ascontiguousarray(c, np.float64) for c in columns)
         self.lower_open = np.array(lower_open, np.bool_)
-        self.pts = np.stack(self.points, axis=1)  # (m, D)
-        self._t = kdtree.build(self.pts)
+        # the tree keeps its own copy, leaf by leaf; the (m, D) stack is dropped after
+        self._t = kdtree.build(np.stack(self.points, axis=1))
         self._k = kdtree.box_kernels(tuple(self.lower_open))  # compiled for this S
         self.l, self.r = self.points[:2]  # the range's ends (boxes: l_t and r_t, (m, d))
 
     def __len__(self) -> int:
-        return len(self.pts)
+        return len(self.points[0])
+
+    @property
+    def pts(self) -> np.ndarray:
+        """The points as one (m, D) array, made anew (for oracles; the index keeps the
+        columns and the tree's copy)."""
+        return np.stack(self.points, axis=1)
 
     @property
     def dims(self) -> int:
@@ -83,7 +89,7 @@ class SubscriptionIndex:
     def nbytes(self) -> int:
         """Bytes of the index (points, permutation and nodes)."""
         t = self._t
-        arrays = (*self.points, self.pts, t.pts, t.perm, t.start, t.end, t.box, t.leaf, t.leaf_of)
+        arrays = (*self.points, t.pts, t.perm, t.start, t.end, t.box, t.leaf, t.leaf_of)
         return sum(a.nbytes for a in arrays)
 
 

@@ -4,6 +4,7 @@ send, and counting min_y as the paper does (one per candidate) or lazily."""
 import numpy as np
 import pytest
 
+from cnsim.algorithms.base import ServerView
 from cnsim.algorithms.registry import parse
 from cnsim.algorithms.unicast import Unicast, UnicastLazy
 from cnsim.server.object_index import ObjectIndex
@@ -100,7 +101,7 @@ def _brute(x, y, l, r, k):
 @pytest.mark.parametrize("cls", [Unicast, UnicastLazy])
 def test_counting_rule_on_a_hand_made_case(cls):
     objects = ObjectIndex(X.copy(), Y.copy())
-    approach = cls(objects, SubscriptionIndex(L, R), 2)
+    approach = cls(objects, ServerView(X, Y, SubscriptionIndex(L, R), 2))
     lazy = cls is UnicastLazy
     one = np.ones(1)
 

@@ -23,20 +23,6 @@ NAMES = sorted(p.parent.name for p in GOLDEN.glob("*/scenario.toml"))
 WALL = ("time_s", "source")  # wall-clock and CPU seconds, and the scenario file's path
 
 
-def _as_recorded(scenario: dict) -> dict:
-    """The scenario record in the form the copies were written in: before
-    ``subscriptions.attributes`` was retired, seed 001's boxes were ``attributes = d``
-    (every other run recorded ``attributes = 1``); now they are ``kind = "box"`` with
-    ``dims = d`` over the content-based overlay (and the box keys come with them)."""
-    subs = scenario["subscriptions"]
-    if scenario["overlay"]["kind"] == "content-based" and subs.get("kind") == "box":
-        subs["attributes"] = subs.pop("dims")
-        del subs["kind"], scenario["algorithm"]["box_budget"]
-    else:
-        subs["attributes"] = 1
-    return scenario
-
-
 def _strip(value):
     """Drop wall-time entries from nested summary data."""
     if isinstance(value, dict):
@@ -58,7 +44,8 @@ def test_every_kind_has_a_copy():
 @pytest.mark.parametrize("name", NAMES)
 def test_outputs_equal_the_golden_copy(name, tmp_path):
     gold = GOLDEN / name
-    run(load(gold / "scenario.toml"), tmp_path)
+    scenario = load(gold / "scenario.toml")
+    run(scenario, tmp_path)
     written = sorted(p.name for p in tmp_path.glob("*.*") if p.name != ".cnsim.json")
     assert written == sorted(p.name for p in gold.glob("*.*") if p.suffix != ".toml")
     for parquet in gold.glob("*.parquet"):
@@ -68,5 +55,8 @@ def test_outputs_equal_the_golden_copy(name, tmp_path):
         pd.testing.assert_frame_equal(got[keep], want[keep])
     want = json.loads((gold / "summary.json").read_text())
     got = json.loads((tmp_path / "summary.json").read_text())
-    got["scenario"] = _as_recorded(got["scenario"])
+    assert got["scenario"] == scenario.as_dict()
+    # the copies record the scenario in the form sweep run ids hash (written before
+    # subscriptions.attributes was retired: Scenario.id_record)
+    got["scenario"] = scenario.id_record()
     assert _strip(got) == _strip(want)
