@@ -17,7 +17,10 @@ The public API (:mod:`cnsim.api`)::
 It is imported on first use, so ``import cnsim`` stays cheap for the CLI.
 """
 
+from cnsim.kernel_cache import install as _install_kernel_cache
+
 __version__ = "0.1.0"
+_install_kernel_cache()  # numba's cache of cnsim's kernels follows their imports
 
 _API = (
     "CATALOG", "Catalog", "Metric", "Report", "Result", "Scenario", "report", "reproduce",
