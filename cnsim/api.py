@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from cnsim.errors import API
 from cnsim.simulations.config import Scenario
 from cnsim.simulations.metrics import CATALOG, Catalog, Metric
 from cnsim.simulations.runner import Result, run_result
@@ -45,7 +46,7 @@ def run(
     >>> result = cnsim.run(cnsim.Scenario.from_toml("examples/small.toml"), events=20)
     >>> result.events.groupby("approach")["delivered_msgs"].mean()  # doctest: +SKIP
     """
-    return run_result(scenario, out, events, overwrite)
+    return run_result(scenario, out, events, overwrite, API)
 
 
 def verify(scenario: Scenario, events: int | None = None) -> Report:
@@ -56,8 +57,13 @@ def verify(scenario: Scenario, events: int | None = None) -> Report:
     >>> cnsim.verify(cnsim.Scenario.from_toml("examples/small.toml"), events=30).ok
     True
     """
+    from cnsim.simulations.config import check_call
+    from cnsim.simulations.progress import interval_s
     from cnsim.simulations.verify import verify as verify_scenario
 
+    check_call(scenario, events)
+    if scenario["run"]["progress"]:
+        interval_s()  # a bad $CNSIM_PROGRESS_S fails before any work
     return verify_scenario(scenario, events)
 
 
@@ -81,8 +87,8 @@ def sweep(
     """
     from cnsim.simulations.sweep import load_sweep, read_results, run_sweep
 
-    spec = load_sweep(path, quick=quick, repeat=repeat)
-    run_sweep(spec, out, master=master, serial=serial, overwrite=overwrite)
+    spec = load_sweep(path, quick=quick, repeat=repeat, names=API)
+    run_sweep(spec, out, master=master, serial=serial, overwrite=overwrite, names=API)
     return read_results(out)
 
 
@@ -94,7 +100,7 @@ def report(src: str | Path, out: str | Path, overwrite: bool = False) -> Path:
     """
     from cnsim.simulations.report import build_report
 
-    return build_report(Path(src), out, overwrite)
+    return build_report(Path(src), out, overwrite, API)
 
 
 def reproduce(
@@ -117,7 +123,6 @@ def reproduce(
 
     done = run_reproduction(
         paper, out, quick=quick, master=master, serial=serial, overwrite=overwrite,
-        progress=False, echo=lambda _line: None,
+        progress=False, echo=lambda _line: None, names=API,
     )  # fmt: skip
     return pd.read_csv(done.report.parent / "comparison.csv")
-

@@ -197,12 +197,15 @@ def _listing(folder: Path, names: list[str]) -> str:
 def verify(config: ConfigArg, events: EventsOpt = None) -> None:
     """Check every approach against the brute-force oracle after every event (batch)."""
     from cnsim.simulations import config as config_mod
+    from cnsim.simulations.progress import interval_s
     from cnsim.simulations.sizes import check_fits
     from cnsim.simulations.verify import verify as verify_scenario
 
     scenario = config_mod.load(config)
     n_events = config_mod.events_override(events)
     check_fits(scenario, n_events, oracle=True)
+    if scenario["run"]["progress"]:
+        interval_s()  # a bad $CNSIM_PROGRESS_S fails before any work
     report = verify_scenario(scenario, n_events)
     typer.echo(report.text())
     if not report.ok:

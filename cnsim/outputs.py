@@ -53,7 +53,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from cnsim.errors import InputError
+from cnsim.errors import CLI, InputError, Names
 
 MARKER = ".cnsim.json"
 STAGING = ".cnsim-staging.json"
@@ -234,28 +234,36 @@ def claim(
     *,
     overwrite: bool = False,
     same: Callable[[dict[str, Any]], str | None] | None = None,
-    option: str = "--out",
+    names: Names = CLI,
+    part: str | None = None,
 ) -> Path:
     """Check, before any work, that ``out`` can hold this ``kind`` of result; return it
     as an absolute path. ``same(marker)`` decides whether a folder of the same kind is
     this command's (``None``) or names why not (a sweep: another sweep's dataset);
     ``overwrite`` lets a cnsim folder of another kind or another sweep be replaced. A
     folder that is not cnsim's is refused either way. Staging folders of processes
-    that are gone, beside ``out`` or inside it, are removed. Raises
-    :class:`InputError` naming ``option``, the path and what is allowed."""
+    that are gone, beside ``out`` or inside it, are removed. ``part``: the folder
+    checked is ``out/part`` (a reproduction's ``sweeps/NAME``, ``report``), a message
+    still names ``out``, the argument the caller gave. Raises :class:`InputError`
+    naming the argument (``names``: the caller's name for it), the path and what is
+    allowed."""
     assert kind in KINDS
     if str(out).strip() == "":
-        raise InputError(f"{option} '': an empty path; give the folder to write into")
+        raise InputError(
+            f"{names.given('out', str(out))}: an empty path; give the folder to write into"
+        )
+    where = place(out, names, part)
     path = Path(out).expanduser().absolute()
-    shown = repr(str(out))
-    _check_names(path, option, shown)
+    if part is not None:
+        path = path / part
+    check_names(path, names.arg("out"), names.given("out", str(out), most=60))
     if path.exists() and not path.is_dir():
-        raise InputError(f"{option} {shown}: is a file, not a folder; give a folder to write into")
+        raise InputError(f"{where}: is a file, not a folder; give a folder to write into")
     found = owner(path)
     if found is not None:
         held = found["kind"]
         if held == "foreign":
-            raise InputError(f"{option} {shown}: holds {found['file']!r}, {CHANGED}; {ALLOWED}")
+            raise InputError(f"{where}: holds {found['file']!r}, {CHANGED}; {ALLOWED}")
         why = None
         if held != kind:
             why = f"holds a cnsim {held} ({MARKER})"
@@ -263,38 +271,47 @@ def claim(
             why = same(found)
         if why is not None and not overwrite:
             raise InputError(
-                f"{option} {shown}: {why}; write the {kind} elsewhere, or pass "
-                f"--overwrite to replace it"
+                f"{where}: {why}; write the {kind} elsewhere, or pass "
+                f"{names.flag('overwrite')} to replace it"
             )
-    _check_writable(path, option, shown)
+    _check_writable(path, where)
     remove_dead_staging(path)
     return path
+
+
+def place(out: str | Path, names: Names = CLI, part: str | None = None) -> str:
+    """How a message names the output folder ``out`` as the caller gave it (``--out
+    'x'``, ``out='x'``), or its sub-folder ``part``."""
+    head = names.given("out", str(out))
+    return head if part is None else f"{head}, its sub-folder {part!r}"
 
 
 # -- writing -----------------------------------------------------------------------
 
 
 @contextlib.contextmanager
-def replacing(path: Path, content: dict[str, Any]) -> Iterator[Path]:
+def replacing(path: Path, content: dict[str, Any], where: str | None = None) -> Iterator[Path]:
     """Yield an empty staging folder beside ``path``; when the block ends without an
     error, the marker ``content`` listing everything written is added and the staging
     folder atomically takes ``path``'s place, which must still be cnsim's (else an
     InputError naming the first foreign entry, and ``path`` untouched); the earlier
     contents are then deleted. On an error ``path`` is untouched and the staging
-    folder is removed."""
+    folder is removed. ``where``: how a message names the folder (:func:`place`;
+    by default ``--out`` and ``path``)."""
+    where = place(path) if where is None else where
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         remove_dead_staging(path)
         staging = _make_staging(path.parent, f".{path.name}.cnsim-", path.name)
     except OSError as exc:
-        raise InputError(f"cannot write into {str(path)!r}: {exc.strerror or exc}") from None
+        raise InputError(f"{where}: cannot write there ({exc.strerror or exc})") from None
     keep = False  # after the exchange: the earlier contents, kept if not all cnsim's
     try:
         yield staging
         write_marker(staging, {**content, "files": listing(staging)})
         first = foreign_entry(path)
         if first is not None:
-            raise InputError(f"--out {str(path)!r}: holds {first!r}, {CHANGED}; {ALLOWED}")
+            raise InputError(f"{where}: holds {first!r}, {CHANGED}; {ALLOWED}")
         (staging / STAGING).unlink()
         if _swap_in(staging, path):
             # ``staging`` holds the earlier result: delete it only if it is all cnsim's
@@ -303,7 +320,7 @@ def replacing(path: Path, content: dict[str, Any]) -> Iterator[Path]:
             if not keep:
                 _write_staging_marker(staging, path.name)
     except OSError as exc:
-        raise InputError(f"cannot write into {str(path)!r}: {exc.strerror or exc}") from None
+        raise InputError(f"{where}: cannot write there ({exc.strerror or exc})") from None
     finally:
         if not keep and staging.is_dir():
             _remove_staging(staging)
@@ -406,20 +423,20 @@ def _exchange(a: Path, b: Path) -> bool:
     raise OSError(err, os.strerror(err), str(b))
 
 
-def _check_names(path: Path, option: str, shown: str) -> None:
+def check_names(path: Path, arg: str, shown: str) -> None:
     """A path the file system can hold: no name in it longer than its folder allows, the
     whole no longer than the system's limit (checked before any other test, which would
-    fail with a bare OSError)."""
+    fail with a bare OSError). ``arg``: the argument's name, ``shown``: it with its value."""
     folder = next((p for p in path.parents if _is_dir(p)), Path("/"))
     most = os.pathconf(folder, "PC_NAME_MAX")
     longest = max(path.parts, key=len)
     if len(longest.encode()) > most:
         raise InputError(
-            f"{option} {shown[:60] + '...' if len(shown) > 60 else shown}: a name of "
-            f"{len(longest.encode())} bytes; allowed: names of at most {most} bytes"
+            f"{shown}: a name of {len(longest.encode())} bytes; allowed: names of at most "
+            f"{most} bytes"
         )
     if len(str(path).encode()) >= (whole := os.pathconf(folder, "PC_PATH_MAX")):
-        raise InputError(f"{option}: a path of {len(str(path).encode())} bytes; allowed: "
+        raise InputError(f"{arg}: a path of {len(str(path).encode())} bytes; allowed: "
                          f"under {whole}")  # fmt: skip
 
 
@@ -430,15 +447,15 @@ def _is_dir(path: Path) -> bool:
         return False
 
 
-def _check_writable(path: Path, option: str, shown: str) -> None:
+def _check_writable(path: Path, where: str) -> None:
     """The nearest existing ancestor of ``path`` is a folder we may write into."""
     probe = path if path.exists() else path.parent
     while not probe.exists():
         probe = probe.parent
     if not probe.is_dir():
-        raise InputError(f"{option} {shown}: {str(probe)!r} is a file, not a folder")
+        raise InputError(f"{where}: {str(probe)!r} is a file, not a folder")
     if not os.access(probe, os.W_OK | os.X_OK):
-        raise InputError(f"{option} {shown}: {str(probe)!r} is not writable")
+        raise InputError(f"{where}: {str(probe)!r} is not writable")
 
 
 def remove_dead_staging(path: Path) -> None:
@@ -516,7 +533,7 @@ def check_file_target(path: str | Path, option: str, keep: bool = False) -> Path
         raise InputError(f"{option} '': an empty path; give the file to write")
     target = Path(path).expanduser().absolute()
     shown = repr(str(path))
-    _check_names(target, option, shown)
+    check_names(target, option, f"{option} {shown[:60] + '...' if len(shown) > 60 else shown}")
     if target.is_dir():
         raise InputError(f"{option} {shown}: is a folder; give a file name")
     folder = target.parent

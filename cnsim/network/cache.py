@@ -25,6 +25,7 @@ from cnsim.errors import InputError
 from cnsim.network.params import NetworkParams
 from cnsim.network.topology import Topology, file_digest
 from cnsim.network.world import World, compute_world
+from cnsim.outputs import check_names
 
 CACHE_VERSION = 1  # bump when the stored arrays or their meaning change
 ENV_VAR = "CNSIM_CACHE"
@@ -44,13 +45,18 @@ ARRAYS = (
 
 def cache_dir(override: str | Path | None = None) -> Path:
     """The cache directory: ``override``, else ``$CNSIM_CACHE``, else ``./.cnsim-cache``
-    (an InputError naming where it came from if it, or a folder above it, is a file)."""
+    (an InputError naming where it came from if it holds a name or is a path longer
+    than the file system allows, or if it, or a folder above it, is a file — the rules
+    of every output path, :func:`cnsim.outputs.check_names`)."""
     if override is not None:
         path, named = Path(override), "--cache"
     elif os.environ.get(ENV_VAR):
         path, named = Path(os.environ[ENV_VAR]), f"${ENV_VAR}"
     else:
         path, named = Path.cwd() / DEFAULT_DIR, "the world cache"
+    shown = repr(str(path))
+    shown = shown if len(shown) <= 60 else shown[:60] + "..."
+    check_names(path.absolute(), named, f"{named} {shown}")
     probe = path
     while not probe.exists() and probe != probe.parent:
         probe = probe.parent
@@ -108,9 +114,22 @@ def build_world(
     entry = cache_dir(directory) / key
     if (entry / "meta.json").is_file():
         return load_world(entry, params)
+    _check_writable(cache_dir(directory))  # before the world is computed
     world = compute_world(params, key)
     save_world(world, cache_dir(directory))
     return world
+
+
+def _check_writable(root: Path) -> None:
+    """A new entry can be stored under ``root``: its nearest existing folder is writable."""
+    probe = root
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise InputError(
+            f"world cache {str(root)!r}: {str(probe)!r} is not writable; give a writable "
+            f"folder (--cache or ${ENV_VAR})"
+        )
 
 
 def save_world(world: World, directory: str | Path) -> Path:

@@ -19,6 +19,7 @@ from cnsim.errors import CnsimError, InputError
 from cnsim.network.cache import build_world, cache_dir, world_key
 from cnsim.network.params import GENERATORS, LATENCY_MODELS, NETWORK_SCHEMA, NetworkParams
 from cnsim.network.world import World, export, summarize
+from cnsim.outputs import check_file_target
 
 topology_app = typer.Typer(help="Build, cache, summarise and export IP topologies.")
 
@@ -59,6 +60,8 @@ def _world(
     if it was never built), exported if asked, with its cache entry and the seconds it
     took. Errors: one line, exit 2."""
     try:
+        if export_to is not None:  # a new file, or one cnsim wrote: checked before any work
+            check_file_target(export_to, "--export")
         params = NetworkParams(**options)
         entry = cache_dir(cache) / world_key(params)
         if cached_only and not (entry / "meta.json").is_file():

@@ -5,26 +5,40 @@ the rate and the estimated time left — and a last line if any was printed, so 
 run's log shows it advancing without hundreds of carriage-return redraws.
 
 ``CNSIM_PROGRESS_S`` sets the interval of the plain lines (seconds; 0: a line at every
-update).
+update; anything but a number >= 0 is refused before any work).
 """
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 import time
 from collections.abc import Iterable, Iterator
 from typing import IO, Any, TypeVar
 
+from cnsim.errors import InputError
+
 T = TypeVar("T")
 
 
 def interval_s() -> float:
-    """Seconds between two plain progress lines: ``$CNSIM_PROGRESS_S``, else 10."""
-    try:
-        return max(0.0, float(os.environ.get("CNSIM_PROGRESS_S", "10")))
-    except ValueError:
+    """Seconds between two plain progress lines: ``$CNSIM_PROGRESS_S``, else 10; a value
+    that is not a finite number >= 0 is an :class:`InputError` naming the variable (the
+    long commands call this before any work)."""
+    text = os.environ.get("CNSIM_PROGRESS_S", "")
+    if text.strip() == "":
         return 10.0
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= 0):
+        raise InputError(
+            f"$CNSIM_PROGRESS_S = {text!r} is not a number of seconds; allowed: a finite "
+            "number >= 0 (0: a line at every update), or unset for 10"
+        )
+    return value
 
 
 def is_terminal(stream: IO[str]) -> bool:

@@ -24,11 +24,12 @@ from cnsim.algorithms.registry import make_approach, parse
 from cnsim.brokers import NETWORKS
 from cnsim.brokers.base import Delivery, Network, NetworkSetup, RankedSetup, Traffic
 from cnsim.brokers.forwarding import Covering
+from cnsim.errors import CLI, Names
 from cnsim.server.distributed import Zones
 from cnsim.simulations.churn import simulate_churn
 from cnsim.simulations.config import Scenario, check_call
 from cnsim.simulations.metrics import CATALOG, aggregate
-from cnsim.simulations.progress import track
+from cnsim.simulations.progress import interval_s, track
 from cnsim.simulations.ranked import ranked_summary, runs_ranked
 from cnsim.simulations.result import Result, claim_out_dir
 from cnsim.simulations.seeds import Seeds
@@ -239,14 +240,19 @@ def run_result(
     out_dir: str | Path | None = None,
     events: int | None = None,
     overwrite: bool = False,
+    names: Names = CLI,
 ) -> Result:
-    """Run a scenario; write its outputs to ``out_dir`` if given (see :class:`Result`)."""
+    """Run a scenario; write its outputs to ``out_dir`` if given (see :class:`Result`);
+    ``names``: how messages name the arguments (``--out`` for the CLI, keywords for the
+    API)."""
     check_call(scenario, events)
+    if scenario["run"]["progress"]:
+        interval_s()  # a bad $CNSIM_PROGRESS_S fails before any work
     if out_dir is not None:
-        claim_out_dir(out_dir, overwrite)  # an unusable folder fails before any work
+        claim_out_dir(out_dir, overwrite, names)  # an unusable folder fails before any work
     result = simulate(scenario, events)
     if out_dir is not None:
-        result.write(out_dir, overwrite)
+        result.write(out_dir, overwrite, names)
     return result
 
 
@@ -255,9 +261,10 @@ def run(
     out_dir: str | Path | None = None,
     events: int | None = None,
     overwrite: bool = False,
+    names: Names = CLI,
 ) -> tuple[pd.DataFrame, dict]:
     """:func:`run_result`'s events and summary."""
-    result = run_result(scenario, out_dir, events, overwrite)
+    result = run_result(scenario, out_dir, events, overwrite, names)
     return result.events, result.summary
 
 

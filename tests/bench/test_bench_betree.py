@@ -436,3 +436,93 @@ def test_drop_attribute_removes_only_that_attribute():
             assert out.predicates(i) == want
     # without the length every event still matches its own string
     assert _scan_counts(D.drop_attribute(subs, 676), D.drop_attribute(events, 676)).min() >= 1
+
+
+# -- --tables (and --resume) FILE: well-formed JSON that is not a result of this bench --
+
+_CELL = {"build_s": 1.0, "match_us": 2.0, "mean_matches": 3.0, "mb": 4.0,
+         "top_us": {"1": 5.0, "5": 6.0}}  # fmt: skip
+_GOOD = {"structures": ["BE*", "SCAN"],
+         "figures": {"fig8_size": {"uniform": {"600": {"BE*": _CELL, "SCAN": _CELL}}},
+                     "fig9_match_prob": {"zipf": {"0.01": {"SCAN": _CELL}}}}}  # fmt: skip
+
+
+def _spoilt(path: tuple, value) -> dict:
+    """:data:`_GOOD` with the entry at ``path`` (keys from the top) set to ``value``
+    (``...``: removed)."""
+    res = json.loads(json.dumps(_GOOD))
+    node = res
+    for key in path[:-1]:
+        node = node[key]
+    if value is ...:
+        del node[path[-1]]
+    else:
+        node[path[-1]] = value
+    return res
+
+
+_AT = ("figures", "fig8_size", "uniform", "600")
+_BAD_RESULTS = [
+    ("a-list", [1, 2], r"holds no 'figures' and 'structures'"),
+    ("a-number", 3, r"holds no 'figures' and 'structures'"),
+    ("a-string", "figures", r"holds no 'figures' and 'structures'"),
+    ("no-structures", _spoilt(("structures",), ...), r"holds no 'figures' and 'structures'"),
+    ("no-figures", _spoilt(("figures",), ...), r"holds no 'figures' and 'structures'"),
+    ("structures-number", _spoilt(("structures",), 4),
+     r"'structures' = 4 is not a list of structure labels"),
+    ("structures-numbers", _spoilt(("structures",), [1, 2]),
+     r"'structures' = \[1, 2\] is not a list of structure labels"),
+    ("figures-list", _spoilt(("figures",), ["fig8_size"]),
+     r"'figures' = \['fig8_size'\] is not a dict of figures"),
+    ("figure-list", _spoilt(("figures", "fig8_size"), [1]),
+     r"figures\['fig8_size'\] = \[1\] is not a dict of row labels"),
+    ("rows-number", _spoilt(("figures", "fig8_size", "uniform"), 7),
+     r"figures\['fig8_size'\]\['uniform'\] = 7 is not a dict of axis values"),
+    ("axis-value-text", _spoilt(("figures", "fig8_size", "uniform", "many"), {"SCAN": _CELL}),
+     r"\['many'\]: the axis value 'many' is not a number of n"),
+    ("axis-value-prob", _spoilt(("figures", "fig9_match_prob", "zipf", "1%"), {"SCAN": _CELL}),
+     r"\['1%'\]: the axis value '1%' is not a number of match_prob"),
+    ("cell-empty", _spoilt(_AT, {}), r"\['600'\] = \{\} is not a dict of structures"),
+    ("cell-list", _spoilt(_AT, [_CELL]), r"\['600'\] = \[\{.* is not a dict of structures"),
+    ("structure-number", _spoilt((*_AT, "BE*"), 2.0),
+     r"\['600'\]\['BE\*'\] = 2\.0 is not a dict of measurements"),
+    *[(f"no-{key}", _spoilt((*_AT, "BE*", key), ...),
+       rf"\['BE\*'\] has '{key}' = None, not a number") for key in R.CELL_NUMBERS],
+    *[(f"{key}-text", _spoilt((*_AT, "SCAN", key), "fast"),
+       rf"\['SCAN'\] has '{key}' = 'fast', not a number") for key in R.CELL_NUMBERS],
+    ("match_us-bool", _spoilt((*_AT, "SCAN", "match_us"), True),
+     r"has 'match_us' = True, not a number"),
+    ("top_us-list", _spoilt((*_AT, "SCAN", "top_us"), [5.0, 6.0]),
+     r"has 'top_us' = \[5\.0, 6\.0\], not a dict of top-k times"),
+    ("no-top-5", _spoilt((*_AT, "SCAN", "top_us", "5"), ...),
+     r"has top_us\[5\] = None, not a number"),
+    ("top-1-text", _spoilt((*_AT, "SCAN", "top_us", "1"), "x"),
+     r"has top_us\[1\] = 'x', not a number"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("option", "label", "content", "message"), [
+    *[("--tables", *bad) for bad in _BAD_RESULTS],
+    *[("--resume", *bad) for bad in _BAD_RESULTS[5:9]],
+])  # fmt: skip
+def test_a_file_that_is_not_this_benchs_result_is_refused(
+    option, label, content, message, bad_inputs, capsys, monkeypatch
+):
+    from refusals import Case, assert_refused
+
+    (bad_inputs / "r.json").write_text(json.dumps(content))
+    if option == "--tables":
+        argv = ["bench", "betree", "--tables", "{d}/r.json"]
+    else:  # the file --resume reads back and would write to
+        argv = ["bench", "betree", "--table", "3", "--resume", "--json", "{d}/r.json"]
+    where = "--json" if option == "--resume" else "--tables"
+    said = rf"^error: cnsim bench betree: {where} = '[^']*r\.json'(: .*{message}.*; expected a "
+    said += rf"result of cnsim bench betree|.*{message})"
+    case = Case(label, argv, said)
+    assert_refused(case, bad_inputs, capsys, monkeypatch)
+
+
+def test_the_good_result_of_the_table_prints():
+    assert R.shape_problem(_GOOD, P.FULL_AXES) is None
+    text = T.tables(_GOOD)
+    assert "| uniform | 600 | 3 |" in text and "| zipf | 1% |" in text

@@ -140,6 +140,44 @@ BAD_CACHE: list[Case] = [
         env={"CNSIM_CACHE": "{d}/a_file"},
     ),
 ]
+# The path rules of every output (cnsim.outputs.check_names) hold for the cache too: a
+# name or a path longer than the file system allows is refused naming where it came
+# from; an --export file is a new file (or one cnsim stamped), never a user's.
+LONG, DEEP = "a" * 300, "b/" * 3000
+TOPO = ["--ip-nodes", "60", "--brokers", "3"]
+MEGHDOOT = "@[overlay]\nkind = 'meghdoot'\n[network]\nip_nodes = 60\nbrokers = 3\n"
+NAME_300 = r"'[^']*\.\.\.: a name of 300 bytes; allowed: names of at most 255 bytes$"
+BAD_CACHE += [
+    *[
+        Case(f"topology-{cmd}-cache-long-name", ["topology", cmd, *TOPO, "--cache", "{d}/" + LONG],
+             r"^error: --cache " + NAME_300)
+        for cmd in ("build", "show")
+    ],
+    Case("topology-cache-long-name-above", ["topology", "build", *TOPO, "--cache",
+         "{d}/" + LONG + "/c"], r"^error: --cache " + NAME_300),
+    Case("topology-cache-long-path", ["topology", "build", *TOPO, "--cache", "{d}/" + DEEP],
+         r"^error: --cache: a path of \d+ bytes; allowed: under 4096$"),
+    Case("run-cache-env-long-name", ["run", MEGHDOOT, "--out", "{d}/o"],
+         r"^error: \$CNSIM_CACHE " + NAME_300, env={"CNSIM_CACHE": "{d}/" + LONG}),
+    Case("run-cache-env-long-path", ["run", MEGHDOOT, "--out", "{d}/o"],
+         r"^error: \$CNSIM_CACHE: a path of \d+ bytes", env={"CNSIM_CACHE": "{d}/" + DEEP}),
+    Case("run-cache-env-under-file", ["run", MEGHDOOT, "--out", "{d}/o"],
+         r"^error: \$CNSIM_CACHE '[^']*a_file/w': '[^']*a_file' is a file, not a folder",
+         env={"CNSIM_CACHE": "{d}/a_file/w"}),
+    Case("verify-cache-env-long-name", ["verify", MEGHDOOT],
+         r"^error: \$CNSIM_CACHE " + NAME_300, env={"CNSIM_CACHE": "{d}/" + LONG}),
+    Case("topology-export-user-file", ["topology", "build", *TOPO, "--cache", "{d}/cache",
+         "--export", "{d}/four.txt"], r"^error: --export '[^']*four\.txt': a file cnsim did "
+         r"not write .*give a new file name$"),
+    Case("topology-export-folder", ["topology", "build", *TOPO, "--cache", "{d}/cache",
+         "--export", "{d}/foreign"], r"^error: --export '[^']*foreign': is a folder"),
+    Case("topology-export-no-folder", ["topology", "show", *TOPO, "--cache", "{d}/cache",
+         "--export", "{d}/nowhere/t.graphml"],
+         r"^error: --export '[^']*t\.graphml': its folder '[^']*nowhere' does not exist"),
+    Case("topology-export-long-name", ["topology", "build", *TOPO, "--cache", "{d}/cache",
+         "--export", "{d}/" + LONG + ".graphml"], r"^error: --export '[^']*\.\.\.: a name of "
+         r"308 bytes"),
+]  # fmt: skip
 
 
 @table(BAD_CACHE)

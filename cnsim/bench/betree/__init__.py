@@ -54,7 +54,7 @@ from cnsim.bench.betree.plans import (
     STRUCTURES,
     TABLE3_FIGS,
 )
-from cnsim.bench.betree.results import json_default
+from cnsim.bench.betree.results import json_default, shape_problem
 from cnsim.bench.betree.tables import tables as markdown_tables
 from cnsim.errors import InputError
 from cnsim.outputs import STAMP, write_file
@@ -127,11 +127,13 @@ def _result_file(path: str | None, option: str) -> dict:
         raise InputError(f"cnsim bench betree: {option} = {path!r} cannot be read: {e}") from None
     if isinstance(prior, dict):
         prior.pop(STAMP, None)  # written anew with the result
-    if not isinstance(prior, dict) or not all(
-        isinstance(prior.get(k), dict) for k in ("figures", "structures")
-    ):
+    if not isinstance(prior, dict) or not all(k in prior for k in ("figures", "structures")):
         raise InputError(f"cnsim bench betree: {option} = {path!r} holds no 'figures' and "
                          "'structures' (not a result of this benchmark)")  # fmt: skip
+    problem = shape_problem(prior, FULL_AXES)
+    if problem is not None:
+        raise InputError(f"cnsim bench betree: {option} = {path!r}: {problem}; expected a "
+                         "result of cnsim bench betree --full or --table 3 (--json)")  # fmt: skip
     return prior
 
 

@@ -44,3 +44,77 @@ def json_default(o):
     if isinstance(o, np.integer | np.floating):
         return o.item()
     raise TypeError(type(o))
+
+
+CELL_NUMBERS = ("build_s", "match_us", "mean_matches", "mb")  # a cell's numbers
+TOP_KS = (1, 5)  # the top-k times a cell holds (RESULTS' tables print both)
+
+
+def shape_problem(res: dict, axes: dict) -> str | None:
+    """What keeps ``res`` (read back from JSON) from being a result of this benchmark:
+    ``figures`` a dict of figure → row label → axis value → structure → cell, a cell a
+    dict of :data:`CELL_NUMBERS` and ``top_us`` for :data:`TOP_KS`; ``structures`` the
+    structure labels (a list or dict of text); an axis value of ``axes``' ``n`` a whole
+    number, of ``match_prob`` a number. ``None``: it is one."""
+    labels = res.get("structures")
+    if not isinstance(labels, list | dict) or not all(isinstance(s, str) for s in labels):
+        return f"'structures' = {_short(labels)} is not a list of structure labels"
+    figures = res.get("figures")
+    if not isinstance(figures, dict):
+        return f"'figures' = {_short(figures)} is not a dict of figures"
+    for fig, per in figures.items():
+        where = f"figures[{fig!r}]"
+        if not isinstance(per, dict):
+            return f"{where} = {_short(per)} is not a dict of row labels"
+        axis = axes.get(fig, (fig,))[0]
+        for dist, rows in per.items():
+            if not isinstance(rows, dict):
+                return f"{where}[{dist!r}] = {_short(rows)} is not a dict of axis values"
+            for val, cell in rows.items():
+                at = f"{where}[{dist!r}][{val!r}]"
+                if not _reads_as(val, axis):
+                    return f"{at}: the axis value {val!r} is not a number of {axis_name(axis)}"
+                if not isinstance(cell, dict) or not cell:
+                    return f"{at} = {_short(cell)} is not a dict of structures"
+                for label, c in cell.items():
+                    problem = _cell_problem(c)
+                    if problem is not None:
+                        return f"{at}[{label!r}] {problem}"
+    return None
+
+
+def _cell_problem(cell) -> str | None:
+    if not isinstance(cell, dict):
+        return f"= {_short(cell)} is not a dict of measurements"
+    for key in CELL_NUMBERS:
+        if not _number(cell.get(key)):
+            return f"has {key!r} = {_short(cell.get(key))}, not a number"
+    top = cell.get("top_us")
+    if not isinstance(top, dict):
+        return f"has 'top_us' = {_short(top)}, not a dict of top-k times"
+    for k in TOP_KS:
+        value = top.get(k, top.get(str(k)))
+        if not _number(value):
+            return f"has top_us[{k}] = {_short(value)}, not a number"
+    return None
+
+
+def _number(value) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _reads_as(val: str, axis) -> bool:
+    """Whether a row key reads as a value of ``axis`` (what the tables print of it)."""
+    try:
+        if axis == "n":
+            int(val)
+        elif axis == "match_prob":
+            float(val)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

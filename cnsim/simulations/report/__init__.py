@@ -26,25 +26,27 @@ Example::
 
 from pathlib import Path
 
-from cnsim.errors import InputError
-from cnsim.outputs import claim, marker, replacing
+from cnsim.errors import CLI, InputError, Names
+from cnsim.outputs import claim, marker, place, replacing
 from cnsim.simulations.report.document import Document, detect
 from cnsim.simulations.report.run_sections import run_report
 from cnsim.simulations.report.sweep_sections import sweep_report
 
 
-def build_report(src: Path, out: Path, overwrite: bool = False) -> Path:
+def build_report(src: Path, out: Path, overwrite: bool = False, names: Names = CLI) -> Path:
     """Turn a run directory or a sweep dataset into ``out/index.html`` with figures and
     CSVs. ``out`` must be new, empty or an earlier report's folder (``overwrite``: any
     folder cnsim wrote); a folder holding anything cnsim did not write — a site of
     one's own with its ``index.html`` among them — is refused either way. The report
-    is written aside and swapped in whole."""
+    is written aside and swapped in whole. ``names``: how messages name the arguments
+    (``--out`` for the CLI, ``out`` for the API)."""
     src = Path(src)
     kind = detect(src)
-    out = claim(out, "report", overwrite=overwrite)
+    where = place(out, names)
+    out = claim(out, "report", overwrite=overwrite, names=names)
     if out == src.absolute() or out in src.absolute().parents:
-        raise InputError(f"--out {str(out)!r}: would replace the {kind} it reports on")
-    with replacing(out, marker("report", str(src))) as stage:
+        raise InputError(f"{where}: would replace the {kind} it reports on")
+    with replacing(out, marker("report", str(src)), where) as stage:
         index = (
             run_report(Document(stage), src)
             if kind == "run"

@@ -29,8 +29,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from cnsim.errors import InputError
-from cnsim.outputs import claim, mark, marker, owner, replacing
+from cnsim.errors import CLI, InputError, Names
+from cnsim.outputs import claim, mark, marker, owner, place, replacing
 from cnsim.simulations.reproduce.catalog import Reproduction
 from cnsim.simulations.reproduce.seed003 import SEED003
 
@@ -95,29 +95,37 @@ def reproduce(
     progress: bool = True,
     echo=print,
     verbose: bool = False,
+    names: Names = CLI,
 ) -> Outcome:
     """Run every sweep of ``paper``'s reproduction into ``out/sweeps`` (resuming) and
-    write ``out/report``. Everything is checked before the first run. ``progress``:
-    each sweep's runs followed on stderr (:mod:`cnsim.simulations.progress`);
-    ``verbose``: Spark's and the JVM's messages on stderr too."""
+    write ``out/report``. Everything is checked before the first run; a message about
+    ``out`` or a folder inside it names ``out`` (``names``: as an option or a keyword).
+    ``progress``: each sweep's runs followed on stderr
+    (:mod:`cnsim.simulations.progress`); ``verbose``: Spark's and the JVM's messages on
+    stderr too."""
+    from cnsim.simulations.progress import interval_s
     from cnsim.simulations.sizes import check_fits
     from cnsim.simulations.sweep import claim_dataset, load_sweep
     from cnsim.simulations.sweep.executors import check_master
 
     repro = reproduction(paper)
-    sweeps = [load_sweep(repro.sweep_file(name), quick=quick) for name in repro.sweeps]
-    root = claim(out, "reproduction", overwrite=overwrite, same=_same(paper, quick))
+    sweeps = [load_sweep(repro.sweep_file(n), quick=quick, names=names) for n in repro.sweeps]
+    same = _same(paper, quick, names)
+    root = claim(out, "reproduction", overwrite=overwrite, same=same, names=names)
     for sweep in sweeps:  # each dataset is this sweep's (or --overwrite)
-        claim_dataset(root / "sweeps" / sweep.name, sweep, overwrite=overwrite)
+        claim_dataset(out, sweep, overwrite, names, f"sweeps/{sweep.name}")
+    claim(out, "report", overwrite=True, names=names, part="report")  # rewritten each time
+    if progress:
+        interval_s()  # a bad $CNSIM_PROGRESS_S fails before any work
     if not serial:
-        check_master(master)
+        check_master(master, names=names)
     if serial or master is None or master.startswith("local"):
         from cnsim.simulations.config import from_dict
 
         for sweep in sweeps:
             for run in sweep.runs:
                 check_fits(from_dict(run.scenario, f"{sweep.name} run {run.run_id}"))
-    _open(root, paper, quick, repro.sweeps)
+    _open(root, paper, quick, repro.sweeps, place(out, names))
     outcome = Outcome(root)
     session = None
     try:
@@ -126,49 +134,54 @@ def reproduce(
 
             session = spark_session(master, f"cnsim-reproduce-{paper}", verbose)
         for sweep in sweeps:
-            outcome.sweeps.append(_run_one(sweep, root, master, serial, session, progress, echo))
+            outcome.sweeps.append(
+                _run_one(sweep, out, master, serial, session, progress, echo, names)
+            )
     finally:
         if session is not None:
             session.stop()
-    outcome.report = write_report(repro, root, quick, outcome.sweeps)
+    where = place(out, names, "report")
+    outcome.report = write_report(repro, root, quick, outcome.sweeps, where)
     return outcome
 
 
-def _same(paper: str, quick: bool):
+def _same(paper: str, quick: bool, names: Names = CLI):
     def same(found: dict) -> str | None:
         if found.get("name") != paper:
             return f"holds the reproduction of {found.get('name')!r}, not of {paper!r}"
         if bool(found.get("quick")) != quick:
-            held = "--quick" if found.get("quick") else "full"
+            held = names.flag("quick") if found.get("quick") else "full"
             return f"holds the {held} reproduction (run it the same way, or elsewhere)"
         return None
 
     return same
 
 
-def _open(root: Path, paper: str, quick: bool, sweeps) -> None:
+def _open(root: Path, paper: str, quick: bool, sweeps, where: str | None = None) -> None:
     """Make ``root`` this reproduction's folder: emptied (atomically) if it held
     anything else (claimed with --overwrite), then marked; its marker names its parts,
-    ``sweeps/NAME`` and ``report``, each a cnsim folder with a marker of its own."""
+    ``sweeps/NAME`` and ``report``, each a cnsim folder with a marker of its own.
+    ``where``: how a message names ``root`` (:func:`cnsim.outputs.place`)."""
     parts = [f"sweeps/{name}" for name in sweeps] + ["report"]
     content = marker("reproduction", paper, quick=quick, parts=parts)
     found = owner(root)
     if found is not None and (
         found["kind"] != "reproduction" or _same(paper, quick)(found) is not None
     ):
-        with replacing(root, content):
+        with replacing(root, content, where):
             pass
     root.mkdir(parents=True, exist_ok=True)
     mark(root, content)
 
 
-def _run_one(sweep, root: Path, master, serial: bool, session, progress: bool, echo) -> dict:
+def _run_one(sweep, out, master, serial: bool, session, progress: bool, echo, names) -> dict:
+    """Run ``sweep`` into ``out/sweeps/NAME`` (``out``: as the caller gave it)."""
     from cnsim.simulations.sweep import run_sweep
 
     started = time.perf_counter()
     done = run_sweep(
-        sweep, root / "sweeps" / sweep.name, master=master, serial=serial,
-        progress=progress, spark=session, overwrite=True,  # claimed above
+        sweep, out, master=master, serial=serial, progress=progress, spark=session,
+        overwrite=True, names=names, part=f"sweeps/{sweep.name}",  # claimed above
     )  # fmt: skip
     wall = time.perf_counter() - started
     echo(
@@ -197,14 +210,17 @@ def load_results(repro: Reproduction, root: Path) -> dict[str, pd.DataFrame]:
     return results
 
 
-def write_report(repro: Reproduction, root: Path, quick: bool, timings: list[dict]) -> Path:
+def write_report(
+    repro: Reproduction, root: Path, quick: bool, timings: list[dict], where: str | None = None
+) -> Path:
     """``root/report``: written aside, swapped in whole (staging folders a killed
-    earlier reproduction left for it are removed first); the path of its index.html."""
+    earlier reproduction left for it are removed first); the path of its index.html.
+    ``where``: how a message names the folder (:func:`cnsim.outputs.place`)."""
     from cnsim.simulations.report.document import Document
     from cnsim.simulations.reproduce.report import write_document
 
     results = load_results(repro, root)
     target = root / "report"
-    with replacing(target, marker("report", f"reproduction {repro.name}")) as stage:
+    with replacing(target, marker("report", f"reproduction {repro.name}"), where) as stage:
         write_document(Document(stage), repro, results, quick, timings, root)
     return target / "index.html"

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cnsim.errors import CLI, Names
 from cnsim.outputs import claim, mark, marker, owner, put_file, replacing
 from cnsim.simulations.sweep.seeds import canonical
 
@@ -42,30 +43,43 @@ def run_file(out: str | Path, run_id: str) -> Path:
     return Path(out) / f"run-{run_id}.parquet"
 
 
-def claim_dataset(out: str | Path, sweep: Sweep, overwrite: bool = False) -> Path:
+def claim_dataset(
+    out: str | Path,
+    sweep: Sweep,
+    overwrite: bool = False,
+    names: Names = CLI,
+    part: str | None = None,
+) -> Path:
     """Check, before any work, that ``out`` is this sweep's dataset or can become it
     (:func:`cnsim.outputs.claim`); return it as an absolute path (Spark workers run in
     other directories). A dataset is this sweep's when it has the same name and every
     run it already holds is one of this sweep's runs (a sweep may be extended: more
-    repeats, more axis values); anything else would mix two sweeps' rows."""
-    path = Path(out).expanduser().absolute()
-    return claim(out, "sweep", overwrite=overwrite, same=lambda found: _other(path, sweep))
+    repeats, more axis values); anything else would mix two sweeps' rows. ``names``:
+    how messages name the arguments; ``part``: the dataset is ``out/part`` (a
+    reproduction's sweep), messages name ``out``."""
+    path = Path(out).expanduser().absolute() / (part or "")
+
+    def same(found: dict[str, Any]) -> str | None:
+        return _other(path, sweep, names)
+
+    return claim(out, "sweep", overwrite=overwrite, same=same, names=names, part=part)
 
 
-def open_dataset(path: Path, sweep: Sweep) -> None:
+def open_dataset(path: Path, sweep: Sweep, where: str | None = None) -> None:
     """Make ``path`` (claimed) this sweep's dataset: emptied first if it held anything
     else — another kind, another sweep, runs this sweep lacks (``--overwrite``; the
-    empty folder is swapped in atomically) — then its marker and manifest."""
+    empty folder is swapped in atomically) — then its marker and manifest. ``where``:
+    how a message names the folder (:func:`cnsim.outputs.place`)."""
     found = owner(path)
     if found is not None and (found["kind"] != "sweep" or _other(path, sweep) is not None):
-        with replacing(path, marker("sweep", sweep.name)):
+        with replacing(path, marker("sweep", sweep.name), where):
             pass  # the earlier contents go, whole
     path.mkdir(parents=True, exist_ok=True)
     mark(path, marker("sweep", sweep.name))  # an earlier run of it keeps its listing
     write_manifest(path, sweep)
 
 
-def _other(path: Path, sweep: Sweep) -> str | None:
+def _other(path: Path, sweep: Sweep, names: Names = CLI) -> str | None:
     """Why the sweep dataset at ``path`` is not ``sweep``'s (None: it is)."""
     manifest = read_manifest(path) or {}
     found = owner(path) or {}
@@ -77,7 +91,8 @@ def _other(path: Path, sweep: Sweep) -> str | None:
     if foreign:
         return (
             f"holds {len(foreign)} runs of sweep {name!r} that this version of it does "
-            f"not have (e.g. run {foreign[0]}; another --quick, --repeat or axis values?)"
+            f"not have (e.g. run {foreign[0]}; another {names.arg('quick')}, "
+            f"{names.arg('repeat')} or axis values?)"
         )
     return None
 

@@ -21,9 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cnsim.errors import CnsimError, InputError
+from cnsim.errors import CLI, CnsimError, InputError, Names
+from cnsim.outputs import place
 from cnsim.simulations.config import from_dict
-from cnsim.simulations.progress import Progress, track
+from cnsim.simulations.progress import Progress, interval_s, track
 from cnsim.simulations.sizes import check_fits
 from cnsim.simulations.sweep.dataset import (
     atomic_write,
@@ -59,20 +60,26 @@ def run_sweep(
     spark: Any = None,
     overwrite: bool = False,
     verbose: bool = False,
+    names: Names = CLI,
+    part: str | None = None,
 ) -> SweepReport:
     """Run every run of ``sweep`` not yet in ``out``, serially or one Spark task per run
     (``spark``: an existing SparkSession to use, left running; ``verbose``: Spark's and
     the JVM's own messages on stderr, else in a log file). ``out`` must be new, empty or
     this sweep's dataset (``overwrite``: any folder cnsim wrote); the Spark master is
-    checked before any work."""
+    checked before any work. ``names``: how messages name the arguments (options or
+    keywords); ``part``: the dataset is ``out/part`` (a reproduction's sweep)."""
     started = time.perf_counter()
-    out = claim_dataset(out, sweep, overwrite)
+    where = place(out, names, part)
+    out = claim_dataset(out, sweep, overwrite, names, part)
+    if progress:
+        interval_s()  # a bad $CNSIM_PROGRESS_S fails before any work
     if not serial and spark is None:
-        check_master(master)
+        check_master(master, names=names)
     if serial or master is None or master.startswith("local"):  # runs on this machine
         for run in sweep.runs:
             check_fits(from_dict(run.scenario, f"{sweep.name} run {run.run_id}"))
-    open_dataset(out, sweep)
+    open_dataset(out, sweep, where)
     pending = [run for run in sweep.runs if not finished(out, run.run_id)]
     tasks = [_task(sweep, run, out) for run in pending]
     if not tasks:
@@ -143,13 +150,15 @@ _MASTER = re.compile(
 )
 
 
-def check_master(master: str | None, timeout_s: float = 3.0) -> None:
+def check_master(master: str | None, timeout_s: float = 3.0, names: Names = CLI) -> None:
     """Check a Spark master URL before any work: its form, and for ``spark://`` that
-    something listens there (else Spark waits a minute, then prints pages of Java)."""
+    something listens there (else Spark waits a minute, then prints pages of Java);
+    ``names``: how messages name ``master`` and ``serial``."""
     if master is None:
         return
+    given = names.given("master", master)
     if not _MASTER.fullmatch(master):
-        raise InputError(f"--master {master!r}: not a Spark master URL; allowed: {MASTER_FORMS}")
+        raise InputError(f"{given}: not a Spark master URL; allowed: {MASTER_FORMS}")
     if not master.startswith("spark://"):
         return
     errors = []
@@ -161,8 +170,9 @@ def check_master(master: str | None, timeout_s: float = 3.0) -> None:
         except OSError as exc:
             errors.append(exc.strerror or type(exc).__name__)
     raise InputError(
-        f"--master {master!r}: cannot reach the Spark master ({errors[0]}); start one "
-        "($SPARK_HOME/sbin/start-master.sh) or use --master 'local[*]' (or --serial)"
+        f"{given}: cannot reach the Spark master ({errors[0]}); start one "
+        f"($SPARK_HOME/sbin/start-master.sh) or use {names.given('master', 'local[*]')} "
+        f"(or {names.flag('serial')})"
     )
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cnsim.errors import CLI, Names
 from cnsim.schema import check_table, check_value, config_error
 from cnsim.simulations.config import SWEEP_FILE, SWEEP_SCHEMA, from_dict, read_toml
 from cnsim.simulations.sweep.seeds import derive_seed, describe, run_id_of
@@ -49,11 +50,14 @@ class Sweep:
     runs: list[RunSpec]
 
 
-def load_sweep(path: str | Path, quick: bool = False, repeat: int | None = None) -> Sweep:
-    """Read, validate and expand a sweep TOML file (``quick``: apply its ``[quick]`` table)."""
+def load_sweep(
+    path: str | Path, quick: bool = False, repeat: int | None = None, names: Names = CLI
+) -> Sweep:
+    """Read, validate and expand a sweep TOML file (``quick``: apply its ``[quick]`` table;
+    ``names``: how messages name ``quick`` and ``repeat``, options or keywords)."""
     path = Path(path)
     doc = read_toml(path, "sweep file")
-    return expand(doc, str(path), path.parent, quick=quick, repeat=repeat)
+    return expand(doc, str(path), path.parent, quick=quick, repeat=repeat, names=names)
 
 
 def expand(
@@ -62,15 +66,19 @@ def expand(
     base_dir: str | Path = ".",
     quick: bool = False,
     repeat: int | None = None,
+    names: Names = CLI,
 ) -> Sweep:
     """Validate a sweep document fully and expand it into its runs (also checks the
     variant not asked for, so a broken ``[quick]`` table is caught either way;
-    ``repeat``: the ``--repeat`` override of ``sweep.repeat``)."""
+    ``repeat``: the ``--repeat`` override of ``sweep.repeat``; ``names``: how messages
+    name ``quick`` and ``repeat``)."""
     overrides = check_value(SWEEP_FILE["quick"], doc.get("quick"), "quick", source)
     if quick and overrides is None:
-        raise config_error(source, "--quick", problem="is given but the file has no [quick] table")
+        raise config_error(
+            source, names.flag("quick"), problem="is given but the file has no [quick] table"
+        )
     if repeat is not None:
-        check_value(SWEEP_SCHEMA["repeat"], repeat, "--repeat", source)
+        check_value(SWEEP_SCHEMA["repeat"], repeat, names.arg("repeat"), source)
     plain = {k: v for k, v in doc.items() if k != "quick"}
     with_quick = _merge(plain, overrides) if overrides is not None else None
     if overrides is not None and "quick" in overrides:

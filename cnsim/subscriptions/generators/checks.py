@@ -38,6 +38,27 @@ def check_product(names: str, value: int, hi: int = MAX_COUNT,
                     "cannot be allocated)")  # fmt: skip
 
 
+def check_seed(name: str, value) -> int:
+    """A seed of ``numpy.random.default_rng``: an integer >= 0 (Python or numpy)."""
+    return check_int(name, value, 0, None)
+
+
+def check_rng(name: str, value) -> np.random.Generator:
+    """A random generator the caller made: a ``numpy.random.Generator``."""
+    if not isinstance(value, np.random.Generator):
+        raise InputError(f"{name} = {short_repr(value)}; allowed: a numpy.random.Generator "
+                         "(numpy.random.default_rng(seed))")  # fmt: skip
+    return value
+
+
+def check_choice(name: str, value, allowed: tuple[str, ...]) -> str:
+    """``value``, one of the names ``allowed``."""
+    if not (isinstance(value, str) and value in allowed):
+        choices = ", ".join(repr(a) for a in allowed)
+        raise InputError(f"{name} = {short_repr(value)}; allowed: one of {choices}")
+    return value
+
+
 def as_1d(name: str, a, kind: str) -> np.ndarray:
     """``a`` as a 1-d numpy array (not a copy when it already is one).
 
@@ -78,5 +99,6 @@ def as_1d(name: str, a, kind: str) -> np.ndarray:
 
 
 def short_repr(a) -> str:
-    s = repr(a)
+    """``repr(a)`` on one line (an array's rows joined), at most 60 characters."""
+    s = " ".join(repr(a).split())
     return s if len(s) <= 60 else s[:57] + "..."

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from cnsim.subscriptions.generators.checks import check_int
+from cnsim.errors import InputError
+from cnsim.subscriptions.generators.checks import check_choice, check_int, check_rng, short_repr
 from cnsim.subscriptions.workload import generate_subscriptions
 
 READINGS = ("triangle", "length", "left")
@@ -27,8 +28,14 @@ def _h(t: np.ndarray) -> np.ndarray:
 def mass(rects: np.ndarray, reading: str) -> np.ndarray:
     """Probability that a subscription drawn by ``reading`` lies in each rectangle
     ``(lO, lI, rI, rO)`` (shape (M, 4)) of S; the rectangles must have ``lI <= rI``
-    (every Paint and CN-Relax message does: its ranges contain the object's x)."""
-    rects = np.asarray(rects, np.float64).reshape(-1, 4)
+    (every Paint and CN-Relax message does: its ranges contain the object's x).
+    ``reading``: one of :data:`READINGS`, else ``InputError``."""
+    check_choice("reading", reading, READINGS)
+    try:
+        rects = np.asarray(rects, np.float64).reshape(-1, 4)
+    except (TypeError, ValueError) as e:
+        raise InputError(f"rects = {short_repr(rects)}; allowed: numbers of shape (M, 4) "
+                         f"({e})") from None  # fmt: skip
     a = np.clip(rects[:, 0], 0.0, 1.0)
     b = np.clip(rects[:, 1], 0.0, 1.0)
     c = np.clip(rects[:, 2], 0.0, 1.0)
@@ -38,25 +45,24 @@ def mass(rects: np.ndarray, reading: str) -> np.ndarray:
         out = 2.0 * (b - a) * (d - c)
     elif reading == "length":
         out = _h(d - a) - _h(c - a) - _h(d - b) + _h(c - b)
-    elif reading == "left":
+    else:  # "left"
         with np.errstate(divide="ignore"):
             out = (d - c) * (np.log1p(-a) - np.log1p(-np.minimum(b, np.nextafter(1.0, 0))))
-    else:
-        raise ValueError(f"unknown reading {reading!r}; allowed: {', '.join(READINGS)}")
     return np.where(empty, 0.0, np.maximum(out, 0.0))
 
 
 def draw_subscriptions(rng: np.random.Generator, m: int, reading: str):
     """``m`` subscriptions ``(l, r)`` drawn by ``reading`` (for checking :func:`mass`);
-    ``m``: an integer in 0..``MAX_COUNT``."""
+    ``m``: an integer in 0..``MAX_COUNT``; ``rng``: a ``numpy.random.Generator``;
+    ``reading``: one of :data:`READINGS`."""
+    check_rng("rng", rng)
     m = check_int("m", m)
+    check_choice("reading", reading, READINGS)
     if reading == "triangle":
         return generate_subscriptions(rng, m, "uniform")
     if reading == "length":
         w = rng.random(m)
         l = rng.random(m) * (1.0 - w)
         return l, l + w
-    if reading == "left":
-        l = rng.random(m)
-        return l, l + rng.random(m) * (1.0 - l)
-    raise ValueError(f"unknown reading {reading!r}")
+    l = rng.random(m)  # "left"
+    return l, l + rng.random(m) * (1.0 - l)
