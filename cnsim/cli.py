@@ -538,7 +538,7 @@ def _summary_table(summary: dict) -> str:
             value = s.get(key)
             cells.append(f"{'-':>11}" if value is None else f"{scale * value:>11{fmt}}")
         rows.append(f"{name:<28}" + "".join(cells))
-    if "commands" in summary:  # seed 001's command stream (cnsim.simulations.churn)
+    if "commands" in summary:  # seed 001's command stream (runner.StreamSimulation)
         workload = f"{summary['commands']} commands on {summary['attributes']} attributes"
     else:
         workload = (

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from cnsim.brokers.forwarding import Covering
     from cnsim.network.params import NetworkParams
     from cnsim.network.world import World
+    from cnsim.subscriptions.covering.workload import CommandWorkload
     from cnsim.subscriptions.index import SubscriptionIndex
     from cnsim.subscriptions.kinds.base import Streams, SubscriptionKind
 
@@ -60,6 +61,13 @@ class NetworkSetup:
     n_events: int
     seeds: Streams  # the run's named random streams
     ranked: RankedSetup | None = None  # when a ranked approach runs
+    # subscriptions that join and leave between the events (a network that declares
+    # ``joins``), applied by Network.apply_commands
+    commands: CommandWorkload | None = None
+    # content-based: "batch" replays subscriptions link by link, "reference" message by
+    # message, "auto" batch where it applies (Covering.batched)
+    engine: str = "auto"
+    timed: bool = False  # timed mode replays the subscription messages: keep them
 
 
 @dataclass(frozen=True)
@@ -177,6 +185,9 @@ class Network(ABC):
     # the subscription kinds it runs as seed 001's command stream (subscriptions that
     # come and go, events as points, no objects and no top-k lists)
     streams: ClassVar[frozenset[str]] = frozenset()
+    # subscriptions join and leave between events (NetworkSetup.commands): the run loop
+    # calls apply_commands before each event
+    joins: ClassVar[bool] = False
     # the ranked delivery of a run with a ranked approach (cnsim.brokers.ranked,
     # cnsim.brokers.ranked_content): built by a network that carries ranked messages
     ranked = None
@@ -202,6 +213,12 @@ class Network(ABC):
         each update of the batch (an approach whose events enter at the publisher sends
         one message per update, from the publisher's broker); ``servers``, with several
         servers (:meth:`place_servers`), the server each message leaves from."""
+
+    def apply_commands(self, first: int, stop: int) -> dict[str, float]:
+        """Apply commands ``first .. stop - 1`` of :attr:`NetworkSetup.commands` (a
+        network that declares ``joins``); return what they cost, by metric name, and
+        the state they leave (routing entries)."""
+        raise NotImplementedError(f"the {self.kind!r} network takes no joins or leaves")
 
     def place_servers(self, zones, events) -> np.ndarray | None:
         """Place the servers of the distributed object database (``zones``: a

@@ -17,10 +17,16 @@ events back along the reverse paths (``[overlay] kind = "content-based"``).
   (:mod:`cnsim.brokers.batch_forwarding`: all but ``G_k`` beyond k = 64; events then
   matched against one index of the boxes and routed over the links the brokers' tables
   would open), else message by message.
-* The world, tree, endpoints and homes are a :class:`TreeOverlay`, which seed 001's
-  command stream (:mod:`cnsim.simulations.churn`) builds the same way: box
-  subscriptions over this overlay (``[subscriptions] kind = "box"``, declared in
-  :attr:`ContentBasedCN.streams`) are that stream, not top-k lists.
+* Seed 001's command stream (Shen, Aluru, Tirthapura, "Indexing for Subscription
+  Covering in Publish-Subscribe Systems", §V-A): box subscriptions over this overlay
+  (``[subscriptions] kind = "box"``, declared in :attr:`ContentBasedCN.streams`) are
+  not top-k lists but subscribes and unsubscribes
+  (:class:`~cnsim.subscriptions.covering.workload.CommandWorkload`) interleaved with
+  point events on the integers ``0 .. 1023``: the network starts empty and the run
+  loop applies the commands due before each event (:meth:`ContentBasedCN.apply_commands`,
+  the ``joins`` capability).  The batch replay sends the whole stream link by link
+  when the network is built and then keeps one index of the live boxes in step; the
+  reference brokers send each command's messages when it is applied.
 
 It carries what it can route as a point event: approaches whose events enter at the
 publisher and whose message is the event itself — CN-Relax's ``Msg(x, x, -inf, inf)``,
@@ -46,12 +52,24 @@ from cnsim.brokers.batch_forwarding import BatchForwarding, EventRouter
 from cnsim.brokers.endpoints import Endpoints, _nearest
 from cnsim.brokers.forwarding import SUB, Covering, Forwarding
 from cnsim.brokers.spanning import Tree, overlay_tree
+from cnsim.errors import InputError
 from cnsim.network.cache import build_world
 from cnsim.network.params import NetworkParams
 from cnsim.network.world import World
-from cnsim.subscriptions.index import SubscriptionIndex
+from cnsim.subscriptions.covering.workload import DOMAIN as STREAM_DOMAIN
+from cnsim.subscriptions.covering.workload import SUBSCRIBE, CommandWorkload
 
 DOMAIN = (0.0, 1.0)  # seed 003's S: l, r and x in [0, 1]
+ENGINES = ("auto", "batch", "reference")  # how subscriptions are replayed (NetworkSetup)
+#: what a command stream's commands cost, in the order of the batch replay's counters
+COMMAND_COUNTERS = (
+    "sub_msgs", "unsub_msgs", "withdrawals",
+    "covering_sub_queries", "covering_sub_nodes_visited", "covering_sub_point_comparisons",
+    "covering_unsub_queries", "covering_unsub_nodes_visited",
+    "covering_unsub_point_comparisons",
+)  # fmt: skip
+#: what matching an event costs the brokers (or the batch replay's one index)
+MATCH_COUNTERS = ("match_queries", "match_nodes_visited", "match_point_comparisons")
 
 
 @dataclass(frozen=True)
@@ -98,46 +116,57 @@ class ContentBasedCN(Network):
     carries: ClassVar[frozenset[tuple[str, str]]] = frozenset(
         {("publisher", "region"), ("publisher", "ranked")}
     )
-    #: the subscription kinds it runs as seed 001's command stream
-    #: (:mod:`cnsim.simulations.churn`): boxes that come and go, events as points
+    #: the subscription kinds it runs as seed 001's command stream: boxes that come
+    #: and go (:attr:`NetworkSetup.commands`), events as points
     streams: ClassVar[frozenset[str]] = frozenset({"box"})
+    joins = True  # a command stream's subscribes and unsubscribes, between events
 
-    def __init__(self, subscriptions: SubscriptionIndex, overlay: TreeOverlay, covering: Covering):
-        self.overlay = overlay
+    def __init__(
+        self, overlay: TreeOverlay, covering: Covering, d: int, domain, batch: bool,
+        keep_messages: bool = False,
+    ):  # fmt: skip
+        self.overlay, self.covering, self.domain = overlay, covering, domain
         self.tree, self.world, self.endpoints = overlay.tree, overlay.world, overlay.endpoints
         self.home, self.last_hop = overlay.home, overlay.last_hop
-        lo, hi = subscriptions.l, subscriptions.r
         # the batch replay of the same protocol where it runs, and events routed from
         # one index of the boxes (cnsim.brokers.batch_forwarding)
-        self.batch = covering.batched
-        self.forwarding = overlay.forwarding(1, covering, DOMAIN, self.batch)
-        if self.batch:
-            m = len(lo)
-            self.forwarding.replay(np.full(m, SUB, np.int8), np.arange(m), self.home, lo, hi)
+        self.batch = batch
+        self.forwarding = overlay.forwarding(d, covering, domain, batch)
+        self.forwarding.keep_messages = keep_messages
+        self.router: Forwarding | EventRouter = self.forwarding
+        if batch:
             self.router = EventRouter(
-                self.tree, 1, self.home, match_cost=self.forwarding.match_cost
+                self.tree, d, self.home, covering.index, domain, self.forwarding.match_cost
             )
-            for sid in range(m):
-                self.router.subscribe(sid, lo[sid : sid + 1], hi[sid : sid + 1])
-        else:
-            for sid in range(len(lo)):
-                self.forwarding.subscribe(sid, self.home[sid], lo[sid], hi[sid])
-            self.router = self.forwarding
-        self.setup = self.forwarding.stats()  # what subscribing the run cost
+        self.commands: CommandWorkload | None = None
         nodes = self.endpoints.subscriber_node
         latency_ms = np.asarray(self.world.node_latency)[self.home, nodes]
         self.last_hop_latency_s = latency_ms.astype(np.float64) / 1000.0
-        self.held = self.forwarding.routing_entries() + self.forwarding.local_subscriptions()
         self.handled: dict[str, np.ndarray] = {}
 
     @classmethod
     def create(cls, setup: NetworkSetup, subscriptions) -> ContentBasedCN:
-        """The run's tree overlay, every subscription forwarded from its subscriber's
-        broker, and the brokers' ranked delivery when a ranked approach runs."""
-        overlay = TreeOverlay.build(
-            setup.network, setup.degree, len(subscriptions), setup.n_events, setup.seeds
-        )
-        cn = cls(subscriptions, overlay, setup.covering)
+        """The run's tree overlay and its brokers: every subscription forwarded from its
+        subscriber's broker (``subscriptions``), or, for a command stream
+        (:attr:`NetworkSetup.commands`), the brokers its commands will fill; and the
+        brokers' ranked delivery when a ranked approach runs."""
+        covering, engine, stream = setup.covering, setup.engine, setup.commands
+        if engine not in ENGINES:  # before any work
+            raise InputError(f"engine {engine!r} is not one of {', '.join(ENGINES)}")
+        if engine == "batch" and not covering.batched:
+            raise InputError(
+                f"engine 'batch' replays covering none, g1, gk (k <= 64), full and poset, "
+                f"not {covering.describe()}"
+            )
+        batch = engine == "batch" or (engine == "auto" and covering.batched)
+        m = len(subscriptions) if stream is None else len(stream.stream)
+        overlay = TreeOverlay.build(setup.network, setup.degree, m, setup.n_events, setup.seeds)
+        if stream is not None:
+            cn = cls(overlay, covering, stream.stream.d, STREAM_DOMAIN, batch, setup.timed)
+            cn._stream(stream)
+            return cn
+        cn = cls(overlay, covering, 1, DOMAIN, batch)
+        cn._subscribe_all(subscriptions.l, subscriptions.r)
         if setup.ranked is not None:
             from cnsim.brokers.ranked_content import RankedTreeOverlay
 
@@ -147,6 +176,73 @@ class ContentBasedCN(Network):
                 setup.n_events,
             )  # fmt: skip
         return cn
+
+    def _subscribe_all(self, lo: np.ndarray, hi: np.ndarray) -> None:
+        """Subscribe every range ``[lo, hi]``, in id order, at its subscriber's broker."""
+        f, m = self.forwarding, len(lo)
+        if self.batch:
+            f.replay(np.full(m, SUB, np.int8), np.arange(m), self.home, lo, hi)
+            for sid in range(m):
+                self.router.subscribe(sid, lo[sid : sid + 1], hi[sid : sid + 1])
+        else:
+            for sid in range(m):
+                f.subscribe(sid, self.home[sid], lo[sid], hi[sid])
+
+    def _stream(self, commands: CommandWorkload) -> None:
+        """Take a command stream: the batch replay sends every command's messages link
+        by link now (counters per command, routing entries after each event's last
+        command); the reference brokers send them when :meth:`apply_commands` says."""
+        self.commands = commands
+        f, st = self.forwarding, commands.stream
+        if self.batch:
+            f.replay(st.op, st.sid, self.home, st.lo, st.hi)
+            self._entries = f.entries_after(commands.after)
+            per_cmd = np.column_stack([f.sub_msgs, f.unsub_msgs, f.withdraw_msgs, f.cover])
+            self._cum = np.vstack(
+                [np.zeros((1, per_cmd.shape[1]), np.int64), np.cumsum(per_cmd, axis=0)]
+            )
+
+    def apply_commands(self, first: int, stop: int) -> dict[str, float]:
+        """Issue commands ``first .. stop - 1`` at their subscribers' brokers; what
+        their messages and covering queries cost (see Network.apply_commands)."""
+        st = self.commands.stream
+        if not self.batch:
+            f = self.forwarding
+            before = f.stats()
+            for i in range(first, stop):
+                s = int(st.sid[i])
+                if st.op[i] == SUBSCRIBE:
+                    f.subscribe(s, self.home[s], st.lo[s], st.hi[s])
+                else:
+                    f.unsubscribe(s)
+            now = f.stats()
+            return {c: now[c] - before[c] for c in COMMAND_COUNTERS}
+        for i in range(first, stop):
+            s = int(st.sid[i])
+            if st.op[i] == SUBSCRIBE:
+                self.router.subscribe(s, st.lo[s], st.hi[s])
+            else:
+                self.router.unsubscribe(s)
+        diff = self._cum[stop] - self._cum[first]
+        return {c: int(v) for c, v in zip(COMMAND_COUNTERS, diff.tolist(), strict=True)}
+
+    def joins_summary(self) -> dict:
+        """The command stream's totals: the tree, every counter over the whole stream
+        and the routing entries at its end."""
+        f = self.forwarding
+        held = f.routing_entries()
+        return {
+            "tree_degree_max": int(self.tree.degree().max(initial=0)),
+            "totals": f.stats(),
+            "routing_entries_per_broker_mean": float(held.mean()),
+            "routing_entries_per_broker_max": int(held.max(initial=0)),
+        }
+
+    def subscription_messages(self) -> dict[str, np.ndarray] | None:
+        """Every subscription message of the batch replay (``dst`` broker, the
+        ``parent`` message whose processing sent it or -1 from the home broker, its
+        ``cmd``), or None when subscriptions flood the tree."""
+        return None if self.covering.floods else self.forwarding.messages
 
     def timed_view(self) -> TimedView:
         """Every broker its own zone; a subscription delivered by its home broker."""
@@ -161,14 +257,19 @@ class ContentBasedCN(Network):
             source = self.endpoints.entry_brokers(approach, update_events).astype(np.int64)
             return self.ranked.deliver(messages, source, self.last_hop, handled, update_events)
         r = messages.rects
-        # a point event: Msg(x, x, -inf, inf) reaches exactly the ranges holding x
-        assert (np.isneginf(r[:, 0]) & (r[:, 1] == r[:, 2]) & np.isposinf(r[:, 3])).all()
+        # a point event: Msg(x, x, -inf, inf) on every attribute reaches exactly the
+        # boxes holding x
+        assert (
+            np.isneginf(r[:, 0::4]) & (r[:, 1::4] == r[:, 2::4]) & np.isposinf(r[:, 3::4])
+        ).all()
+        points = r[:, 1::4]
         source = self.endpoints.entry_brokers(approach, update_events).astype(np.int64)
         offsets = np.zeros(len(messages) + 1, np.int64)
         hop_ptr = np.zeros(len(messages) + 1, np.int64)
         subs, hop_from, hop_to = [], [], []
+        match_before = self.forwarding.match_cost.copy()
         for m in range(len(messages)):
-            s, f, t = self.router.publish(source[m], r[m, 1])
+            s, f, t = self.router.publish(source[m], points[m])
             subs.append(s)
             hop_from.append(f)
             hop_to.append(t)
@@ -185,6 +286,7 @@ class ContentBasedCN(Network):
             ip_hops=int(self.world.broker_hops[frm, to].sum(dtype=np.int64)),
             last_hop_ip_hops=int(self.last_hop[subs_a].sum()),
             paths=Paths(source, hop_ptr, frm, to),
+            costs=self._event_costs(match_before, update_events),
         )
         return Delivery.of(messages, offsets, subs_a), traffic
 
@@ -192,7 +294,25 @@ class ContentBasedCN(Network):
         """IP hops of events ``first .. stop - 1`` from their publishers to their broker."""
         return self.endpoints.publish_ip_hops(approach, first, stop)
 
+    def _event_costs(self, match_before: np.ndarray, update_events) -> dict[str, int]:
+        """A command stream's event (one per batch): what matching it cost and the
+        routing entries per broker it met; nothing for a run without commands."""
+        if self.commands is None:
+            return {}
+        match = (self.forwarding.match_cost - match_before).tolist()
+        costs = dict(zip(MATCH_COUNTERS, match, strict=True))
+        if self.batch:
+            mean, mx = self._entries
+            e = int(update_events[0])
+            return {**costs, "routing_entries_mean": float(mean[e]),
+                    "routing_entries_max": int(mx[e])}  # fmt: skip
+        held = self.forwarding.entries
+        return {**costs, "routing_entries_mean": float(held.mean()),
+                "routing_entries_max": int(held.max(initial=0))}  # fmt: skip
+
     def broker_load(self) -> dict[str, np.ndarray]:
         """Per broker: subscriptions held (routing entries plus its own subscribers'),
         and messages handled per approach."""
-        return {"subscriptions_held": self.held, **self.handled}
+        f = self.forwarding
+        held = f.routing_entries() + f.local_subscriptions()
+        return {"subscriptions_held": held, **self.handled}

@@ -1,15 +1,16 @@
 """Joins and leaves during a ranked-delivery run: scored range subscriptions
 come and go while events flow, and the zones keep their score bounds current.
 
-The command stream follows seed 001's (:mod:`cnsim.simulations.churn`): ``commands``
-join/leave commands, each a *leave* with probability ``churn`` (the share of commands
-unsubscribing, as ``subscriptions.churn`` is there) — of a subscription drawn uniformly
-from those live at that moment — and otherwise a *join* of a new subscription drawn
-from the run's subscription law (``subscriptions.distribution``; its own draw of the
-clustered centres) with a score from ``[ranked] scores``.  A leave with nothing live is
-a join instead.  The commands are spread evenly over the events as seed 001's are:
-event ``e`` follows command ``floor((e + 1) * commands / events) - 1``, so command
-``c`` is applied just before event ``ceil((c + 1) * events / commands) - 1``.
+The command stream follows seed 001's
+(:class:`cnsim.simulations.runner.StreamSimulation`): ``commands`` join/leave commands,
+each a *leave* with probability ``churn`` (the share of commands unsubscribing, as
+``subscriptions.churn`` is there) — of a subscription drawn uniformly from those live at
+that moment — and otherwise a *join* of a new subscription drawn from the run's
+subscription law (``subscriptions.distribution``; its own draw of the clustered centres)
+with a score from ``[ranked] scores``. A leave with nothing live is a join instead. The
+commands are spread evenly over the events as seed 001's are: event ``e`` follows
+command ``floor((e + 1) * commands / events) - 1``, so command ``c`` is applied just
+before event ``ceil((c + 1) * events / commands) - 1``.
 
 Ids: the run's ``m`` subscriptions are ``0 .. m - 1``; the ``j``-th join gets
 ``m + j`` (what :meth:`cnsim.brokers.ranked.RankedZones.insert` gives).  A joining

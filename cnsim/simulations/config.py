@@ -188,8 +188,9 @@ def _timed(values: dict[str, dict[str, Any]]) -> bool:
 
 
 def commands(values: dict[str, dict[str, Any]]) -> bool:
-    """Whether the workload is seed 001's command stream (cnsim/simulations/churn.py):
-    a subscription kind the overlay declares it runs so (``Network.streams``)."""
+    """Whether the workload is seed 001's command stream (``StreamSimulation`` in
+    cnsim/simulations/runner.py): a subscription kind the overlay declares it runs so
+    (``Network.streams``)."""
     return values["subscriptions"]["kind"] in NETWORKS[values["overlay"]["kind"]].streams
 
 

@@ -58,6 +58,9 @@ class Metric:
     cli: str = ""  # header in ``cnsim run``'s table (empty: not shown)
     cli_format: str = ".2f"
     collect: Callable[..., Any] | None = None  # batch metrics: value from an Outcome
+    # a column of a command stream's event rows too (seed 001: every event's traffic and
+    # latencies beside the "churn" metrics)
+    stream: bool = False
 
     def __post_init__(self) -> None:
         assert self.level in LEVELS and self.mode in MODES, self
@@ -160,6 +163,18 @@ def aggregate(values: pd.Series, how: str, integer: bool = False):
     return float(np.percentile(present, int(how[1:]))) if len(present) else None
 
 
+def _command(name: str):
+    """The collect function of what the commands before an event cost
+    (:meth:`cnsim.brokers.base.Network.apply_commands`)."""
+    return lambda o: o.commands[name]
+
+
+def _cost(name: str):
+    """The collect function of a count the network measured for a batch
+    (:attr:`cnsim.brokers.base.Traffic.costs`)."""
+    return lambda o: o.traffic.costs[name]
+
+
 def _churn_metrics() -> list[Metric]:
     """The command stream's columns (mode "churn"): what the commands since the previous
     event cost (message and covering counters, in the rows' order), the routing entries
@@ -174,14 +189,23 @@ def _churn_metrics() -> list[Metric]:
             aggregates=sums,
             mode="churn",
             paper="seed 001 §I (covering prunes forwarding)",
+            collect=_command("sub_msgs"),
         ),
-        Metric("unsub_msgs", "messages", "unsubscription messages", aggregates=sums, mode="churn"),
+        Metric(
+            "unsub_msgs",
+            "messages",
+            "unsubscription messages",
+            aggregates=sums,
+            mode="churn",
+            collect=_command("unsub_msgs"),
+        ),
         Metric(
             "withdrawals",
             "messages",
             "covered subscriptions withdrawn",
             aggregates=sums,
             mode="churn",
+            collect=_command("withdrawals"),
         ),
     ]
     for op, word in (("sub", "subscribe"), ("unsub", "unsubscribe")):
@@ -193,6 +217,7 @@ def _churn_metrics() -> list[Metric]:
             out.append(Metric(
                 f"covering_{op}_{key}", key.split("_")[-1], f"{label} ({word})",
                 aggregates=sums, mode="churn", paper="seed 001 Tables I, II, Fig. 9",
+                collect=_command(f"covering_{op}_{key}"),
             ))  # fmt: skip
     for key, label in (
         ("queries", "matching queries"),
@@ -200,7 +225,7 @@ def _churn_metrics() -> list[Metric]:
         ("point_comparisons", "matching point comparisons"),
     ):
         out.append(Metric(f"match_{key}", key.split("_")[-1], label, aggregates=sums,
-                          mode="churn"))  # fmt: skip
+                          mode="churn", collect=_cost(f"match_{key}")))  # fmt: skip
     out += [
         Metric(
             "routing_entries_mean",
@@ -209,6 +234,7 @@ def _churn_metrics() -> list[Metric]:
             aggregates=("mean", "max"),
             integer=False,
             mode="churn",
+            collect=_cost("routing_entries_mean"),
         ),
         Metric(
             "routing_entries_max",
@@ -216,6 +242,7 @@ def _churn_metrics() -> list[Metric]:
             "routing entries of the fullest broker",
             aggregates=("mean", "max"),
             mode="churn",
+            collect=_cost("routing_entries_max"),
         ),
     ]
     for what in ("mean", "max"):  # the summary holds the delays of every command
@@ -329,6 +356,7 @@ CATALOG = Catalog(
             "delivered_msgs",
             "messages",
             "messages received",
+            stream=True,
             aggregates=("mean", "total"),
             paper="Table I",
             cli="delivered",
@@ -347,6 +375,7 @@ CATALOG = Catalog(
             "overlay_bytes",
             "bytes",
             "overlay bytes",
+            stream=True,
             paper="Fig. 14(a)",
             cli="overlay B",
             cli_format=".0f",
@@ -356,6 +385,7 @@ CATALOG = Catalog(
             "ip_bytes",
             "bytes",
             "IP bytes",
+            stream=True,
             paper="Fig. 14(b)",
             cli="IP B",
             cli_format=".0f",
@@ -365,12 +395,14 @@ CATALOG = Catalog(
             "last_hop_ip_bytes",
             "bytes",
             "last-hop IP bytes",
+            stream=True,
             collect=lambda o: o.traffic.last_hop_ip_hops * o.message_bytes,
         ),
         Metric(
             "publish_ip_bytes",
             "bytes",
             "publish IP bytes",
+            stream=True,
             collect=lambda o: o.publish_ip_hops * o.event_bytes,
         ),
         _calls("calls_first_k", "first_k calls", "Table III, IV"),
@@ -424,6 +456,7 @@ CATALOG = Catalog(
             "latency_first_s",
             "s",
             "latency to the first notification",
+            stream=True,
             mode="timed",
             aggregates=("p50", "p95", "p99"),
             integer=False,
@@ -432,6 +465,7 @@ CATALOG = Catalog(
             "latency_last_s",
             "s",
             "latency to the last notification",
+            stream=True,
             mode="timed",
             aggregates=("p50", "p95", "p99"),
             integer=False,
@@ -597,9 +631,10 @@ CATALOG = Catalog(
             level="server",
             mode="distributed",
         ),
-        # -- per event of a churn run (seed 001's command stream over the content-based
-        # overlay, cnsim/simulations/churn.py): what the commands since the previous
-        # event cost; the event's own traffic uses the counting metrics' names
+        # -- per event of seed 001's command stream over the content-based overlay
+        # (cnsim/simulations/runner.py, StreamSimulation): what the commands since the
+        # previous event cost; the event's own traffic is the counting metrics declared
+        # ``stream``
         *_churn_metrics(),
         # -- ranked delivery (approach 'ranked'): per batch the cost of finding
         # and notifying the global top-k of its events, and the flood baseline's beside;

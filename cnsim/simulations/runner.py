@@ -1,5 +1,11 @@
-"""The counting-mode driver: wires one scenario's world and drives every approach
-over the identical event stream, recording one metrics row per (approach, batch).
+"""The run loop of every scenario: wires one scenario's world and drives every
+approach over the identical event stream, recording one metrics row per (approach,
+batch); timed mode replays the same outcomes (:mod:`cnsim.simulations.timed`).
+
+A scenario's subscriptions are fixed (:class:`Simulation`) or, for seed 001's command
+stream, subscribe and unsubscribe between the events (:class:`StreamSimulation`: the
+network applies the commands due before each event, its ``joins`` capability); both
+give the loop the same steps, metrics, frame and summary.
 
 Events are taken in batches of ``events.batch_size`` (1: every event alone). For
 each batch, every approach applies its updates to its own object index and turns
@@ -12,23 +18,22 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from cnsim.algorithms.base import ApproachSpec, ServerView
-from cnsim.algorithms.messages import Messages
+from cnsim.algorithms.messages import Messages, reach
 from cnsim.algorithms.registry import make_approach, parse
 from cnsim.brokers import NETWORKS
 from cnsim.brokers.base import Delivery, Network, NetworkSetup, RankedSetup, Traffic
 from cnsim.brokers.forwarding import Covering
 from cnsim.errors import CLI, Names
 from cnsim.server.distributed import Zones
-from cnsim.simulations.churn import simulate_churn
 from cnsim.simulations.config import Scenario, check_call
-from cnsim.simulations.metrics import CATALOG, aggregate
+from cnsim.simulations.metrics import CATALOG, Metric, aggregate
 from cnsim.simulations.progress import interval_s, track
 from cnsim.simulations.ranked import ranked_summary, runs_ranked
 from cnsim.simulations.result import Result, claim_out_dir
@@ -36,8 +41,9 @@ from cnsim.simulations.seeds import Seeds
 from cnsim.simulations.server_load import ServerLoad
 from cnsim.simulations.sizes import check_fits
 from cnsim.simulations.timed import Timer
-from cnsim.simulations.timed_churn import simulate_churn_timed
 from cnsim.simulations.world import Workload, build_workload
+from cnsim.subscriptions.covering.workload import CommandWorkload, command_workload
+from cnsim.subscriptions.kinds import kind_of
 from cnsim.subscriptions.lists import Layout, TopKLists
 from cnsim.subscriptions.workload import Updates
 
@@ -58,10 +64,14 @@ class Outcome:
     message_bytes: int
     event_bytes: int
     updated: np.ndarray  # the objects the batch's events update (not exposed ones)
+    # a command stream: what the commands before the event cost (Network.apply_commands)
+    commands: dict[str, float] = field(default_factory=dict)
 
 
 class Simulation:
     """A scenario's world, its approaches and their subscriber lists."""
+
+    commands: CommandWorkload | None = None  # subscriptions are fixed
 
     def __init__(self, scenario: Scenario, events: int | None = None, track_lists: bool = True):
         self.scenario = scenario
@@ -113,9 +123,34 @@ class Simulation:
             for a in self.approaches
         }
 
+    @property
+    def n_events(self) -> int:
+        return len(self.workload.events)
+
     def message_bytes(self, spec: ApproachSpec) -> int:
         """Bytes of one message of ``spec``'s kind."""
         return self._sizes[spec.name][0]
+
+    def metrics(self) -> list[Metric]:
+        """The batch metrics the run loop collects from every outcome, in column order."""
+        modes = ("counting",) if self.server_load is None else ("counting", "distributed")
+        if runs_ranked(self.approaches):  # ranked delivery's columns
+            modes = (*modes, "ranked")
+        return [m for mode in modes for m in CATALOG.select("batch", mode) if m.collect]
+
+    def frame(self, columns: dict[str, np.ndarray], metrics: list[Metric]) -> pd.DataFrame:
+        """One row per approach and batch: the batch, then the metrics."""
+        return _with_redundancy(_frame(self, columns, metrics), self)
+
+    def summary(self, frame: pd.DataFrame, setup_s: float, total_s: float, timer) -> dict:
+        """The run's sizes and every approach's summary entries."""
+        return _summary(self.scenario, self, frame, setup_s, total_s, timer)
+
+    def servers(self) -> pd.DataFrame | None:
+        """Per approach and server of the distributed object database, or None."""
+        if self.server_load is None:
+            return None
+        return self.server_load.frame(self.approaches, self.message_bytes)
 
     def batches(self) -> Iterator[tuple[int, int]]:
         """``(first, stop)`` event indexes of every batch."""
@@ -161,6 +196,171 @@ class Simulation:
         )  # fmt: skip
 
 
+@dataclass(frozen=True)
+class Publisher:
+    """An approach without a server (CN-Relax) publishing a command stream's events
+    at their publishers' brokers as the message reaching every box holding the point."""
+
+    spec: ApproachSpec
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+
+class StreamSimulation:
+    """Seed 001's command stream (Shen, Aluru, Tirthapura, "Indexing for Subscription
+    Covering in Publish-Subscribe Systems", §V-A) as a run: box subscriptions over the
+    content-based overlay that subscribe and unsubscribe, interleaved with published
+    events, and no objects or top-k lists.
+
+    Workload (:func:`cnsim.subscriptions.covering.workload.command_workload`):
+    ``subscriptions.count`` commands on ``d = subscriptions.dims`` attributes, each a
+    subscribe of a random box (every edge a random segment of the integers
+    ``0 .. 1023``) with probability ``1 - p`` or an unsubscribe of a uniformly chosen
+    live subscription with probability ``p = subscriptions.churn``; command ``i`` is
+    issued by a subscriber on an IP node (stream ``subscriber_nodes``) attached to its
+    nearest broker.  ``events.count`` points uniform over the same integers (stream
+    ``events``) are published from uniformly drawn IP nodes (stream ``publishers``) at
+    their nearest broker, evenly spread over the stream.
+
+    Before each event the network applies the commands due (its ``joins``
+    capability, :meth:`cnsim.brokers.base.Network.apply_commands`); the event is CN-Relax's
+    point message, delivered by the network like any other.  A row per event: the
+    event, the last command before it, the live subscriptions, then the catalog's
+    ``churn`` metrics (the counters of the commands since the previous event, the
+    routing entries after them) and the counting metrics declared ``stream`` (an
+    event is ``messages.event_bytes`` long).
+
+    ``engine`` (``"auto"``, ``"batch"``, ``"reference"``): how the brokers replay
+    the subscriptions (:attr:`cnsim.brokers.base.NetworkSetup.engine`; timed runs
+    replay in batch, which keeps every subscription message)."""
+
+    batch_size = 1  # every event alone
+    server_load = None
+
+    def __init__(self, scenario: Scenario, events: int | None = None, engine: str = "auto"):
+        self.scenario = scenario
+        self.seeds = Seeds(scenario.seed)
+        s = scenario["subscriptions"]
+        n_events = scenario["events"]["count"] if events is None else events
+        self.kind = kind_of(s)
+        self.commands = command_workload(s["count"], s["dims"], s["churn"], n_events, self.seeds)
+        timed = scenario["run"]["mode"] == "timed"
+        setup = replace(
+            network_setup(scenario, self.kind, n_events, self.seeds),
+            commands=self.commands, engine="batch" if timed else engine, timed=timed,
+        )  # fmt: skip
+        self.network: Network = NETWORKS[scenario["overlay"]["kind"]].create(setup, None)
+        self.approaches = [Publisher(parse(name, self.kind.name)) for name in scenario.approaches]
+        self.event_bytes = scenario["messages"]["event_bytes"]
+
+    @property
+    def n_events(self) -> int:
+        return len(self.commands.after)
+
+    def batches(self) -> Iterator[tuple[int, int]]:
+        """``(first, stop)`` of every event (one per batch)."""
+        for e in range(self.n_events):
+            yield e, e + 1
+
+    def steps(self) -> Iterator[tuple[int, dict[str, Outcome]]]:
+        """Apply the commands due, publish the event; then the commands after the last."""
+        w, net = self.commands, self.network
+        rects = reach(w.points, self.kind.lower_open)  # CN-Relax's point messages
+        done = 0
+        for e in range(self.n_events):
+            stop = int(w.after[e]) + 1
+            costs = net.apply_commands(done, stop)
+            done = stop
+            yield e, {a.name: self._publish(a.spec, e, rects, costs) for a in self.approaches}
+        net.apply_commands(done, len(w.stream))
+
+    def _publish(self, spec: ApproachSpec, e: int, rects: np.ndarray, costs: dict) -> Outcome:
+        event = np.array([e], np.int64)
+        messages = Messages(rects[e : e + 1], event, self.commands.points[e : e + 1, 0],
+                            np.zeros(1))  # fmt: skip
+        t0 = time.perf_counter()
+        delivery, traffic = self.network.deliver(spec, messages, event)
+        t1 = time.perf_counter()
+        publish = self.network.publish_ip_hops(spec, e, e + 1)
+        size = self.event_bytes
+        return Outcome(
+            spec, messages, delivery, traffic, publish, {}, 0.0, t1 - t0, size, size, event,
+            costs,
+        )  # fmt: skip
+
+    def message_bytes(self, spec: ApproachSpec) -> int:
+        """Bytes of an event."""
+        return self.event_bytes
+
+    def metrics(self) -> list[Metric]:
+        """The command stream's metrics, then the counting ones declared ``stream``."""
+        counting = [m for m in CATALOG.select("batch", "counting") if m.stream]
+        return CATALOG.select("batch", "churn") + counting
+
+    def frame(self, columns: dict[str, np.ndarray], metrics: list[Metric]) -> pd.DataFrame:
+        """One row per approach and event: the event, the last command before it and
+        the live subscriptions, then the metrics."""
+        w = self.commands
+        parts = []
+        for name, values in columns.items():
+            part = pd.DataFrame(values, columns=[m.name for m in metrics])
+            part = part.astype({m.name: np.int64 for m in metrics if m.integer})
+            part.insert(0, "live", w.live())
+            part.insert(0, "command", w.after)
+            part.insert(0, "event", np.arange(self.n_events, dtype=np.int64))
+            part.insert(0, "approach", name)
+            parts.append(part)
+        return pd.concat(parts, ignore_index=True)
+
+    def summary(self, frame: pd.DataFrame, setup_s: float, total_s: float, timer) -> dict:
+        """The stream's sizes, the network's totals and every approach's aggregates."""
+        metrics = [m for m in CATALOG.select("batch") if m.name in frame.columns]
+        per_approach = {}
+        for a in self.approaches:
+            part = frame[frame.approach == a.name]
+            per_approach[a.name] = {"batches": int(len(part)), **_aggregates(part, metrics)}
+        summary = {
+            "scenario": self.scenario.as_dict(),
+            "source": self.scenario.source,
+            "overlay": self.network.kind,
+            "commands": int(len(self.commands.stream)),
+            "attributes": int(self.commands.stream.d),
+            "events": int(len(frame)),
+            "batch_size": 1,
+            "forced_inserts": 0,  # no objects: events are points
+            **self.network.joins_summary(),
+            "setup_time_s": setup_s,
+            "approaches": per_approach,
+            "total_time_s": total_s,
+        }
+        if timer is None:  # what match_* counted (timed runs replay in batch)
+            summary["engine"] = "batch" if self.network.batch else "reference"
+        else:
+            summary.update(timer.summary())
+        return summary
+
+    def servers(self) -> None:
+        return None
+
+
+def _aggregates(part: pd.DataFrame, metrics: list[Metric]) -> dict:
+    """The summary entries the catalog declares for ``metrics`` over one approach's rows."""
+    return {
+        m.key(agg): aggregate(part[m.name], agg, m.integer)
+        for m in metrics
+        for agg in m.aggregates
+        if agg != "run"
+    }
+
+
+def simulation(scenario: Scenario, events: int | None = None) -> Simulation | StreamSimulation:
+    """The run of a scenario: its subscriptions fixed, or a command stream (subscription
+    kinds its overlay declares it runs so: ``Network.streams``)."""
+    return (StreamSimulation if scenario.commands else Simulation)(scenario, events)
+
+
 def network_setup(scenario: Scenario, kind, n_events: int, seeds: Seeds) -> NetworkSetup:
     """The typed parameters a network of the scenario is built from."""
     o, s = scenario["overlay"], scenario["subscriptions"]
@@ -199,18 +399,11 @@ def simulate(scenario: Scenario, events: int | None = None) -> Result:
     scenario too big for this machine's memory is refused before any work."""
     check_call(scenario, events)
     check_fits(scenario, events)
-    if scenario.commands:  # seed 001's command stream has drivers of its own
-        if scenario["run"]["mode"] == "timed":
-            return simulate_churn_timed(scenario, events)
-        return simulate_churn(scenario, events)
     started, cpu_started = time.perf_counter(), time.process_time()
-    sim = Simulation(scenario, events)
+    sim = simulation(scenario, events)
     setup_s = time.perf_counter() - started
     n_batches = len(list(sim.batches()))
-    modes = ("counting",) if sim.server_load is None else ("counting", "distributed")
-    if runs_ranked(sim.approaches):  # ranked delivery's columns
-        modes = (*modes, "ranked")
-    collected = [m for mode in modes for m in CATALOG.select("batch", mode) if m.collect]
+    collected = sim.metrics()
     columns = {a.name: np.zeros((n_batches, len(collected))) for a in sim.approaches}
     steps = sim.steps()
     if scenario["run"]["progress"] and n_batches >= 200:  # a bar, or lines off a terminal
@@ -223,16 +416,13 @@ def simulate(scenario: Scenario, events: int | None = None) -> Result:
     for b, outcomes in steps:
         for name, o in outcomes.items():
             columns[name][b] = [m.collect(o) for m in collected]
-    frame = _with_redundancy(_frame(sim, columns, collected), sim)
+    frame = sim.frame(columns, collected)
     if timer is not None:
         frame = _with_timing(frame, timer)
-    summary = _summary(scenario, sim, frame, setup_s, time.perf_counter() - started, timer)
+    summary = sim.summary(frame, setup_s, time.perf_counter() - started, timer)
     # CPU seconds of this process: a run's cost on a shared machine, where wall time is not
     summary["cpu_time_s"] = time.process_time() - cpu_started
-    servers = None
-    if sim.server_load is not None:
-        servers = sim.server_load.frame(sim.approaches, sim.message_bytes)
-    return Result(frame, _broker_load(sim, timer), summary, servers)
+    return Result(frame, _broker_load(sim, timer), summary, sim.servers())
 
 
 def run_result(
@@ -333,15 +523,18 @@ def _broker_load(sim: Simulation, timer: Timer | None = None) -> pd.DataFrame | 
             }
         )
         if timer is not None:
-            part["utilisation"] = timer.utilisation(name)
+            for column, values in timer.broker_columns(name).items():
+                part[column] = values
         parts.append(part)
     return pd.concat(parts, ignore_index=True) if parts else None
 
 
 def _with_timing(frame: pd.DataFrame, timer: Timer) -> pd.DataFrame:
     """The timed metrics as columns (timed runs have one row per event)."""
-    timed = CATALOG.select("batch", "timed")
-    values = np.concatenate([timer.columns(name) for name in frame["approach"].unique()])
+    timed = timer.metrics()
+    names = frame["approach"].unique()
+    values = np.concatenate([timer.columns(name) for name in names]) if len(names) else None
+    values = np.zeros((0, len(timed))) if values is None else values
     for j, m in enumerate(timed):
         frame[m.name] = values[:, j].astype(np.int64) if m.integer else values[:, j]
     return frame
@@ -408,5 +601,5 @@ def _summary(scenario: Scenario, sim, frame: pd.DataFrame, setup_s, total_s, tim
         "approaches": per_approach,
     }
     if timer is not None:
-        summary["simulated_time_s"] = timer.env.now
+        summary.update(timer.summary())
     return summary

@@ -25,6 +25,30 @@ wins) declares ``ordered = False``: a subscriber applies every message when it
 arrives, nothing is held back and ``reordered`` is 0 — there is no send order to
 break. Lists stay exact either way (they are the counting mode's); latencies are
 measured at application.
+
+Seed 001's command stream (:class:`StreamClock`) times subscription messages beside
+the events, on a clock of its own:
+
+* The commands between two events are issued evenly spaced between their
+  publications (:func:`command_times`: those before the first event between 0 and
+  it, those after the last at the mean event gap).  A command reaches its home
+  broker after the IP latency of that last hop; a publisher's event reaches its
+  broker likewise.
+* Every broker is one FIFO queue taking ``timing.broker_service_s`` per message it
+  handles, subscription messages and events alike; a broker sends what a message
+  causes once it has served it.  A link adds the brokers' IP latency plus
+  serialisation: a subscription message carries the subscription id and its ``2d``
+  edges, ``4 + 8d`` bytes; an event ``messages.event_bytes``.  The subscription
+  messages are the batch replay's (each with the message whose processing sent it,
+  :meth:`cnsim.brokers.content_based.ContentBasedCN.subscription_messages`) or, with
+  covering ``none``, a flood of the tree; so timed and counting runs agree on every
+  count, and an event is routed by the tables of its place in the stream even if a
+  subscription before it is still on its way.
+* Subscription propagation delay of a command: from its issue to the last broker
+  serving a message it caused (its home alone when it sends none).  Event latency:
+  publication to the first and to the last subscriber notified (the home broker's
+  service, then the last hop to the subscriber's node).  Per broker: ``utilisation``,
+  ``wait_mean_s``, ``wait_max_s``, ``messages_served``.
 """
 
 from __future__ import annotations
@@ -39,8 +63,9 @@ import simpy
 from cnsim.brokers.base import Paths, TimedView
 from cnsim.errors import InputError
 from cnsim.simulations.config import read_trace
-from cnsim.simulations.metrics import CATALOG
+from cnsim.simulations.metrics import CATALOG, Metric
 from cnsim.simulations.seeds import Seeds
+from cnsim.subscriptions.covering.workload import CommandWorkload
 
 
 def publication_times(timing: dict, n_events: int, seeds: Seeds) -> np.ndarray:
@@ -288,13 +313,24 @@ def _arrivals(
 
 
 class Timer:
-    """Replays a run's outcomes in SimPy time, one network per approach."""
+    """Replays a run's outcomes in SimPy time, one network per approach: the queues of
+    a run over fixed subscriptions (:class:`TimedNetwork`), or, for a command stream
+    (``sim.commands``), its subscription messages and events (:class:`StreamClock`)."""
 
     def __init__(self, sim, scenario):
         timing = scenario["timing"]  # a trace path is absolute once validated
         self.env = simpy.Environment()
         self.sim = sim
-        self.times = publication_times(timing, len(sim.workload.events), sim.seeds)
+        self.times = publication_times(timing, sim.n_events, sim.seeds)
+        self.clocks: dict[str, StreamClock] = {}
+        self.networks: dict[str, TimedNetwork] = {}
+        if sim.commands is not None:
+            event_bytes = scenario["messages"]["event_bytes"]
+            self.clocks = {
+                a.name: StreamClock(sim.network, sim.commands, timing, event_bytes)
+                for a in sim.approaches
+            }
+            return
         view = sim.network.timed_view()
         self.networks = {
             a.name: TimedNetwork(self.env, view, timing, sim.message_bytes(a.spec), a.spec.ordered)
@@ -305,21 +341,265 @@ class Timer:
         """Pass ``steps`` through, publishing each event at its time in between."""
         endpoints = self.sim.network.endpoints
         for e, outcomes in steps:
-            if self.times[e] > self.env.now:
+            if self.networks and self.times[e] > self.env.now:
                 self.env.run(until=self.times[e])
             for name, o in outcomes.items():
-                self.networks[name].publish(e, endpoints.entry_delay_s(o.spec, e), o)
+                net = self.networks.get(name) or self.clocks[name]
+                net.publish(e, endpoints.entry_delay_s(o.spec, e), o)
             yield e, outcomes
         self.env.run()
+        for clock in self.clocks.values():
+            clock.finish(self.times)
+
+    def metrics(self) -> list[Metric]:
+        """The timed metrics of the run's rows, in column order."""
+        if self.clocks:
+            stream = [m for m in CATALOG.select("batch", "timed") if m.stream]
+            return stream + CATALOG.select("batch", "churn-timed")
+        return CATALOG.select("batch", "timed")
 
     def columns(self, name: str) -> np.ndarray:
-        """The timed metrics of every event of one approach, in catalog order."""
+        """The timed metrics of every event of one approach, in :meth:`metrics` order."""
+        names = [m.name for m in self.metrics()]
+        if self.clocks:
+            columns = self.clocks[name].columns()
+            return np.column_stack([columns[n] for n in names]).reshape(-1, len(names))
         metrics = self.networks[name].metrics
-        names = CATALOG.names("batch", "timed")
         return np.array(
             [[metrics[e][n] for n in names] for e in range(len(self.times))], np.float64
         ).reshape(-1, len(names))
 
     def utilisation(self, name: str) -> np.ndarray:
         """Per-broker utilisation of one approach over the whole run."""
-        return self.networks[name].utilisation(self.env.now)
+        return self.broker_columns(name)["utilisation"]
+
+    def broker_columns(self, name: str) -> dict[str, np.ndarray]:
+        """The per-broker columns timed mode adds for one approach."""
+        if self.clocks:
+            return self.clocks[name].broker_columns()
+        return {"utilisation": self.networks[name].utilisation(self.env.now)}
+
+    def summary(self) -> dict:
+        """The summary entries of the run's clock."""
+        if self.clocks:
+            return next(iter(self.clocks.values())).summary()
+        return {"simulated_time_s": self.env.now}
+
+
+def command_times(event_times: np.ndarray, after: np.ndarray, n_commands: int) -> np.ndarray:
+    """When each command is issued: those before event ``e`` (after event ``e - 1``)
+    evenly between the two publications."""
+    times = np.empty(n_commands)
+    gap = float(np.mean(np.diff(event_times, prepend=0.0))) if len(event_times) else 1e-3
+    bounds = np.concatenate(
+        [[-1], np.maximum.accumulate(after) if len(after) else [], [n_commands - 1]]
+    )
+    starts = np.concatenate([[0.0], event_times])
+    ends = np.concatenate([event_times, [(event_times[-1] if len(event_times) else 0.0) + gap]])
+    for e in range(len(bounds) - 1):
+        lo, hi = int(bounds[e]) + 1, int(bounds[e + 1]) + 1
+        k = hi - lo
+        if k > 0:
+            times[lo:hi] = starts[e] + (ends[e] - starts[e]) * np.arange(1, k + 1) / (k + 1)
+    return times
+
+
+class StreamClock:
+    """A command stream's subscription messages and its events' routes on one SimPy
+    clock of their own (see :class:`Timer`): every command and event is scheduled
+    from time 0 once the counting replay has given every event's route."""
+
+    def __init__(self, network, commands: CommandWorkload, timing: dict, event_bytes: int):
+        self.env = simpy.Environment()
+        self.commands, self.home = commands, network.home
+        world = network.world
+        self.tree = network.tree
+        b = world.n_brokers
+        bw = timing["bandwidth_mbps"] * 1e6
+        self.sub_ser = (4 + 8 * commands.stream.d) * 8 / bw
+        self.event_ser = event_bytes * 8 / bw
+        self.service = timing["broker_service_s"]
+        self.lat = np.asarray(world.broker_latency, np.float64) / 1000.0
+        nl = world.node_latency
+        ep = network.endpoints
+        self.sub_last = np.asarray(nl[self.home, ep.subscriber_node], np.float64) / 1000.0
+        self.pub_entry = np.asarray(nl[ep.nearest_broker, ep.publisher_node], np.float64) / 1000.0
+        self.busy_until = [0.0] * b
+        self.busy = [0.0] * b
+        self.served = [0] * b
+        self.wait_sum = [0.0] * b
+        self.wait_max = [0.0] * b
+        m = network.subscription_messages()
+        self.flood = m is None
+        st = commands.stream
+        self.home_of_cmd = self.home[st.sid].tolist()
+        self.paths: list[tuple[int, np.ndarray, np.ndarray, np.ndarray]] = []
+        if not self.flood:
+            self.dst = m["dst"].tolist()
+            parent, cmd = m["parent"], m["cmd"]
+            kids = np.flatnonzero(parent >= 0)
+            kids = kids[np.argsort(parent[kids], kind="stable")]
+            self.kid_ptr = np.searchsorted(parent[kids], np.arange(len(parent) + 1)).tolist()
+            self.kids = kids.tolist()
+            roots = np.flatnonzero(parent < 0)
+            roots = roots[np.argsort(cmd[roots], kind="stable")]
+            self.root_ptr = np.searchsorted(cmd[roots], np.arange(len(st) + 1)).tolist()
+            self.roots = roots.tolist()
+            self.pending = (np.bincount(cmd, minlength=len(st)) + 1).tolist()
+        else:
+            self.pending = [b] * len(st)
+        self.issued = np.zeros(len(st))
+        self.last_done = np.zeros(len(st))
+        self.latency = np.full((len(commands.after), 2), np.nan)
+
+    # ---- the queues ------------------------------------------------------------------
+    def _serve(self, b: int) -> float:
+        now = self.env.now
+        start = now if now > self.busy_until[b] else self.busy_until[b]
+        wait = start - now
+        self.wait_sum[b] += wait
+        if wait > self.wait_max[b]:
+            self.wait_max[b] = wait
+        done = start + self.service
+        self.busy_until[b] = done
+        self.busy[b] += self.service
+        self.served[b] += 1
+        return done
+
+    def _at(self, t: float, callback, *args) -> None:
+        ev = self.env.timeout(max(t - self.env.now, 0.0))
+        ev.callbacks.append(lambda _e: callback(*args))
+
+    # ---- subscription messages -------------------------------------------------------
+    def _command_done(self, c: int, done: float) -> None:
+        if done > self.last_done[c]:
+            self.last_done[c] = done
+        self.pending[c] -= 1
+
+    def _at_home(self, c: int) -> None:
+        h = self.home_of_cmd[c]
+        done = self._serve(h)
+        self._command_done(c, done)
+        if self.flood:
+            self._flood_from(c, h, -1, done)
+            return
+        for i in range(self.root_ptr[c], self.root_ptr[c + 1]):
+            k = self.roots[i]
+            self._at(done + self.lat[h, self.dst[k]] + self.sub_ser, self._at_message, c, k)
+
+    def _at_message(self, c: int, k: int) -> None:
+        v = self.dst[k]
+        done = self._serve(v)
+        self._command_done(c, done)
+        for i in range(self.kid_ptr[k], self.kid_ptr[k + 1]):
+            j = self.kids[i]
+            self._at(done + self.lat[v, self.dst[j]] + self.sub_ser, self._at_message, c, j)
+
+    def _flood_from(self, c: int, b: int, frm: int, done: float) -> None:
+        t = self.tree
+        for j in range(t.ptr[b], t.ptr[b + 1]):
+            v = int(t.nbr[j])
+            if v != frm:
+                self._at(done + self.lat[b, v] + self.sub_ser, self._at_flood, c, v, b)
+
+    def _at_flood(self, c: int, v: int, frm: int) -> None:
+        done = self._serve(v)
+        self._command_done(c, done)
+        self._flood_from(c, v, frm, done)
+
+    # ---- events ------------------------------------------------------------------------
+    def publish(self, event: int, entry_delay: float, outcome) -> None:
+        """Keep event ``event``'s route (its clock runs in :meth:`finish`)."""
+        p = outcome.traffic.paths
+        self.paths.append((int(p.source[0]), outcome.delivery.subs, p.hop_from, p.hop_to))
+
+    def _at_publisher_broker(self, e: int) -> None:
+        broker, subs, frm, to = self.paths[e]
+        # per hop, the hop into its sender (-1: the publisher's broker itself)
+        into = {broker: -1}
+        parent = []
+        for h in range(len(to)):
+            parent.append(into[int(frm[h])])
+            into[int(to[h])] = h
+        kids: dict[int, list[int]] = {}
+        for h, p in enumerate(parent):
+            kids.setdefault(p, []).append(h)
+        state = {"done": {}, "pending": len(to) + 1, "kids": kids, "to": to.tolist()}
+        self._event_served(e, state, -1, broker)
+
+    def _event_served(self, e: int, state: dict, h: int, b: int) -> None:
+        done = self._serve(b)
+        state["done"][b] = done
+        for j in state["kids"].get(h, ()):
+            v = state["to"][j]
+            self._at(done + self.lat[b, v] + self.event_ser, self._event_served, e, state, j, v)
+        state["pending"] -= 1
+        if state["pending"] == 0:
+            self._event_finished(e, state["done"])
+
+    def _event_finished(self, e: int, done: dict) -> None:
+        _, subs, _, _ = self.paths[e]
+        if not len(subs):
+            return
+        home = self.home[subs]
+        at = np.array([done[int(b)] for b in home]) + self.sub_last[subs] + self.event_ser
+        published = self.published[e]
+        self.latency[e] = (at.min() - published, at.max() - published)
+
+    # ---- the run ---------------------------------------------------------------------------
+    def finish(self, event_times: np.ndarray) -> None:
+        """Issue every command and publish every event at its time; run to the end."""
+        st = self.commands.stream
+        self.published = event_times
+        self.issued = command_times(event_times, self.commands.after, len(st))
+        sid = st.sid
+        for c in range(len(st)):
+            self._at(self.issued[c] + self.sub_last[sid[c]], self._at_home, c)
+        for e in range(len(event_times)):
+            self._at(event_times[e] + self.pub_entry[e], self._at_publisher_broker, e)
+        self.env.run()
+        assert not any(self.pending), "a subscription message was never served"
+
+    def delays(self) -> np.ndarray:
+        """Per command: its subscription propagation delay (s)."""
+        return self.last_done - self.issued
+
+    def columns(self) -> dict[str, np.ndarray]:
+        """Per event: its latencies, and the propagation delays (mean, max) of the
+        commands since the previous event."""
+        delay, after = self.delays(), self.commands.after
+        ptr = np.concatenate([[0], np.maximum.accumulate(after) + 1 if len(after) else []])
+        ptr = ptr.astype(int)
+        pairs = list(zip(ptr[:-1], ptr[1:], strict=True))
+        return {
+            "latency_first_s": self.latency[:, 0],
+            "latency_last_s": self.latency[:, 1],
+            "sub_delay_mean_s": np.array(
+                [delay[a:b].mean() if b > a else np.nan for a, b in pairs]
+            ),
+            "sub_delay_max_s": np.array([delay[a:b].max() if b > a else np.nan for a, b in pairs]),
+        }
+
+    def broker_columns(self) -> dict[str, np.ndarray]:
+        """Per broker: messages served, utilisation and waits in its queue."""
+        makespan, served = self.env.now, np.array(self.served)
+        n_b = len(served)
+        return {
+            "messages_served": served,
+            "utilisation": np.array(self.busy) / makespan if makespan > 0 else np.zeros(n_b),
+            "wait_mean_s": np.array(self.wait_sum) / np.maximum(served, 1),
+            "wait_max_s": np.array(self.wait_max),
+        }
+
+    def summary(self) -> dict:
+        """The delays of every command and the clock's end."""
+        delay = self.delays()
+        return {
+            "mode": "timed",
+            "subscription_delay_s": {
+                "mean": float(delay.mean()) if len(delay) else 0.0,
+                "p95": float(np.percentile(delay, 95)) if len(delay) else 0.0,
+                "max": float(delay.max(initial=0.0)),
+            },
+            "makespan_s": self.env.now,
+        }

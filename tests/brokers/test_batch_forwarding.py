@@ -5,6 +5,7 @@ brute force: the same messages, covering work, routing entries, hops and deliver
 import numpy as np
 import pandas as pd
 import pytest
+from streams import check_steps, checked_rows
 
 from cnsim.brokers.batch_forwarding import (
     BatchForwarding,
@@ -15,8 +16,8 @@ from cnsim.brokers.batch_forwarding import (
 from cnsim.brokers.forwarding import Covering, Forwarding
 from cnsim.brokers.spanning import degree_bounded_tree, tree_of
 from cnsim.errors import InputError
-from cnsim.simulations.churn import ChurnRun, simulate_churn
 from cnsim.simulations.config import from_dict
+from cnsim.simulations.runner import StreamSimulation, simulate
 from cnsim.simulations.verify import verify
 from cnsim.subscriptions.covering.workload import SUBSCRIBE, command_stream
 
@@ -139,7 +140,7 @@ def test_events_take_the_reference_brokers_hops_in_their_order(d):
     assert router.match_cost[0] == 2 * len(stream)
 
 
-def churn(covering, index="kdtree", d=2, commands=300, events=120, k=2):
+def churn(covering, index="kdtree", d=2, commands=300, events=120, k=2, **kw):
     return from_dict(
         {
             "seed": 3,
@@ -154,6 +155,7 @@ def churn(covering, index="kdtree", d=2, commands=300, events=120, k=2):
             },
             "algorithm": {"approaches": ["cn-relax"]},
             "run": {"progress": False},
+            **kw,
         }
     )
 
@@ -170,15 +172,15 @@ def churn(covering, index="kdtree", d=2, commands=300, events=120, k=2):
 )
 def test_churn_rows_equal_between_engines(covering, index, d):
     sc = churn(covering, index, d)
-    ref = ChurnRun(sc, engine="reference")
-    a = pd.DataFrame(list(ref.rows(check=True)))
-    bat = ChurnRun(sc, engine="batch")
-    b = pd.DataFrame(list(bat.rows(check=True)))
-    assert not ref.mismatches and not bat.mismatches
+    ref, a = checked_rows(sc, "reference")  # each event against brute force
+    bat, b = checked_rows(sc, "batch")
+    assert not ref.network.batch and bat.network.batch
     assert list(a.columns) == list(b.columns)
     same = [c for c in a.columns if not c.startswith("match_")]
     pd.testing.assert_frame_equal(a[same], b[same])
-    assert np.array_equal(ref.handled, bat.handled)
+    load_ref, load_bat = ref.network.broker_load(), bat.network.broker_load()
+    assert np.array_equal(load_ref["cn-relax"], load_bat["cn-relax"])
+    assert np.array_equal(load_ref["subscriptions_held"], load_bat["subscriptions_held"])
     assert (b["match_queries"] == 1).all()  # one query of the global index per event
 
 
@@ -186,11 +188,12 @@ def test_runs_use_the_batch_replay_where_it_applies_and_verify_compares_it():
     assert Covering("g1").batched and Covering("gk", 5).batched and Covering("none").batched
     assert Covering("poset").batched and Covering("full").batched
     assert not Covering("gk", 65).batched
-    assert ChurnRun(churn("g1")).batch and ChurnRun(churn("poset")).batch  # every setting
-    assert not ChurnRun(churn("full"), engine="reference").batch
+    batched = [StreamSimulation(churn(c)).network.batch for c in ("g1", "poset")]
+    assert all(batched)  # every setting
+    assert not StreamSimulation(churn("full"), engine="reference").network.batch
     with pytest.raises(InputError, match="engine 'fast' is not one of auto, batch, reference"):
-        ChurnRun(churn("g1"), engine="fast")
-    r = simulate_churn(churn("gk", commands=200, events=50))
+        StreamSimulation(churn("g1"), engine="fast")
+    r = simulate(churn("gk", commands=200, events=50))
     assert r.summary["totals"]["match_queries"] == 50
     report = verify(churn("g1", commands=150, events=40))
     assert report.ok, report.text()
@@ -252,8 +255,6 @@ def test_content_based_network_builds_with_the_batch_replay(monkeypatch):
         "algorithm": {"approaches": ["cn-relax"]},
         "run": {"progress": False},
     }
-    from cnsim.simulations.runner import simulate
-
     frames = {}
     for covering in ("g1", "poset", "poset-reference"):  # batch replay; reference brokers
         if covering == "poset-reference":
@@ -269,39 +270,35 @@ def test_content_based_network_builds_with_the_batch_replay(monkeypatch):
 def test_the_message_log_of_g_and_the_poset_times_like_g_k(covering):
     """What timed mode needs for G and the poset: the kept message log
     (``keep_messages``) is complete and causal — every message's parent is a message of
-    the same command into its sender, and, driven by ``TimedChurn`` without queueing,
+    the same command into its sender, and, driven by ``StreamClock`` without queueing,
     every command's propagation delay is the tree distance to the farthest broker one
     of its messages (withdrawals included) reached, and every broker serves what
     counting mode counts."""
     from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import shortest_path
 
-    from cnsim.simulations.timed import publication_times
-    from cnsim.simulations.timed_churn import TimedChurn
+    from cnsim.simulations.timed import Timer
 
-    sc = churn(covering, commands=240, events=60)
-    timing = {**sc["timing"], "broker_service_s": 0.0, "bandwidth_mbps": 1e9}
-    run = ChurnRun(sc, engine="batch")
-    run.keep_paths = True
-    run.forwarding.keep_messages = True
-    rows = list(run.rows(check=True))
-    f, m = run.forwarding, run.forwarding.messages
-    t = f.stats()
+    sc = churn(covering, commands=240, events=60, run={"progress": False, "mode": "timed"},
+               timing={"broker_service_s": 0.0, "bandwidth_mbps": 1e9})  # fmt: skip
+    sim = StreamSimulation(sc)
+    timer = Timer(sim, sc)
+    rows = check_steps(sim, timer.replay(sim.steps()))
+    clock, net = timer.clocks["cn-relax"], sim.network
+    m, t = net.subscription_messages(), net.forwarding.stats()
     assert t["withdrawals"] > 0 and len(m["cmd"]) == t["sub_msgs"] + t["unsub_msgs"]
     par = m["parent"]
     kid = par >= 0
     assert (m["cmd"][par[kid]] == m["cmd"][kid]).all()
     assert (m["dst"][par[kid]] == m["src"][kid]).all()
-    timer = TimedChurn(run, timing, sc["messages"]["event_bytes"])
-    timer.simulate(publication_times(timing, len(rows), run.seeds))
-    tr, lat = run.tree, np.asarray(run.world.broker_latency, float) / 1000.0
+    tr, lat = net.tree, np.asarray(net.world.broker_latency, float) / 1000.0
     w = csr_matrix((lat[tr.src, tr.nbr] + 1e-12, (tr.src, tr.nbr)), shape=(tr.n, tr.n))
     dist = shortest_path(w, directed=False)
-    st, home, delay = run.workload.stream, run.workload.home, timer.delays()
+    st, home, delay = sim.commands.stream, net.home, clock.delays()
     for c in range(len(st)):
         s = int(st.sid[c])
         dst = m["dst"][m["cmd"] == c]
-        want = timer.sub_last[s] + (dist[home[s], dst].max() if len(dst) else 0.0)
+        want = clock.sub_last[s] + (dist[home[s], dst].max() if len(dst) else 0.0)
         assert abs(delay[c] - want) < 1e-6, (c, delay[c], want)
-    hops = sum(len(p[3]) for p in run.paths)
-    assert sum(timer.served) == len(st) + len(m["cmd"]) + len(rows) + hops
+    hops = sum(len(p[3]) for p in clock.paths)
+    assert sum(clock.served) == len(st) + len(m["cmd"]) + len(rows) + hops

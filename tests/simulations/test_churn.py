@@ -1,15 +1,17 @@
-"""The churn driver: seed 001's command stream over the content-based overlay, checked
-against brute force at every point of the stream."""
+"""Seed 001's command stream over the content-based overlay, run by the one run loop
+(cnsim.simulations.runner.StreamSimulation) and checked against brute force at every
+point of the stream."""
 
 import numpy as np
+import pandas as pd
 import pytest
+from streams import checked_rows
 
 from cnsim.brokers.forwarding import COVERINGS
 from cnsim.errors import ConfigError
-from cnsim.simulations.churn import event_columns, simulate_churn
 from cnsim.simulations.config import from_dict
 from cnsim.simulations.metrics import CATALOG
-from cnsim.simulations.runner import simulate
+from cnsim.simulations.runner import StreamSimulation, simulate
 
 
 @pytest.fixture(autouse=True)
@@ -44,15 +46,17 @@ def scenario(covering="g1", index="kdtree", d=2, churn=0.3, commands=200, events
     ],
 )
 def test_every_event_matches_brute_force_after_every_command(covering, index, d):
-    # one event after every command; check=True asserts each against brute force
-    result = simulate_churn(scenario(covering, index, d), check=True)
-    frame = result.events
-    assert len(frame) == 200 and (frame["command"] == np.arange(200)).all()
-    assert (frame["sub_msgs"] >= 0).all() and (frame["routing_entries_max"] >= 0).all()
+    # one event after every command, each asserted against brute force
+    sim, rows = checked_rows(scenario(covering, index, d))
+    assert len(rows) == 200 and (sim.commands.after == np.arange(200)).all()
+    assert (rows["sub_msgs"] >= 0).all() and (rows["routing_entries_max"] >= 0).all()
+    frame = simulate(scenario(covering, index, d)).events
+    assert (frame["command"] == np.arange(200)).all()
+    pd.testing.assert_frame_equal(frame[rows.columns].astype(float), rows.astype(float))
 
 
 def test_covering_changes_subscription_traffic_not_event_routing():
-    runs = {c: simulate_churn(scenario(c, churn=0.0, d=2, commands=300)) for c in COVERINGS}
+    runs = {c: simulate(scenario(c, churn=0.0, d=2, commands=300)) for c in COVERINGS}
     none = runs["none"]
     for c, r in runs.items():
         # covering is exact: events cross the same links and reach the same subscribers
@@ -64,7 +68,7 @@ def test_covering_changes_subscription_traffic_not_event_routing():
     assert runs["g1"].summary["totals"]["sub_msgs"] < none.summary["totals"]["sub_msgs"]
 
 
-def test_the_runner_hands_churn_scenarios_over_and_is_deterministic():
+def test_the_run_loop_runs_the_stream_deterministically():
     a = simulate(scenario(events=50))
     b = simulate(scenario(events=50))
     assert a.summary["commands"] == 200 and len(a.events) == 50
@@ -79,10 +83,12 @@ def test_the_runner_hands_churn_scenarios_over_and_is_deterministic():
 
 def test_no_events_still_runs_every_command():
     """...and writes the whole event schema, typed as a run with events has it."""
-    r = simulate_churn(scenario(events=0, churn=0.0, commands=50))
+    r = simulate(scenario(events=0, churn=0.0, commands=50))
     assert len(r.events) == 0 and r.summary["totals"]["sub_msgs"] > 0
-    full = simulate_churn(scenario(events=5, churn=0.0, commands=50)).events
-    assert list(r.events.columns) == list(full.columns) == ["approach", *event_columns()]
+    full = simulate(scenario(events=5, churn=0.0, commands=50)).events
+    metrics = StreamSimulation(scenario(events=0, churn=0.0, commands=50)).metrics()
+    columns = ["approach", "event", "command", "live", *(m.name for m in metrics)]
+    assert list(r.events.columns) == list(full.columns) == columns
     assert r.events.dtypes.equals(full.dtypes)
 
 

@@ -1,15 +1,15 @@
-"""Timed mode for seed 001's command stream (cnsim.simulations.timed_churn): the same
-counts as counting mode, delays and latencies against tree-distance oracles, queues."""
+"""Timed mode for seed 001's command stream (cnsim.simulations.timed.StreamClock): the
+same counts as counting mode, delays and latencies against tree-distance oracles,
+queues."""
 
 import numpy as np
 import pytest
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import shortest_path
 
-from cnsim.simulations.churn import ChurnRun
 from cnsim.simulations.config import from_dict
-from cnsim.simulations.runner import simulate
-from cnsim.simulations.timed_churn import command_times
+from cnsim.simulations.runner import StreamSimulation, simulate
+from cnsim.simulations.timed import Timer, command_times
 
 
 @pytest.fixture(autouse=True)
@@ -55,46 +55,41 @@ def test_timed_and_counting_modes_agree_on_every_count(covering):
     assert ev.loc[~hit, "latency_last_s"].isna().all()
 
 
-def tree_distances(run):
+def tree_distances(network):
     """Seconds between brokers along the overlay tree."""
-    t, lat = run.tree, np.asarray(run.world.broker_latency, float) / 1000.0
+    t, lat = network.tree, np.asarray(network.world.broker_latency, float) / 1000.0
     w = csr_matrix((lat[t.src, t.nbr] + 1e-12, (t.src, t.nbr)), shape=(t.n, t.n))
     return shortest_path(w, directed=False)
 
 
 @pytest.mark.parametrize("covering", ["none", "g1"])
 def test_delays_and_latencies_follow_the_tree_without_queueing(covering):
-    from cnsim.simulations.timed import publication_times
-    from cnsim.simulations.timed_churn import TimedChurn
-
     sc = scenario(covering, service=0.0, bandwidth=1e9)
-    run = ChurnRun(sc, engine="batch")
-    run.keep_paths = True
-    run.forwarding.keep_messages = True
-    rows = list(run.rows())
-    times = publication_times(sc["timing"], len(rows), run.seeds)
-    timer = TimedChurn(run, sc["timing"], 16)
-    timer.simulate(times)
-    dist = tree_distances(run)
-    w, st = run.workload, run.workload.stream
-    delay = timer.delays()
+    sim = StreamSimulation(sc)
+    timer = Timer(sim, sc)
+    list(timer.replay(sim.steps()))
+    clock, net = timer.clocks["cn-relax"], sim.network
+    dist = tree_distances(net)
+    st, home = sim.commands.stream, net.home
+    delay = clock.delays()
     eps = 1e-6
     for c in range(len(st)):
         s = int(st.sid[c])
-        h = w.home[s]
+        h = home[s]
         if covering == "none":  # the whole tree hears every command
-            want = timer.sub_last[s] + dist[h].max()
+            assert net.subscription_messages() is None
+            want = clock.sub_last[s] + dist[h].max()
         else:  # the farthest broker a message of c reached
-            m = run.forwarding.messages
+            m = net.subscription_messages()
             dst = m["dst"][m["cmd"] == c]
-            want = timer.sub_last[s] + (dist[h, dst].max() if len(dst) else 0.0)
+            want = clock.sub_last[s] + (dist[h, dst].max() if len(dst) else 0.0)
         assert abs(delay[c] - want) < eps, (c, delay[c], want)
-    for e, (broker, subs, _, _) in enumerate(run.paths):
+    for e, (broker, subs, _, _) in enumerate(clock.paths):
         if not len(subs):
             continue
-        reach = timer.pub_entry[e] + dist[broker, w.home[subs]] + timer.sub_last[subs]
-        assert abs(timer.latency[e, 0] - reach.min()) < eps
-        assert abs(timer.latency[e, 1] - reach.max()) < eps
+        reach = clock.pub_entry[e] + dist[broker, home[subs]] + clock.sub_last[subs]
+        assert abs(clock.latency[e, 0] - reach.min()) < eps
+        assert abs(clock.latency[e, 1] - reach.max()) < eps
 
 
 def test_queues_build_up_when_brokers_are_slow():

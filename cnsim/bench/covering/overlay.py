@@ -12,7 +12,6 @@ def bench_overlay(quick: bool, log, **sizes) -> dict:
     subscriptions with churn, interleaved with events, covering off and on:
     subscription messages, routing-table entries and covering work; then CN-Relax's
     per-event traffic over the content-based overlay against Meghdoot (seed 003 ranges)."""
-    from cnsim.simulations.churn import simulate_churn
     from cnsim.simulations.config import from_dict
     from cnsim.simulations.runner import simulate
 
@@ -54,7 +53,7 @@ def bench_overlay(quick: bool, log, **sizes) -> dict:
                 }
             )
             t, cpu = time.perf_counter(), time.process_time()
-            r = simulate_churn(sc)
+            r = simulate(sc)
             tot, ev = r.summary["totals"], r.events
             row = {
                 **{k: tot[k] for k in ("sub_msgs", "unsub_msgs", "withdrawals")},
@@ -103,7 +102,6 @@ def bench_engines(
     """Churn replay by the reference brokers (one message at a time) and by the batch
     replay, side by side on one scenario (G_1, k-d tree): seconds each, their ratio,
     and whether every row (``match_*`` aside) is the same."""
-    from cnsim.simulations.churn import ChurnRun
     from cnsim.simulations.config import from_dict
 
     sc = from_dict(
@@ -117,20 +115,28 @@ def bench_engines(
             "run": {"progress": False},
         }
     )
-    list(ChurnRun(churn_warmup(net), engine="batch").rows())  # load the world, compile
+    _rows(churn_warmup(net), "batch")  # load the world, compile
     out: dict = {"commands": commands, "events": events, "d": d, "covering": covering}
     rows = {}
     for engine in ("batch", "reference", "batch"):
         t = time.perf_counter()
-        run = ChurnRun(sc, engine=engine)
-        rows[engine] = [{k: v for k, v in r.items() if not k.startswith("match_")}
-                        for r in run.rows()]  # fmt: skip
+        rows[engine] = _rows(sc, engine)
         out[f"{engine}_s"] = time.perf_counter() - t  # the second batch run counts
     out["speedup"] = out["reference_s"] / out["batch_s"]
     out["rows_equal"] = rows["batch"] == rows["reference"]
     log(f"engines: reference {out['reference_s']:.1f}s batch {out['batch_s']:.2f}s "
         f"({out['speedup']:.0f}x), rows equal: {out['rows_equal']}")  # fmt: skip
     return out
+
+
+def _rows(scenario, engine: str) -> list[list]:
+    """Every event's metrics (``match_*`` aside) of a command stream replayed by
+    ``engine``."""
+    from cnsim.simulations.runner import StreamSimulation
+
+    sim = StreamSimulation(scenario, engine=engine)
+    metrics = [m for m in sim.metrics() if not m.name.startswith("match_")]
+    return [[m.collect(o) for m in metrics] for _, out in sim.steps() for o in out.values()]
 
 
 def churn_warmup(net: dict):

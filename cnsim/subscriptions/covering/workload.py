@@ -71,3 +71,35 @@ def command_stream(n: int, d: int, p: float, seed: int = 0, bits: int = 10) -> C
             live[m] = i
             m += 1
     return CommandStream(op, sid, lo, hi, p, bits)
+
+
+BITS = 10  # attribute domain 0 .. 2**BITS - 1 (seed 001 §V-A: [0, 2^c - 1])
+DOMAIN = (0.0, float(2**BITS - 1))
+
+
+@dataclass(frozen=True)
+class CommandWorkload:
+    """Seed 001's command stream with the events published between its commands:
+    event ``e`` is the point ``points[e]`` (d attributes), published once commands
+    ``0 .. after[e]`` have been issued."""
+
+    stream: CommandStream
+    after: np.ndarray  # (E,) the last command before each event
+    points: np.ndarray  # (E, d) float64
+
+    def live(self) -> np.ndarray:
+        """Live subscriptions when each event is published."""
+        step = np.where(self.stream.op == SUBSCRIBE, 1, -1).astype(np.int64)
+        return np.concatenate([[0], np.cumsum(step)])[self.after + 1]
+
+
+def command_workload(n: int, d: int, p: float, n_events: int, seeds) -> CommandWorkload:
+    """``n`` commands on ``d`` attributes (unsubscribe probability ``p``, stream
+    ``subscriptions``) and ``n_events`` points uniform over the same integers (stream
+    ``events``), evenly spread over the commands: event ``e`` follows command
+    ``floor((e + 1) * n / n_events) - 1``."""
+    seed = int(seeds.rng("subscriptions").integers(2**63))
+    stream = command_stream(n, d, p, seed, BITS)
+    after = (np.arange(1, n_events + 1) * n) // max(n_events, 1) - 1
+    x = seeds.rng("events").integers(0, 2**BITS, size=(n_events, d)).astype(np.float64)
+    return CommandWorkload(stream, after.astype(np.int64), x)

@@ -16,7 +16,8 @@ subscriptions are seed 001's (Shen, Aluru, Tirthapura, "Indexing for Subscriptio
 Covering in Publish-Subscribe Systems", §V-A): a stream of subscribe and unsubscribe
 commands (``churn``: the share unsubscribing) on boxes over ``d`` integer attributes,
 interleaved with events published as points; every event reaches the live boxes
-holding it (:mod:`cnsim.simulations.churn`). There are no objects and no top-k lists.
+holding it (:class:`cnsim.simulations.runner.StreamSimulation`). There are no objects
+and no top-k lists.
 """
 
 from __future__ import annotations
