@@ -216,12 +216,6 @@ def never(box, v, s, e, query, state) -> bool:
     return False
 
 
-@numba.njit(cache=True, inline="always")
-def keep_order(box, c1, c2, query) -> bool:
-    """A ``swap`` for queries indifferent to the order of children."""
-    return False
-
-
 # -- message boxes ------------------------------------------------------------------------
 # A message box q = (lo_0, hi_0, …, lo_{D-1}, hi_{D-1}) reaches lo < p <= hi on the
 # coordinates with lower_open and lo <= p < hi on the others. The kernels turn it once

@@ -87,6 +87,52 @@ COST_FIELDS = (
 )
 
 
+class TopKSearch:
+    """One event's threshold search: the top-k so far (``best``, ``best_s``: by score
+    descending, then id) and the search's costs (:data:`COST_FIELDS`)."""
+
+    def __init__(self, k: int):
+        self.k = k
+        self.best = np.empty(0, np.int64)
+        self.best_s = np.empty(0)
+        self.visited = self.messages = self.ip = self.entries = self.ob = self.ib = 0
+
+    def done(self, bound: float) -> bool:
+        """Whether nothing under ``bound`` can enter the top-k any more."""
+        return len(self.best) == self.k and bound < self.best_s[-1]
+
+    def answer(self, ids: np.ndarray, sc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """A visited broker's answer to the query: its local top-k ``ids`` (scores
+        ``sc``), only what beats the threshold (s_k, id_k) once the top-k is full."""
+        if len(self.best) == self.k:
+            sk, ik = self.best_s[-1], self.best[-1]
+            keep = (sc > sk) | ((sc == sk) & (ids < ik))
+            ids, sc = ids[keep], sc[keep]
+        self.visited += 1
+        self.entries += len(ids)
+        return ids, sc
+
+    def remote(self, h: int, size: int) -> None:
+        """A query of ``size`` bytes and its answer, straight over ``h`` IP hops."""
+        self.messages += 2
+        self.ip += 2 * h
+        self.ob += size
+        self.ib += size * h
+
+    def merge(self, ids: np.ndarray, sc: np.ndarray) -> None:
+        """The k best of the top-k so far and an answer."""
+        if len(ids):
+            both = np.concatenate([self.best, ids])
+            both_s = np.concatenate([self.best_s, sc])
+            o = np.lexsort((both, -both_s))[: self.k]
+            self.best, self.best_s = both[o], both_s[o]
+
+    def costs(self) -> tuple[int, ...]:
+        """The costs, in the order of :data:`COST_FIELDS`."""
+        return (self.visited, self.messages, self.messages, self.ip, self.entries, self.ob,
+                self.ib)  # fmt: skip
+
+
 def event_costs(d, flood, notify: dict, churned: dict) -> dict[str, int]:
     """A batch's costs as the ranked metrics read them (``Traffic.costs``): the search
     ``d`` (the threshold search, or the flood), the flood baseline ``flood`` beside it,
@@ -164,7 +210,6 @@ class RankedZones:
     ):
         cls = index_class(index)
         cls.check_params(index_params)
-        self.index_name, self.index_params = index, dict(index_params)
         self._cls = cls
         self.zones = zones
         self.broker_hops = broker_hops
@@ -354,35 +399,22 @@ class RankedZones:
             cand = self.candidates(x)
             cand = cand[np.isfinite(bound[cand])]
             order = cand[np.lexsort((cand, -bound[cand]))]
-            best = np.empty(0, np.int64)
+            search = TopKSearch(k)
             e = owner[entry[i]]
-            visited = messages = ip = entries = ob = ib = 0
             for z in order:
-                full = len(best) == k
-                if full and bound[z] < s[best[-1]]:
+                if search.done(bound[z]):
                     break
                 ans = self.local_top_k(z, x, k)
-                if full:  # the zone returns only what beats the threshold (s_k, id_k)
-                    sk, ik = s[best[-1]], best[-1]
-                    ans = ans[(s[ans] > sk) | ((s[ans] == sk) & (ans < ik))]
-                visited += 1
+                ans, sc = search.answer(ans, s[ans])
                 visits.append(int(z))
-                entries += len(ans)
                 if owner[z] != e:  # a query there and an answer back, straight over IP
-                    h = int(hops[e, owner[z]])
                     size = q_bytes + ANSWER_HEADER_BYTES + ENTRY_BYTES * len(ans)
-                    messages += 2
-                    ip += 2 * h
-                    ob += size
-                    ib += size * h
-                if len(ans):
-                    both = np.concatenate([best, ans])
-                    best = both[np.lexsort((both, -s[both]))[:k]]
-            out.append(best)
-            offsets[i + 1] = offsets[i] + len(best)
+                    search.remote(int(hops[e, owner[z]]), size)
+                search.merge(ans, sc)
+            out.append(search.best)
+            offsets[i + 1] = offsets[i] + len(search.best)
             visit_ptr[i + 1] = len(visits)
-            values = (visited, messages, messages, ip, entries, ob, ib)
-            for name, v in zip(COST_FIELDS, values, strict=True):
+            for name, v in zip(COST_FIELDS, search.costs(), strict=True):
                 cost[name][i] = v
         ids = np.concatenate(out) if out else np.empty(0, np.int64)
         return RankedDelivery(offsets, ids, cost, visit_ptr, np.asarray(visits, np.int64))
@@ -453,16 +485,29 @@ class RankedZones:
 PRUNING = {"threshold": "pruned", "flood": "baseline"}  # [ranked] pruning -> mode
 NOTIFY_HEADER_BYTES = 8  # x and the number of recipients
 NOTIFY_ID_BYTES = 4  # one recipient's subscription id
-RUN_COSTS = (  # Traffic.costs of a run's ranked delivery (the catalog's "ranked" metrics)
-    "zones_visited",
-    "ranked_msgs",
-    "answer_entries",
-    "overlay_bytes",
-    "ip_bytes",
-    "flood_zones_visited",
-    "flood_msgs",
-    "flood_ip_bytes",
-)
+
+
+def notifications(d: RankedDelivery, entry: np.ndarray, holder, owner, hops) -> dict:
+    """Notifications from each event's entry to the holders (zones, or brokers) of its
+    winners, remote ones only: per event the holders in order of their best winner, one
+    message each straight over IP.  ``entry[i]`` is event i's entry holder,
+    ``holder[s]`` subscription s's and ``owner[h]`` holder h's broker."""
+    zones, msgs, ob, ib = [], 0, 0, 0
+    for i in range(len(entry)):
+        ids = d.recipients(i)
+        zs, first, counts = np.unique(holder[ids], return_index=True, return_counts=True)
+        order = np.argsort(first, kind="stable")
+        zs, counts = zs[order], counts[order]
+        e = owner[entry[i]]
+        remote = owner[zs] != e
+        zs, counts = zs[remote], counts[remote]
+        h = hops[e, owner[zs]].astype(np.int64)
+        size = NOTIFY_HEADER_BYTES + NOTIFY_ID_BYTES * counts
+        zones.append(zs.astype(np.int64))
+        msgs += len(zs)
+        ob += int(size.sum())
+        ib += int((size * h).sum())
+    return {"zones": zones, "msgs": msgs, "overlay_bytes": ob, "ip_bytes": ib}
 
 
 class RankedOverlay(JoinsAndLeaves):
@@ -567,25 +612,7 @@ class RankedOverlay(JoinsAndLeaves):
         return delivery, traffic
 
     def _notify(self, d: RankedDelivery, entry: np.ndarray) -> dict:
-        """Notifications from each event's entry broker to the zones holding its winners
-        (remote zones only): per event the zones in order of their best winner."""
-        owner, hops, zone_of = self.net.zones.owner, self.net.broker_hops, self.net._zone
-        zones, msgs, ob, ib = [], 0, 0, 0
-        for i in range(len(entry)):
-            ids = d.recipients(i)
-            zs, first, counts = np.unique(zone_of[ids], return_index=True, return_counts=True)
-            order = np.argsort(first, kind="stable")
-            zs, counts = zs[order], counts[order]
-            e = owner[entry[i]]
-            remote = owner[zs] != e
-            zs, counts = zs[remote], counts[remote]
-            h = hops[e, owner[zs]].astype(np.int64)
-            size = NOTIFY_HEADER_BYTES + NOTIFY_ID_BYTES * counts
-            zones.append(zs.astype(np.int64))
-            msgs += len(zs)
-            ob += int(size.sum())
-            ib += int((size * h).sum())
-        return {"zones": zones, "msgs": msgs, "overlay_bytes": ob, "ip_bytes": ib}
+        return notifications(d, entry, self.net._zone, self.net.zones.owner, self.net.broker_hops)
 
     def _paths(self, d: RankedDelivery, entry: np.ndarray, notify: list):
         """The overlay hops of every event in causal order (see the class docstring)."""

@@ -139,9 +139,11 @@ from cnsim.brokers.ranked import (
     ENTRY_BYTES,
     MODES,
     RankedDelivery,
+    TopKSearch,
     check_k,
     check_mode,
     event_costs,
+    notifications,
 )
 from cnsim.brokers.ranked_churn import JoinsAndLeaves, RankedChurn
 from cnsim.brokers.spanning import Tree
@@ -277,6 +279,8 @@ def _bfs_order(ptr, nbr):
 class _Boxes:
     """Scored boxes: columns, per-broker ExactMatcher (rebuilt lazily), global match."""
 
+    dynamic = False  # the per-broker structures are rebuilt when used, not updated
+
     def __init__(self, lows, highs, score, home, tree, index, regions, params):
         from cnsim.brokers.batch_forwarding import EventRouter
         from cnsim.subscriptions.ranked.multidim import ExactMatcher, _index_class
@@ -408,7 +412,7 @@ class _Boxes:
 class _Expressions:
     """BE expressions: a store, a per-broker BE index (dynamic), one global BE*-tree."""
 
-    dynamic = True
+    dynamic = True  # the per-broker structures are built at once and updated in place
 
     def __init__(self, exprs, index, params, attributes=None):
         from cnsim.subscriptions.ranked.boolean import REGISTRY as BE
@@ -527,11 +531,10 @@ class RankedTree:
     the per-neighbour bounds, and the pruned and baseline ranked delivery of events (see
     the module docstring).  Build with :meth:`boxes` or :meth:`expressions`."""
 
-    def __init__(self, tree: Tree, broker_hops, kind, home, index: str):
+    def __init__(self, tree: Tree, broker_hops, kind, home):
         self.tree = tree
         self.broker_hops = np.asarray(broker_hops)
         self.kind = kind
-        self.index_name = index
         home = np.ascontiguousarray(home, np.int64).reshape(-1)
         if len(home) and (home.min() < 0 or home.max() >= tree.n):
             raise InputError(
@@ -546,7 +549,7 @@ class RankedTree:
         self._size = n
         if isinstance(kind, _Boxes):
             kind.router.home = self._home
-        self._dynamic = isinstance(kind, _Expressions)
+        self._dynamic = kind.dynamic
         self.bound_changes = 0
         self.bound_msgs = self.bound_ip_hops = self.bound_ip_bytes = 0
         nb = tree.n
@@ -569,7 +572,7 @@ class RankedTree:
         """Scored boxes (``(n, d)`` corners, d = 1..3) held at brokers ``home``."""
         index = DEFAULT_INDEX["boxes"] if index is None else index
         kind = _Boxes(lows, highs, score, home, tree, index, regions, params)
-        return cls(tree, broker_hops, kind, home, index)
+        return cls(tree, broker_hops, kind, home)
 
     @classmethod
     def expressions(cls, tree, broker_hops, home, exprs, index=None, attributes=None, **params):
@@ -580,7 +583,7 @@ class RankedTree:
 
         index = DEFAULT_INDEX["expressions"] if index is None else index
         kind = _Expressions(as_expressions(exprs), index, params, attributes)
-        return cls(tree, broker_hops, kind, home, index)
+        return cls(tree, broker_hops, kind, home)
 
     # ------------------------------------------------------------ state
     def __len__(self) -> int:
@@ -764,8 +767,7 @@ class RankedTree:
         _, side = _side_counts(t.ptr, t.nbr, e, cnt)
         read = self.kind.bound_reader(x)
         q = self.kind.event_bytes(x) + EXTRA_QUERY_BYTES["pruned"]
-        best = np.empty(0, np.int64)
-        best_s = np.empty(0)
+        search = TopKSearch(k)
         tick = itertools.count()
         heap: list = []
         if cnt[e]:
@@ -774,21 +776,13 @@ class RankedTree:
             v = int(t.nbr[j])
             if side[v]:
                 heapq.heappush(heap, (-float(read(self.B[j])), v, next(tick), j))
-        visited = messages = ip = entries = ob = ib = 0
         vis: list[int] = []
         while heap:
             nb, v, _, j = heapq.heappop(heap)
-            full = len(best) == k
-            if full and -nb < best_s[-1]:
+            if search.done(-nb):
                 break
-            ids, sc = self._answer(v, x, k, cnt)
-            if full:  # only what beats the threshold (s_k, id_k)
-                sk, ik = best_s[-1], best[-1]
-                keep = (sc > sk) | ((sc == sk) & (ids < ik))
-                ids, sc = ids[keep], sc[keep]
-            visited += 1
+            ids, sc = search.answer(*self._answer(v, x, k, cnt))
             vis.append(v)
-            entries += len(ids)
             if j >= 0:  # a remote broker: query and answer straight over IP
                 links = 0
                 for jj in t.links(v):
@@ -796,25 +790,17 @@ class RankedTree:
                     if jj == t.rev[j] or not side[w]:
                         continue
                     bnd = float(read(self.B[jj]))
-                    if full and bnd < best_s[-1]:
+                    if search.done(bnd):
                         continue
                     heapq.heappush(heap, (-bnd, w, next(tick), jj))
                     links += 1
-                h = int(hops[e, v])
                 size = (
                     q + ANSWER_HEADER_BYTES + ENTRY_BYTES * len(ids)
                     + LINKS_HEADER_BYTES + LINK_BYTES * links
                 )  # fmt: skip
-                messages += 2
-                ip += 2 * h
-                ob += size
-                ib += size * h
-            if len(ids):
-                both = np.concatenate([best, ids])
-                both_s = np.concatenate([best_s, sc])
-                o = np.lexsort((both, -both_s))[:k]
-                best, best_s = both[o], both_s[o]
-        return best, (visited, messages, messages, ip, entries, ob, ib), vis
+                search.remote(int(hops[e, v]), size)
+            search.merge(ids, sc)
+        return search.best, search.costs(), vis
 
     def _baseline(self, x, k: int, e: int, flood: list):
         t, hops = self.tree, self.broker_hops
@@ -977,23 +963,7 @@ class RankedTreeOverlay(JoinsAndLeaves):
         return sorted(remote, key=lambda v: (t[v] + float(lat[v, e]), v))
 
     def _notify(self, d: RankedDelivery, entry: np.ndarray) -> dict:
-        """Notifications from each event's entry broker to the brokers holding its
-        winners (remote ones only), in order of their best winner."""
-        from cnsim.brokers.ranked import NOTIFY_HEADER_BYTES, NOTIFY_ID_BYTES
-
-        hops, home = self.net.broker_hops, self.net._home
-        zones, msgs, ob, ib = [], 0, 0, 0
-        for i in range(len(entry)):
-            ids = d.recipients(i)
-            bs, first, counts = np.unique(home[ids], return_index=True, return_counts=True)
-            order = np.argsort(first, kind="stable")
-            bs, counts = bs[order], counts[order]
-            remote = bs != entry[i]
-            bs, counts = bs[remote], counts[remote]
-            h = hops[entry[i], bs].astype(np.int64)
-            size = NOTIFY_HEADER_BYTES + NOTIFY_ID_BYTES * counts
-            zones.append(bs.astype(np.int64))
-            msgs += len(bs)
-            ob += int(size.sum())
-            ib += int((size * h).sum())
-        return {"zones": zones, "msgs": msgs, "overlay_bytes": ob, "ip_bytes": ib}
+        """Notifications to the brokers holding the winners (every broker is its own
+        holder)."""
+        hops = self.net.broker_hops
+        return notifications(d, entry, self.net._home, np.arange(len(hops)), hops)

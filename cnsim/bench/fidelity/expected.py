@@ -124,7 +124,7 @@ def expected_next_event(x, y, k: int, update: str = "uniform") -> dict:
     res = {}
     every = _expected(x, y, k)
     for code, reading in enumerate(READINGS):
-        lo_d, hi_d, d_at, lo_c, hi_c, c_at = every[:, code, :].T
+        lo_d, hi_d, d_at, lo_c, _, c_at = every[:, code, :].T
         if update == "uniform":  # raise: y_new = y u; lower: y_new = y + u (1 - y)
             with np.errstate(divide="ignore", invalid="ignore"):
                 raise_d = np.where(y > 0, lo_d / y, d_at)

@@ -85,6 +85,26 @@ def argsort_int(keys):
 
 
 @numba.njit(cache=True)
+def groups(keys):
+    """``keys`` grouped by value: their positions sorted by key (stable,
+    :func:`argsort_int`), the distinct keys ascending, and where each one's positions
+    start in that order (one more entry: ``keys.size``)."""
+    m = keys.size
+    o = argsort_int(keys)
+    uniq = np.empty(m, np.int64)
+    start = np.empty(m + 1, np.int64)
+    u = 0
+    for t in range(m):
+        x = keys[o[t]]
+        if u == 0 or uniq[u - 1] != x:
+            uniq[u] = x
+            start[u] = t
+            u += 1
+    start[u] = m
+    return o, uniq[:u], start[: u + 1]
+
+
+@numba.njit(cache=True)
 def _lexorder(a, b):
     """np.lexsort((a, b)): by b, then a, then position."""
     o1 = np.argsort(a, kind="mergesort")
@@ -264,19 +284,14 @@ def summary(s_start, s_end, p_attr, p_w, ids):
             at[m] = p_attr[j]
             w[m] = p_w[j]
             m += 1
-    o = argsort_int(at)
-    ka = np.empty(m, np.int64)
-    kw = np.empty(m)
-    u = -1
-    for t in range(m):
-        x = at[o[t]]
-        if u < 0 or ka[u] != x:
-            u += 1
-            ka[u] = x
-            kw[u] = w[o[t]]
-        elif w[o[t]] > kw[u]:
-            kw[u] = w[o[t]]
-    return ka[: u + 1], kw[: u + 1]
+    o, ka, start = groups(at)
+    kw = np.empty(ka.size)
+    for g in range(ka.size):
+        kw[g] = w[o[start[g]]]
+        for t in range(start[g] + 1, start[g + 1]):
+            if w[o[t]] > kw[g]:
+                kw[g] = w[o[t]]
+    return ka, kw
 
 
 #: the selectivity ranking's histogram: equi-width buckets over an attribute's range
@@ -312,23 +327,21 @@ def rank_attribute(s_start, s_end, p_attr, p_lo, p_hi, ids, used, n_buckets):
             w += 1
     if w == 0:
         return -1
-    o = argsort_int(pa[:w])
+    o, uniq, start = groups(pa[:w])
     hist = np.zeros(n_buckets, np.int64)
     best = -1
     best_rank = -np.inf
-    t = 0
-    while t < w:
-        a = pa[o[t]]
-        u = t
+    for g in range(uniq.size):
+        a = uniq[g]
+        t, u = start[g], start[g + 1]
         fmin = np.inf
         fmax = -np.inf
-        while u < w and pa[o[u]] == a:
-            x = o[u]
+        for r in range(t, u):
+            x = o[r]
             for v in (lo[x], hi[x]):
                 if np.isfinite(v):
                     fmin = min(fmin, v)
                     fmax = max(fmax, v)
-            u += 1
         gain = u - t
         loss = float(gain)
         width = (fmax - fmin) / n_buckets  # (0 when the range underflows: one bucket)
@@ -350,7 +363,6 @@ def rank_attribute(s_start, s_end, p_attr, p_lo, p_hi, ids, used, n_buckets):
         if rank > best_rank:  # attributes ascend: a tie keeps the smaller
             best_rank = rank
             best = a
-        t = u
     return best
 
 
@@ -378,22 +390,13 @@ def partition_plan(s_start, s_end, p_attr, p_lo, p_hi, ids, used, cap, selectivi
         for q in range(ptr[t], ptr[t + 1]):
             pa[q] = p_attr[a + q - ptr[t]]
             own[q] = t
-    o = argsort_int(pa)
-    inv = np.empty(m, np.int64)
-    uniq = np.empty(m, np.int64)
-    gstart = np.empty(m + 1, np.int64)
-    u = -1
-    for t in range(m):
-        x = pa[o[t]]
-        if u < 0 or uniq[u] != x:
-            u += 1
-            uniq[u] = x
-            gstart[u] = t
-        inv[o[t]] = u
-    nu = u + 1
-    gstart[nu] = m
+    o, uniq, gstart = groups(pa)
+    nu = uniq.size
+    inv = np.empty(m, np.int64)  # each gathered predicate's group
     counts = np.empty(nu, np.int64)
     for g in range(nu):
+        for t in range(gstart[g], gstart[g + 1]):
+            inv[o[t]] = g
         counts[g] = gstart[g + 1] - gstart[g]
         if used.size and used[min(np.searchsorted(used, uniq[g]), used.size - 1)] == uniq[g]:
             counts[g] = -1

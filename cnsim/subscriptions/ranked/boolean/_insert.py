@@ -134,6 +134,22 @@ def _reserve_two(slab, U, pool_end, lst, need):
 
 
 @numba.njit(cache=True)
+def _insert_two(slab, U, pool_end, lst, pos, x, y):
+    """``(x, y)`` inserted at position ``pos`` of list ``lst`` of a slab of two pools
+    (``PD``, ``SM``), the later entries moved up one."""
+    start, length, _, px, py = slab
+    n = length[lst]
+    _reserve_two(slab, U, pool_end, lst, n + 1)
+    s0 = start[lst]
+    for t in range(s0 + n, s0 + pos, -1):
+        px[t] = px[t - 1]
+        py[t] = py[t - 1]
+    px[s0 + pos] = x
+    py[s0 + pos] = y
+    length[lst] = n + 1
+
+
+@numba.njit(cache=True)
 def _new_leaf(LF, U, r):
     """A new empty list of room ``r`` at the end of the l-node slab ``LF``."""
     at = _open(LF, U, LF_ROWS, LF_POOL, r)[1]
@@ -195,16 +211,7 @@ def _sum_add(T, lst, i):
             if sw[at] < w:
                 sw[at] = w
             continue
-        pos = at - s0
-        n = length[lst]
-        _reserve_two(SM, T[10], SM_POOL, lst, n + 1)
-        s0 = start[lst]
-        for t in range(s0 + n, s0 + pos, -1):
-            sa[t] = sa[t - 1]
-            sw[t] = sw[t - 1]
-        sa[s0 + pos] = a
-        sw[s0 + pos] = w
-        length[lst] = n + 1
+        _insert_two(SM, T[10], SM_POOL, lst, at - s0, a, w)
 
 
 @numba.njit(cache=True)
@@ -299,17 +306,9 @@ def _new_pnode(T, attr, c):
     pn_root[p] = -1
     pn_root[p] = _new_bucket(T, p, -1)
     # into the p-directory, sorted by attribute
-    start, length, _, pa, pp = PD
-    n = length[c]
-    pos = _lower(pa, start[c], start[c] + n, attr) - start[c]
-    _reserve_two(PD, U, PD_POOL, c, n + 1)
-    s0 = start[c]
-    for t in range(s0 + n, s0 + pos, -1):
-        pa[t] = pa[t - 1]
-        pp[t] = pp[t - 1]
-    pa[s0 + pos] = attr
-    pp[s0 + pos] = p
-    length[c] = n + 1
+    start, length, _, pa, _ = PD
+    pos = _lower(pa, start[c], start[c] + length[c], attr) - start[c]
+    _insert_two(PD, U, PD_POOL, c, pos, attr, p)
     return p
 
 

@@ -784,30 +784,14 @@ class BEStarTree(BooleanIndex):
             if len(ids) <= self.cn_cap[c]:
                 self._bulk_leaf(c, ids)
                 continue
-            p = self.bk_pnode[b]
-            attr = self.pn_attr[p]
+            attr = self.pn_attr[self.bk_pnode[b]]
             lo = B.gather(st.s_start, st.s_end, st.p_attr, st.p_lo, ids, attr)
             hi = B.gather(st.s_start, st.s_end, st.p_attr, st.p_hi, ids, attr)
-            if self.rigid:
-                clo, chi = self.cell(b)
-                if chi - clo <= 1:  # an atomic cell
-                    self._bulk_partition(c, ids)
-                    continue
-                mid = _mid(clo, chi)
-                side = np.where(hi < mid, 0, np.where(lo >= mid, 2, 1))
-            else:
-                side = self._split(np.stack([lo, hi], axis=1))
-                if not (side != 1).any():  # atomic: nothing to separate (§IV-C)
-                    self._bulk_partition(c, ids)
-                    continue
-            L = self._new_bucket(p, b)
-            R = self._new_bucket(p, b)
-            self.bk_left[b], self.bk_right[b], self.bk_split[b] = L, R, 1
-            if self.rigid:
-                clo, chi = self.cell(b)
-                mid = _mid(clo, chi)
-                self._set_cell(L, clo, mid)
-                self._set_cell(R, mid, chi)
+            side = self._sides(b, np.stack([lo, hi], axis=1))
+            if side is None:
+                self._bulk_partition(c, ids)
+                continue
+            L, R = self._split_bucket(b)
             self._bulk_partition(c, ids[side == 1])
             work.append((L, ids[side == 0]))
             work.append((R, ids[side == 2]))
@@ -925,27 +909,11 @@ class BEStarTree(BooleanIndex):
                 continue
             ids = list(self._leaf.col(c))
             attr = self.pn_attr[self.bk_pnode[b]]
-            iv = np.array([self._ival(i, attr) for i in ids])
-            if self.rigid:
-                clo, chi = self.cell(b)
-                if chi - clo <= 1:  # an atomic cell
-                    self._partition(c)
-                    continue
-                mid = _mid(clo, chi)
-                side = np.where(iv[:, 1] < mid, 0, np.where(iv[:, 0] >= mid, 2, 1))
-            else:
-                side = self._split(iv)
-                if not (side != 1).any():  # atomic (below)
-                    self._partition(c)
-                    continue
-            L = self._new_bucket(self.bk_pnode[b], b)
-            R = self._new_bucket(self.bk_pnode[b], b)
-            self.bk_left[b], self.bk_right[b], self.bk_split[b] = L, R, 1
-            if self.rigid:
-                clo, chi = self.cell(b)
-                mid = _mid(clo, chi)
-                self._set_cell(L, clo, mid)
-                self._set_cell(R, mid, chi)
+            side = self._sides(b, np.array([self._ival(i, attr) for i in ids]))
+            if side is None:
+                self._partition(c)
+                continue
+            L, R = self._split_bucket(b)
             stay = []
             for i, s in zip(ids, side, strict=True):
                 if s == 1:
@@ -963,6 +931,33 @@ class BEStarTree(BooleanIndex):
             self._partition(c)
             work.append(L)
             work.append(R)
+
+    def _sides(self, b: int, iv: np.ndarray) -> np.ndarray | None:
+        """Where splitting bucket b sends each interval of ``iv`` (0 left, 1 stays, 2
+        right): the halves of its grid cell (BE-tree) or :meth:`_split`; None when b
+        cannot split (an atomic cell, or nothing to separate: §IV-C)."""
+        if self.rigid:
+            clo, chi = self.cell(b)
+            if chi - clo <= 1:  # an atomic cell
+                return None
+            mid = _mid(clo, chi)
+            return np.where(iv[:, 1] < mid, 0, np.where(iv[:, 0] >= mid, 2, 1))
+        side = self._split(iv)
+        return side if (side != 1).any() else None
+
+    def _split_bucket(self, b: int) -> tuple[int, int]:
+        """Two new children (L, R) under bucket b (the BE-tree's: the halves of its
+        cell)."""
+        p = self.bk_pnode[b]
+        L = self._new_bucket(p, b)
+        R = self._new_bucket(p, b)
+        self.bk_left[b], self.bk_right[b], self.bk_split[b] = L, R, 1
+        if self.rigid:
+            clo, chi = self.cell(b)
+            mid = _mid(clo, chi)
+            self._set_cell(L, clo, mid)
+            self._set_cell(R, mid, chi)
+        return L, R
 
     def _split(self, iv: np.ndarray) -> np.ndarray:
         """Side of every interval: 0 left, 1 overlapping (stays), 2 right.  When every

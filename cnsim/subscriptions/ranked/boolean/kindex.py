@@ -104,28 +104,20 @@ def _cur(en_id, cur, end, L):
 @numba.njit(cache=True)
 def _bound(ub, cur, end, nl, kk):
     """Sum of the kk largest ub over the lists not yet exhausted (inflated)."""
-    tmp = np.empty(nl)
+    live = np.empty(nl)
     m = 0
     for L in range(nl):
         if cur[L] < end[L]:
-            x = ub[L]
-            t = m
-            while t > 0 and tmp[t - 1] < x:  # descending insertion sort
-                tmp[t] = tmp[t - 1]
-                t -= 1
-            tmp[t] = x
+            live[m] = ub[L]
             m += 1
     if m < kk:
         return -1.0  # the partition cannot produce another match
-    s = 0.0
-    for t in range(kk):
-        s += tmp[t]
-    return s * (1.0 + SLACK)
+    return _top_sum(live, m, kk)
 
 
 @numba.njit(cache=True)
 def _top_sum(x, n, kk):
-    """Sum of the kk largest of x[:n] (inflated), added largest first as ``_bound``."""
+    """Sum of the kk largest of x[:n] (inflated), added largest first."""
     tmp = np.empty(n)
     for m in range(n):
         v = x[m]
@@ -301,6 +293,10 @@ def kindex_kernel(T, E, k, R):
 # materialise-and-lexsort build it replaced) is kept as the reference the tests compare
 # with, array for array.
 
+#: the counting pass's table, rows, bounds and outputs: none (it makes its own)
+_NOTHING = (np.empty(0, np.int64), np.empty((0, 4), np.int64), np.empty(0),
+            np.empty(0, np.int64), np.empty(0, np.bool_))  # fmt: skip
+
 _H1 = np.uint64(0x9E3779B97F4A7C15)
 _H2 = np.uint64(0xD6E8FEB86659FD93)
 _S32 = np.uint64(32)
@@ -409,24 +405,33 @@ def _grow_rows(a, cap):
 
 
 @numba.njit(cache=True)
-def _count_lists(ids, s_start, s_end, p_attr, p_op, p_lo, p_hi, p_w, p_vptr, values, dlo, dhi,
-                 max_cells, room):  # fmt: skip
-    """First pass: every posting list (K, key) of the subscriptions ``ids`` (ascending),
-    its number of entries (duplicates dropped: a value given twice, several values on
-    FRAC) and its bound (maximum weight of its "in" entries); and the hash table
-    ``tab`` (slot -> list, -1 free) the second pass looks lists up in.  A list's state
-    is one row ``(K, key, last id entered, count)`` of ``rows``: one cache line per entry
-    besides the table's.  One id never has both an "in" and a "not in" entry in a list
-    (a subscription has one predicate per attribute, and a != / not in predicate's "in"
-    entry is on ANY, its "not in" entries on values), so a second entry of the list for
-    the same id is a duplicate."""
+def _lists_pass(ids, s_start, s_end, p_attr, p_op, p_lo, p_hi, p_w, p_vptr, values, dlo, dhi,
+                max_cells, room, fill, tab, rows, l_ub, sid, neg):  # fmt: skip
+    """One pass over the posting entries of the subscriptions ``ids`` (ascending).  A
+    list's state is one row ``(K, key, last id entered, cursor)`` of ``rows``, found
+    through the hash table ``tab`` (slot -> list, -1 free): one cache line per entry
+    besides the table's.
+
+    * Counting (not ``fill``; ``tab``, ``rows``, ``l_ub`` ignored): finds every list
+      (K, key), its number of entries (cursor from 0) and its bound ``l_ub`` (maximum
+      weight of its "in" entries); returns the table, the rows and the bounds.
+    * Filling (the first pass's table, the cursors at the lists' starts in sorted order,
+      ``rows[:, 2]`` reset to -1): writes every entry at its list's cursor into ``sid``
+      and ``neg``; ids come ascending, so every list ends sorted by id.
+
+    Duplicates are dropped (a value given twice, several values on FRAC): one id never
+    has both an "in" and a "not in" entry in a list (a subscription has one predicate
+    per attribute, and a != / not in predicate's "in" entry is on ANY, its "not in"
+    entries on values), so a second entry of the list for the same id is a duplicate."""
     okey = np.empty(room, np.int64)
     oneg = np.empty(room, np.bool_)
     ow = np.empty(room)
-    tab = np.full(1 << 12, -1, np.int64)
-    rows = np.empty((1 << 11, 4), np.int64)
-    l_ub = np.empty(1 << 11)
-    nl = 0
+    nl = rows.shape[0]
+    if not fill:
+        tab = np.full(1 << 12, -1, np.int64)
+        rows = np.empty((1 << 11, 4), np.int64)
+        l_ub = np.empty(1 << 11)
+        nl = 0
     for t in range(ids.size):
         i = ids[t]
         kk = s_end[i] - s_start[i]
@@ -435,7 +440,7 @@ def _count_lists(ids, s_start, s_end, p_attr, p_op, p_lo, p_hi, p_w, p_vptr, val
                            dlo, dhi, max_cells, okey, oneg, ow)  # fmt: skip
             for u in range(n):
                 h, li = _find(tab, rows, kk, okey[u])
-                if li < 0:  # a new list
+                if li < 0:  # a new list (counting only)
                     if nl == l_ub.size:
                         rows = _grow_rows(rows, 2 * nl)
                         l_ub = _grow(l_ub, 2 * nl)
@@ -455,40 +460,16 @@ def _count_lists(ids, s_start, s_end, p_attr, p_op, p_lo, p_hi, p_w, p_vptr, val
                 if rows[li, 2] == i:
                     continue  # a duplicate entry
                 rows[li, 2] = i
-                rows[li, 3] += 1
-                x = 0.0 if oneg[u] else ow[u]
-                if x > l_ub[li]:
-                    l_ub[li] = x
-    return tab, rows[:nl].copy(), l_ub[:nl].copy()
-
-
-@numba.njit(cache=True)
-def _fill_lists(ids, s_start, s_end, p_attr, p_op, p_lo, p_hi, p_w, p_vptr, values, dlo, dhi,
-                max_cells, room, tab, rows, total):  # fmt: skip
-    """Second pass: every entry written at its list's cursor (``rows[:, 3]``: the
-    lists' starts in sorted order on entry; ``rows[:, 2]`` reset to -1); ids come
-    ascending, so every list ends sorted by id."""
-    okey = np.empty(room, np.int64)
-    oneg = np.empty(room, np.bool_)
-    ow = np.empty(room)
-    sid = np.empty(total, np.int64)
-    neg = np.empty(total, np.bool_)
-    for t in range(ids.size):
-        i = ids[t]
-        kk = s_end[i] - s_start[i]
-        for j in range(max(kk, 1)):
-            n = _pred_keys(i, j, s_start, s_end, p_attr, p_op, p_lo, p_hi, p_w, p_vptr, values,
-                           dlo, dhi, max_cells, okey, oneg, ow)  # fmt: skip
-            for u in range(n):
-                _, li = _find(tab, rows, kk, okey[u])
-                if rows[li, 2] == i:
-                    continue  # a duplicate entry
-                rows[li, 2] = i
                 c = rows[li, 3]
-                sid[c] = i
-                neg[c] = oneg[u]
                 rows[li, 3] = c + 1
-    return sid, neg
+                if fill:
+                    sid[c] = i
+                    neg[c] = oneg[u]
+                else:
+                    x = 0.0 if oneg[u] else ow[u]
+                    if x > l_ub[li]:
+                        l_ub[li] = x
+    return tab, rows[:nl].copy(), l_ub[:nl].copy()
 
 
 def _build_numpy(ix: KIndex) -> tuple:
@@ -632,7 +613,7 @@ class KIndex(BooleanIndex):
     # ---------------------------------------------------------------- build
     def _build(self) -> None:
         """The posting lists of the live subscriptions, in two numba passes (count, then
-        fill) without materialising the entries (see ``_count_lists``)."""
+        fill) without materialising the entries (see ``_lists_pass``)."""
         st = self._store
         S = st.arrays()
         ids = np.flatnonzero(S[2])
@@ -640,7 +621,8 @@ class KIndex(BooleanIndex):
         vmax = int(np.diff(S[8]).max()) if st.m else 0
         room = max(self.max_cells, vmax) + 1  # entries one predicate can give
         cols = (S[0], S[1], *S[3:])  # s_start, s_end, p_attr, p_op, p_lo, p_hi, p_w, ...
-        tab, rows, l_ub = _count_lists(ids, *cols, dlo, dhi, self.max_cells, room)
+        args = (ids, *cols, dlo, dhi, self.max_cells, room)
+        tab, rows, l_ub = _lists_pass(*args, False, *_NOTHING)
         order = np.lexsort((rows[:, 1], rows[:, 0]))  # lists by (K, key)
         l_k, l_key, cnt, l_ub = rows[order, 0], rows[order, 1], rows[order, 3], l_ub[order]
         l_end = np.cumsum(cnt)
@@ -648,7 +630,8 @@ class KIndex(BooleanIndex):
         rows[order, 3] = l_start  # each list's cursor (rows keep the first pass's numbering)
         rows[:, 2] = -1
         total = int(l_end[-1]) if len(l_end) else 0
-        sid, neg = _fill_lists(ids, *cols, dlo, dhi, self.max_cells, room, tab, rows, total)
+        sid, neg = np.empty(total, np.int64), np.empty(total, np.bool_)
+        _lists_pass(*args, True, tab, rows, l_ub, sid, neg)
         del tab, rows
         n_part = int(l_k[-1]) + 1 if len(l_k) else 0
         pk_ptr = np.searchsorted(l_k, np.arange(n_part + 1)).astype(np.int64)
