@@ -108,9 +108,10 @@ def test_keeping_a_returner_saves_a_message():
 
 
 def test_long_lists_are_not_searched():
-    old, new = np.arange(16) / 16, np.arange(16)[::-1] / 16
-    before, after, _ = one_list(8, old, new)
-    assert search_fewest_messages(before, after, new, [0], max_objects=12)[0] == -1
-    assert search_fewest_messages(before, after, new, [0], max_objects=16)[0] >= 0
+    # 14 objects on the two lists: 7 leave, 7 enter
+    old, new = np.arange(14) / 14, np.arange(14)[::-1] / 14
+    before, after, _ = one_list(7, old, new)
+    assert search_fewest_messages(before, after, new, [0], max_objects=13)[0] == -1
+    assert search_fewest_messages(before, after, new, [0], max_objects=14)[0] >= 0
     with pytest.raises(ValueError, match="max_objects = 40"):
         search_fewest_messages(before, after, new, [0], max_objects=40)
