@@ -12,6 +12,8 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+from cnsim.errors import InputError
+
 OBJECT_DISTRIBUTIONS = ("uniform", "clustered")
 SUBSCRIPTION_DISTRIBUTIONS = ("uniform", "clustered", "correlated", "anti-correlated")
 UPDATE_MODELS = ("uniform", "volatile", "redraw")
@@ -49,7 +51,8 @@ def object_x(rng: np.random.Generator, n: int, distribution: str, balanced: bool
     if distribution == "uniform":
         return rng.random(n)
     if distribution != "clustered":
-        raise ValueError(f"unknown object distribution {distribution!r}")
+        raise InputError(f"object distribution = {distribution!r}; allowed: "
+                         f"{', '.join(map(repr, OBJECT_DISTRIBUTIONS))}")
     if balanced:
         centres = np.repeat(object_cluster_centres(), -(-n // N_CLUSTERS))[:n]
     else:
@@ -83,7 +86,8 @@ def generate_subscriptions(
         l = np.clip(c - np.abs(rng.normal(0, W / 8, m)), 0.0, _BELOW_ONE)
         r = np.clip(c + np.abs(rng.normal(0, W / 8, m)), 0.0, _BELOW_ONE)
         return l, r
-    raise ValueError(f"unknown subscription distribution {distribution!r}")
+    raise InputError(f"subscription distribution = {distribution!r}; allowed: "
+                     f"{', '.join(map(repr, SUBSCRIPTION_DISTRIBUTIONS))}")
 
 
 def sorted_pairs(rng: np.random.Generator, shape) -> tuple[np.ndarray, np.ndarray]:
@@ -192,7 +196,8 @@ def generate_events(
     them (the run's summary reports it).
     """
     if model not in UPDATE_MODELS:
-        raise ValueError(f"unknown update model {model!r}")
+        raise InputError(f"update model = {model!r}; allowed: "
+                         f"{', '.join(map(repr, UPDATE_MODELS))}")
     n = len(y)
     x = np.zeros(n) if x is None else np.asarray(x, np.float64)
     draws = (

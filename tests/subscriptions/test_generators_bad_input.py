@@ -10,7 +10,9 @@ import pytest
 from refusals import Case, assert_refused, table
 
 from cnsim.errors import InputError
+from cnsim.subscriptions import workload
 from cnsim.subscriptions.generators import boxes, datasets_15d, readings
+from cnsim.subscriptions.ranked.boolean import workload as boolean_workload
 
 
 def rng(seed: int = 0) -> np.random.Generator:
@@ -80,6 +82,19 @@ CASES = [
          message=r"^y = .* has shape \(3, 1\); allowed: a 1-d array$"),
     Case("15d-events-y-text", api=lambda d: datasets_15d.events(["x"], 2, rng()),
          message=r"^y has dtype <U1 .*allowed: numbers$"),
+    Case("boolean-workload-seed-text", api=lambda d: boolean_workload.workload("x", 5),
+         message=r"^seed = 'x'; allowed: an integer >= 0$"),
+    Case("boolean-workload-seed-negative", api=lambda d: boolean_workload.workload(-2, 5),
+         message=r"^seed = -2; allowed: an integer >= 0$"),
+    Case("objects-distribution", api=lambda d: workload.generate_objects(rng(), 5, "zipf"),
+         message=r"^object distribution = 'zipf'; allowed: 'uniform', 'clustered'$"),
+    Case("subscriptions-distribution",
+         api=lambda d: workload.generate_subscriptions(rng(), 5, "Uniform"),
+         message=r"^subscription distribution = 'Uniform'; allowed: 'uniform', 'clustered', "
+                 r"'correlated', 'anti-correlated'$"),
+    Case("events-update-model", api=lambda d: workload.generate_events(rng(), np.zeros(3), 2,
+         "gaussian"), message=r"^update model = 'gaussian'; allowed: 'uniform', 'volatile', "
+                               r"'redraw'$"),
 ]  # fmt: skip
 for _c in CASES:
     _c.raises = InputError

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from cnsim.errors import ConfigError, InputError
-from cnsim.subscriptions.generators.checks import MAX_COUNT, check_int, check_product
+from cnsim.subscriptions.generators.checks import MAX_COUNT, check_int, check_product, check_seed
 from cnsim.subscriptions.ranked.boolean import REGISTRY, dblp_like
 from cnsim.subscriptions.ranked.boolean.expressions import BETWEEN, EQ, Expressions
 
@@ -178,6 +178,7 @@ def workload(seed: int, n_events: int, **params) -> tuple[Expressions, Expressio
     sizes and dist are fixed, ``clusters``, ``cluster_size`` and ``match_prob`` are not
     used).  Bad parameters raise :class:`WorkloadError`, a ``ConfigError`` and an
     ``InputError`` (:func:`check_workload`), sizes too large to allocate included."""
+    seed = check_seed("seed", seed)
     w = check_workload(n_events, params)
     if w["dataset"] != "synthetic":
         return string_workload(seed, n_events, w)
