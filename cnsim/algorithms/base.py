@@ -134,10 +134,6 @@ class ApproachSpec:
         """Whether subscribers apply its messages in send order (timed mode)."""
         return self.cls.ordered
 
-    def with_kind(self, kind: str) -> ApproachSpec:
-        """The same spec for another subscription kind."""
-        return replace(self, kind=kind)
-
     def with_family(self, family: str) -> ApproachSpec:
         """The same spec over another family (Paint-Dense for a Paint-Sparse)."""
         return replace(self, family=family)

@@ -236,10 +236,6 @@ class Forwarding:
         p = self.P[sid]
         return -p[0::2], p[1::2]
 
-    def is_live(self, sid: int) -> bool:
-        """Whether subscription ``sid`` is subscribed."""
-        return 0 <= sid < len(self.home) and self.home[sid] >= 0
-
     # ---- the protocol --------------------------------------------------------------------------
     def subscribe(self, sid: int, broker: int, lo, hi) -> None:
         """Subscriber of ``sid`` at ``broker`` subscribes box ``[lo, hi]``; propagates it."""

@@ -28,6 +28,7 @@ from cnsim.brokers.ranked import PRUNING
 from cnsim.brokers.zones import ZONE_MODES
 from cnsim.errors import ConfigError
 from cnsim.network.params import NETWORK_SCHEMA, NetworkParams
+from cnsim.outputs import check_names
 from cnsim.schema import (
     Key,
     Rule,
@@ -768,6 +769,7 @@ def read_toml(path: str | Path, what: str = "scenario file") -> dict[str, Any]:
         problem = f"is {_a(type(path).__name__)}, not a path"
         raise config_error("", what, path, problem, "a str or pathlib.Path")
     path = Path(path)
+    check_names(path, what, f"{what} {str(path)!r}")  # a name too long, in one line
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
