@@ -565,12 +565,8 @@ def _summary(scenario: Scenario, sim, frame: pd.DataFrame, setup_s, total_s, tim
     object_bytes = scenario["messages"]["object_bytes"]
     for a in sim.approaches:
         part = frame[frame.approach == a.name]
-        s: dict = {"batches": int(len(part))}
-        for mode in modes:
-            for m in CATALOG.select("batch", mode):
-                for agg in m.aggregates:
-                    if agg != "run":
-                        s[m.key(agg)] = aggregate(part[m.name], agg, m.integer)
+        metrics = [m for mode in modes for m in CATALOG.select("batch", mode)]
+        s: dict = {"batches": int(len(part)), **_aggregates(part, metrics)}
         delivered = int(part["delivered_msgs"].sum())
         s["redundancy"] = delivered / total_ref - 1 if total_ref else None
         updated = int(part["delivered_updated_msgs"].sum()) - updated_ref
