@@ -272,6 +272,13 @@ def _bytes(o, name: str, hops: int) -> int:
     return o.traffic.costs.get(name, hops * o.message_bytes)
 
 
+def _traffic_bytes(name: str, layer: str, paper: str, hops: Callable) -> Metric:
+    """The stream metric of a batch's traffic in bytes over one ``layer`` (overlay, IP):
+    ``hops(o.traffic)`` message-hops, weighted by :func:`_bytes`."""
+    return Metric(name, "bytes", f"{layer} bytes", stream=True, paper=paper, cli=f"{layer} B",
+                  cli_format=".0f", collect=lambda o: _bytes(o, name, hops(o.traffic)))  # fmt: skip
+
+
 def _calls(name: str, label: str, paper: str, cli: str = "", missing: int | None = None):
     """The metric of one of the server's call counters (``Approach.calls``): a counter an
     approach does not keep is an error, unless it reads as ``missing``."""
@@ -279,6 +286,73 @@ def _calls(name: str, label: str, paper: str, cli: str = "", missing: int | None
         return Metric(name, "calls", label, paper=paper, cli=cli, collect=lambda o: o.calls[name])
     get = lambda o: o.calls.get(name, missing)  # noqa: E731
     return Metric(name, "calls", label, paper=paper, cli=cli, collect=get)
+
+
+def _timed_metrics() -> list[Metric]:
+    """Timed runs' per-batch columns (mode "timed"): notification latencies, the server's
+    queue and wait, deliveries reordered."""
+    pct = ("p50", "p95", "p99")
+    out = [
+        Metric(f"latency_{which}_s", "s", f"latency to the {which} notification", stream=True,
+               mode="timed", aggregates=pct, integer=False)
+        for which in ("first", "last")
+    ]  # fmt: skip
+    out += [
+        Metric("server_queue_len", "events", "server queue length", mode="timed"),
+        Metric("server_wait_s", "s", "wait at the server", mode="timed", aggregates=pct,
+               integer=False),
+        Metric("reordered", "deliveries", "deliveries reordered", mode="timed",
+               aggregates=("total",)),
+    ]  # fmt: skip
+    return out
+
+
+def _distributed_metrics() -> list[Metric]:
+    """The distributed object database's columns (mode "distributed": runs with
+    ``[server] count`` > 1; seed 003 appendix C).  A query's traversal: the neighbour
+    servers it walks to beyond the one it starts at (0: its first server answers alone),
+    as in appendix C's 2k·s/n and Fig. 20, summed per batch over its first_k / min_y
+    queries.  Every neighbour step of a walk is one walk message between the two
+    servers' brokers (a query and its answer, ``WALK_BYTES`` = 24 bytes,
+    cnsim/server/distributed.py), over the IP path between them (0 bytes over an overlay
+    without brokers)."""
+    queries, fig20, sums = ("first_k", "min_y"), "App. C, Fig. 20", ("mean", "total")
+
+    def hops(*keys: str):
+        return lambda o: sum(o.calls.get(key, 0) for key in keys)  # 0: no server
+
+    out = [
+        Metric(f"traversed_{q}", "servers", f"servers traversed by {q}", aggregates=("mean", "max"),
+               paper=fig20, mode="distributed", collect=hops(f"hops_{q}"))
+        for q in queries
+    ]  # fmt: skip
+    out += [
+        Metric("server_walk_msgs", "messages", "walk messages between servers", aggregates=sums,
+               paper="App. C", mode="distributed", collect=hops("hops_first_k", "hops_min_y")),
+        Metric("server_walk_ip_bytes", "bytes", "IP bytes of walk messages between servers",
+               aggregates=sums, paper="App. C", mode="distributed",
+               collect=lambda o: o.calls.get("walk_ip_hops", 0) * WALK_BYTES),
+    ]  # fmt: skip
+    out += [
+        Metric(f"traversed_per_{q}", "servers", f"servers traversed per {q}", level="run",
+               mode="distributed", integer=False, paper=fig20)
+        for q in queries
+    ]  # fmt: skip
+    out.append(Metric("max_traversed", "servers", "longest traversal of a query", level="run",
+                      mode="distributed"))  # fmt: skip
+    for what, label in (("query", "queries"), ("msg", "messages")):
+        out.append(Metric(f"server_{what}_imbalance", "", f"busiest server's {label} / mean",
+                          level="run", mode="distributed", integer=False))  # fmt: skip
+    for name, unit, label in (
+        ("server_objects", "objects", "objects held"),
+        ("server_queries", "queries", "local queries answered"),
+        ("server_updates", "updates", "updates routed"),
+        ("server_msgs", "messages", "messages generated"),
+        ("server_bytes", "bytes", "bytes generated"),
+        ("server_walks_handled", "messages", "walk messages sent or received"),
+    ):
+        out.append(Metric(name, unit, label, level="server", mode="distributed"))
+    return out
 
 
 def _ranked_metrics() -> list[Metric]:
@@ -371,26 +445,8 @@ CATALOG = Catalog(
             paper="Table II, as the paper counts",
             collect=lambda o: _updated(o),
         ),
-        Metric(
-            "overlay_bytes",
-            "bytes",
-            "overlay bytes",
-            stream=True,
-            paper="Fig. 14(a)",
-            cli="overlay B",
-            cli_format=".0f",
-            collect=lambda o: _bytes(o, "overlay_bytes", o.traffic.overlay_hops),
-        ),
-        Metric(
-            "ip_bytes",
-            "bytes",
-            "IP bytes",
-            stream=True,
-            paper="Fig. 14(b)",
-            cli="IP B",
-            cli_format=".0f",
-            collect=lambda o: _bytes(o, "ip_bytes", o.traffic.ip_hops),
-        ),
+        _traffic_bytes("overlay_bytes", "overlay", "Fig. 14(a)", lambda t: t.overlay_hops),
+        _traffic_bytes("ip_bytes", "IP", "Fig. 14(b)", lambda t: t.ip_hops),
         Metric(
             "last_hop_ip_bytes",
             "bytes",
@@ -452,58 +508,14 @@ CATALOG = Catalog(
             paper="Table II, as the paper counts",
         ),  # the updated objects' extra deliveries / delivered by the exact reference
         # -- per batch, timed runs -------------------------------------------------------------
-        Metric(
-            "latency_first_s",
-            "s",
-            "latency to the first notification",
-            stream=True,
-            mode="timed",
-            aggregates=("p50", "p95", "p99"),
-            integer=False,
-        ),
-        Metric(
-            "latency_last_s",
-            "s",
-            "latency to the last notification",
-            stream=True,
-            mode="timed",
-            aggregates=("p50", "p95", "p99"),
-            integer=False,
-        ),
-        Metric("server_queue_len", "events", "server queue length", mode="timed"),
-        Metric(
-            "server_wait_s",
-            "s",
-            "wait at the server",
-            mode="timed",
-            aggregates=("p50", "p95", "p99"),
-            integer=False,
-        ),
-        Metric(
-            "reordered",
-            "deliveries",
-            "deliveries reordered",
-            mode="timed",
-            aggregates=("total",),
-        ),
+        *_timed_metrics(),
         # -- per approach and broker ---------------------------------------------------------
         Metric("subscriptions_held", "subscriptions", "subscriptions held", level="broker"),
         Metric("messages_handled", "messages", "messages handled", level="broker"),
-        Metric(
-            "utilisation",
-            "",
-            "utilisation",
-            level="broker",
-            mode="timed",
-            integer=False,
-        ),
+        Metric("utilisation", "", "utilisation", level="broker", mode="timed", integer=False),
         # -- per approach, whole run -----------------------------------------------------------
-        Metric(
-            "subscriber_memory_bytes",
-            "bytes",
-            "subscriber memory",
-            level="run",
-        ),  # k objects per subscription; CN-Relax keeps every object of its range
+        # k objects per subscription; CN-Relax keeps every object of its range
+        Metric("subscriber_memory_bytes", "bytes", "subscriber memory", level="run"),
         Metric(
             "max_broker_utilisation",
             "",
@@ -513,124 +525,7 @@ CATALOG = Catalog(
             integer=False,
         ),
         # -- the distributed object database ([server] count > 1; seed 003 appendix C) -------
-        # A query's traversal: the neighbour servers it walks to beyond the one it starts
-        # at (0: its first server answers alone), as in appendix C's 2k·s/n and Fig. 20.
-        Metric(
-            "traversed_first_k",
-            "servers",
-            "servers traversed by first_k",
-            aggregates=("mean", "max"),
-            paper="App. C, Fig. 20",
-            mode="distributed",
-            collect=lambda o: o.calls.get("hops_first_k", 0),  # 0: no server
-        ),  # summed over the batch's first_k queries
-        Metric(
-            "traversed_min_y",
-            "servers",
-            "servers traversed by min_y",
-            aggregates=("mean", "max"),
-            paper="App. C, Fig. 20",
-            mode="distributed",
-            collect=lambda o: o.calls.get("hops_min_y", 0),
-        ),  # summed over the batch's min_y queries
-        # every neighbour step of a walk is one walk message between the two servers'
-        # brokers (a query and its answer, WALK_BYTES = 24 bytes, cnsim/server/distributed.py),
-        # over the IP path between them (0 bytes over an overlay without brokers)
-        Metric(
-            "server_walk_msgs",
-            "messages",
-            "walk messages between servers",
-            aggregates=("mean", "total"),
-            paper="App. C",
-            mode="distributed",
-            collect=lambda o: o.calls.get("hops_first_k", 0) + o.calls.get("hops_min_y", 0),
-        ),
-        Metric(
-            "server_walk_ip_bytes",
-            "bytes",
-            "IP bytes of walk messages between servers",
-            aggregates=("mean", "total"),
-            paper="App. C",
-            mode="distributed",
-            collect=lambda o: o.calls.get("walk_ip_hops", 0) * WALK_BYTES,
-        ),
-        Metric(
-            "traversed_per_first_k",
-            "servers",
-            "servers traversed per first_k",
-            level="run",
-            mode="distributed",
-            integer=False,
-            paper="App. C, Fig. 20",
-        ),
-        Metric(
-            "traversed_per_min_y",
-            "servers",
-            "servers traversed per min_y",
-            level="run",
-            mode="distributed",
-            integer=False,
-            paper="App. C, Fig. 20",
-        ),
-        Metric(
-            "max_traversed",
-            "servers",
-            "longest traversal of a query",
-            level="run",
-            mode="distributed",
-        ),
-        Metric(
-            "server_query_imbalance",
-            "",
-            "busiest server's queries / mean",
-            level="run",
-            mode="distributed",
-            integer=False,
-        ),
-        Metric(
-            "server_msg_imbalance",
-            "",
-            "busiest server's messages / mean",
-            level="run",
-            mode="distributed",
-            integer=False,
-        ),
-        Metric("server_objects", "objects", "objects held", level="server", mode="distributed"),
-        Metric(
-            "server_queries",
-            "queries",
-            "local queries answered",
-            level="server",
-            mode="distributed",
-        ),
-        Metric(
-            "server_updates",
-            "updates",
-            "updates routed",
-            level="server",
-            mode="distributed",
-        ),
-        Metric(
-            "server_msgs",
-            "messages",
-            "messages generated",
-            level="server",
-            mode="distributed",
-        ),
-        Metric(
-            "server_bytes",
-            "bytes",
-            "bytes generated",
-            level="server",
-            mode="distributed",
-        ),
-        Metric(
-            "server_walks_handled",
-            "messages",
-            "walk messages sent or received",
-            level="server",
-            mode="distributed",
-        ),
+        *_distributed_metrics(),
         # -- per event of seed 001's command stream over the content-based overlay
         # (cnsim/simulations/runner.py, StreamSimulation): what the commands since the
         # previous event cost; the event's own traffic is the counting metrics declared

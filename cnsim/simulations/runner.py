@@ -5,7 +5,8 @@ batch); timed mode replays the same outcomes (:mod:`cnsim.simulations.timed`).
 A scenario's subscriptions are fixed (:class:`Simulation`) or, for seed 001's command
 stream, subscribe and unsubscribe between the events (:class:`StreamSimulation`: the
 network applies the commands due before each event, its ``joins`` capability); both
-give the loop the same steps, metrics, frame and summary.
+give the loop the same steps, metrics, frame and summary, and declare the clock the
+one timed driver runs for each approach (``clock``).
 
 Events are taken in batches of ``events.batch_size`` (1: every event alone). For
 each batch, every approach applies its updates to its own object index and turns
@@ -40,9 +41,9 @@ from cnsim.simulations.result import Result, claim_out_dir
 from cnsim.simulations.seeds import Seeds
 from cnsim.simulations.server_load import ServerLoad
 from cnsim.simulations.sizes import check_fits
-from cnsim.simulations.timed import Timer
+from cnsim.simulations.timed import FixedClock, StreamClock, Timer
 from cnsim.simulations.world import Workload, build_workload
-from cnsim.subscriptions.covering.workload import CommandWorkload, command_workload
+from cnsim.subscriptions.covering.workload import command_workload
 from cnsim.subscriptions.kinds import kind_of
 from cnsim.subscriptions.lists import Layout, TopKLists
 from cnsim.subscriptions.workload import Updates
@@ -71,7 +72,7 @@ class Outcome:
 class Simulation:
     """A scenario's world, its approaches and their subscriber lists."""
 
-    commands: CommandWorkload | None = None  # subscriptions are fixed
+    clock = FixedClock  # timed mode: the server's and brokers' queues (cnsim.simulations.timed)
 
     def __init__(self, scenario: Scenario, events: int | None = None, track_lists: bool = True):
         self.scenario = scenario
@@ -238,6 +239,7 @@ class StreamSimulation:
 
     batch_size = 1  # every event alone
     server_load = None
+    clock = StreamClock  # timed mode: subscription messages beside the events
 
     def __init__(self, scenario: Scenario, events: int | None = None, engine: str = "auto"):
         self.scenario = scenario
@@ -451,10 +453,9 @@ def run(
     out_dir: str | Path | None = None,
     events: int | None = None,
     overwrite: bool = False,
-    names: Names = CLI,
 ) -> tuple[pd.DataFrame, dict]:
-    """:func:`run_result`'s events and summary."""
-    result = run_result(scenario, out_dir, events, overwrite, names)
+    """:func:`run_result`'s events and summary (its messages name the CLI's options)."""
+    result = run_result(scenario, out_dir, events, overwrite)
     return result.events, result.summary
 
 

@@ -1,17 +1,25 @@
 """Timed mode (SimPy): the counting mode's messages and overlay paths, replayed in
 simulated time to give latencies, queueing and reordering.
 
-* Events are published by one arrival process — Poisson at ``timing.rate`` events
-  per second, or the times of a trace file — and reach the server (CN-Relax: the
-  publisher's nearest broker) after the IP latency from the publisher's node.
+One driver (:class:`Timer`) runs one SimPy environment beside the run loop: before
+each event's outcome is handed to the approaches' clocks the environment runs to the
+event's publication time — Poisson arrivals at ``timing.rate`` events per second, or
+the times of a trace file — and it runs out after the last event. Each approach has a
+clock (:class:`Clock`) of the kind its run declares (``clock`` of the simulation):
+every broker is one FIFO queue taking ``timing.broker_service_s`` per message it
+handles (its busy time, messages served and waits kept), a link between brokers adds
+their IP latency plus serialisation at ``timing.bandwidth_mbps``, and a step is a
+scheduled callback (a SimPy timeout with a callback), not a process: a process per
+hop is about ten times slower.
+
+Fixed subscriptions (:class:`FixedClock`):
+
+* An event reaches the server (CN-Relax: the publisher's nearest broker) after the IP
+  latency from the publisher's node.
 * The server is a FIFO resource: generating each message takes
-  ``timing.server_service_s``. Every broker is a FIFO resource taking
-  ``timing.broker_service_s`` per message it handles — the server's own broker
-  too, for every message the server generates. A link between brokers adds
-  their IP latency plus serialisation at ``timing.bandwidth_mbps``; the last hop
-  to a subscriber adds the gateway-to-subscriber latency.
-* A hop is a scheduled callback (a SimPy timeout with a callback), not a process:
-  a process per hop is about ten times slower.
+  ``timing.server_service_s``. Each message, once generated, is handled by the broker
+  of its source zone like at any other hop. The last hop to a subscriber adds the
+  gateway-to-subscriber latency.
 
 Messages of one event take different paths and may arrive out of send order; the
 subscriber protocol of a server-based approach needs i's new value before its
@@ -27,19 +35,19 @@ break. Lists stay exact either way (they are the counting mode's); latencies are
 measured at application.
 
 Seed 001's command stream (:class:`StreamClock`) times subscription messages beside
-the events, on a clock of its own:
+the events:
 
 * The commands between two events are issued evenly spaced between their
   publications (:func:`command_times`: those before the first event between 0 and
   it, those after the last at the mean event gap).  A command reaches its home
   broker after the IP latency of that last hop; a publisher's event reaches its
-  broker likewise.
-* Every broker is one FIFO queue taking ``timing.broker_service_s`` per message it
-  handles, subscription messages and events alike; a broker sends what a message
-  causes once it has served it.  A link adds the brokers' IP latency plus
-  serialisation: a subscription message carries the subscription id and its ``2d``
-  edges, ``4 + 8d`` bytes; an event ``messages.event_bytes``.  The subscription
-  messages are the batch replay's (each with the message whose processing sent it,
+  broker likewise.  Both arrivals are scheduled when the clock starts; an event's
+  route is the counting replay's, handed over at its publication.
+* Every broker queue serves subscription messages and events alike; a broker sends
+  what a message causes once it has served it.  A subscription message carries the
+  subscription id and its ``2d`` edges, ``4 + 8d`` bytes; an event
+  ``messages.event_bytes``.  The subscription messages are the batch replay's (each
+  with the message whose processing sent it,
   :meth:`cnsim.brokers.content_based.ContentBasedCN.subscription_messages`) or, with
   covering ``none``, a flood of the tree; so timed and counting runs agree on every
   count, and an event is routed by the tables of its place in the stream even if a
@@ -60,12 +68,12 @@ import numba
 import numpy as np
 import simpy
 
-from cnsim.brokers.base import Paths, TimedView
+from cnsim.algorithms.base import ApproachSpec
+from cnsim.brokers.base import Paths
 from cnsim.errors import InputError
 from cnsim.simulations.config import read_trace
 from cnsim.simulations.metrics import CATALOG, Metric
 from cnsim.simulations.seeds import Seeds
-from cnsim.subscriptions.covering.workload import CommandWorkload
 
 
 def publication_times(timing: dict, n_events: int, seeds: Seeds) -> np.ndarray:
@@ -77,6 +85,68 @@ def publication_times(timing: dict, n_events: int, seeds: Seeds) -> np.ndarray:
     if problem is not None:
         raise InputError(f"timing.trace = {timing['trace']!r}: {problem}")
     return times
+
+
+class Clock:
+    """The timed model of one approach on the driver's SimPy environment ``env``: the
+    brokers' FIFO queues and the scheduling of callbacks.
+
+    A subclass is built as ``Clock(env, sim, spec, timing, times)`` — the run (its
+    ``network``, ``message_bytes``; a command stream's ``commands``), the approach's
+    declarations, the ``[timing]`` table and every event's publication time — and
+    provides:
+
+    * ``metrics()`` (a classmethod): the catalog metrics it fills per event, in column
+      order;
+    * ``publish(event, entry_delay, outcome)``: event ``event`` is published now (the
+      environment has run to its publication time) with the counting replay's
+      ``outcome``; it reaches its entry ``entry_delay`` seconds later;
+    * ``columns()``: once the environment has run out, ``{metric name: value per
+      event}`` for every metric of ``metrics()``;
+    * ``broker_columns()``: ``{column: value per broker}``, added to the broker rows;
+    * ``summary()``: its entries of the run's summary.
+    """
+
+    def __init__(self, env: simpy.Environment, n_brokers: int, service_s: float):
+        self.env = env
+        self.service_s = service_s
+        self.busy_until = [0.0] * n_brokers
+        self.busy = [0.0] * n_brokers  # time spent serving
+        self.served = [0] * n_brokers
+        self.wait_sum = [0.0] * n_brokers
+        self.wait_max = [0.0] * n_brokers
+        self.last_arrival = 0.0  # when the latest message reached a queue
+
+    def _serve(self, b: int, now: float) -> float:
+        """A message reaches broker ``b``'s queue at ``now``: when it leaves, served."""
+        start = now if now > self.busy_until[b] else self.busy_until[b]
+        wait = start - now
+        self.wait_sum[b] += wait
+        if wait > self.wait_max[b]:
+            self.wait_max[b] = wait
+        done = start + self.service_s
+        self.busy_until[b] = done
+        self.busy[b] += self.service_s
+        self.served[b] += 1
+        if now > self.last_arrival:
+            self.last_arrival = now
+        return done
+
+    def _after(self, delay: float, callback, *args) -> None:
+        """Call ``callback(*args)`` ``delay`` seconds from now (at once if negative)."""
+        timeout = self.env.timeout(delay if delay > 0.0 else 0.0)
+        timeout.callbacks.append(lambda _event: callback(*args))
+
+    def _queue_columns(self, makespan: float) -> dict[str, np.ndarray]:
+        """Per broker: messages served, utilisation over ``makespan`` and waits."""
+        served = np.array(self.served)
+        busy = np.array(self.busy)
+        return {
+            "messages_served": served,
+            "utilisation": busy / makespan if makespan > 0 else np.zeros_like(busy),
+            "wait_mean_s": np.array(self.wait_sum) / np.maximum(served, 1),
+            "wait_max_s": np.array(self.wait_max),
+        }
 
 
 @dataclass
@@ -98,29 +168,30 @@ class _EventInFlight:
     source_departure: list  # per message: when it left its source broker
 
 
-class TimedNetwork:
-    """Queues and clocks of one approach's server and brokers."""
+class FixedClock(Clock):
+    """The server and broker queues of one approach over fixed subscriptions, each
+    event's paths replayed from the network's :class:`~cnsim.brokers.base.TimedView`."""
 
-    def __init__(
-        self, env: simpy.Environment, view: TimedView, timing: dict, size: int, ordered: bool
-    ):
-        self.env = env
+    def __init__(self, env: simpy.Environment, sim, spec: ApproachSpec, timing: dict, times):
+        view = sim.network.timed_view()
+        super().__init__(env, view.world.n_brokers, timing["broker_service_s"])
         self.view = view
-        self.ordered = ordered  # hold back messages that overtook earlier-sent ones
+        self.ordered = spec.ordered  # hold back messages that overtook earlier-sent ones
         self.owner = view.owner.astype(np.int64)
         self.latency_s = np.asarray(view.world.broker_latency, np.float64) / 1000.0
-        self.serialise_s = size * 8 / (timing["bandwidth_mbps"] * 1e6)
+        self.serialise_s = sim.message_bytes(spec) * 8 / (timing["bandwidth_mbps"] * 1e6)
         self.server_s = timing["server_service_s"]
-        self.broker_s = timing["broker_service_s"]
-        n_brokers = view.world.n_brokers
-        self.busy_until = [0.0] * n_brokers
-        self.busy_time = [0.0] * n_brokers
         self.server_free = 0.0
         self.server_finishes: deque[float] = deque()
         self.last_applied = np.full(len(view.gateway_zone), -np.inf)  # per subscription
-        self.metrics: dict[int, tuple] = {}
+        self.n_events = len(times)
+        self.per_event: dict[int, tuple | dict] = {}
         self._done: dict[int, _EventInFlight] = {}
         self._next_to_apply = 0
+
+    @classmethod
+    def metrics(cls) -> list[Metric]:
+        return CATALOG.select("batch", "timed")
 
     # -- arrival at the entry point ----------------------------------------------------------
     def publish(self, event: int, entry_delay: float, outcome) -> None:
@@ -151,7 +222,7 @@ class TimedNetwork:
         n = len(state.source_departure)
         self.server_free = start + self.server_s * n
         self.server_finishes.append(self.server_free)
-        self.metrics[state.event] = (queue_len, start - now)
+        self.per_event[state.event] = (queue_len, start - now)
         # Each message, once generated, is handled by the broker of its source zone
         # (the server's entry into the overlay) like at any other hop.
         for m in range(n):
@@ -162,7 +233,7 @@ class TimedNetwork:
     def _at_publisher_broker(self, state: _EventInFlight) -> None:
         # No server (CN-Relax): each message leaves the publisher's broker after that
         # broker's service.
-        self.metrics[state.event] = (0, 0.0)
+        self.per_event[state.event] = (0, 0.0)
         for m in range(len(state.source_departure)):
             self._at_source(state, m)
         if not state.source_departure:
@@ -189,16 +260,6 @@ class TimedNetwork:
         state.pending -= 1
         self._maybe_done(state)
 
-    def _serve(self, broker: int, now: float) -> float:
-        start = now if now > self.busy_until[broker] else self.busy_until[broker]
-        self.busy_until[broker] = start + self.broker_s
-        self.busy_time[broker] += self.broker_s
-        return start + self.broker_s
-
-    def _after(self, delay: float, callback, *args) -> None:
-        timeout = self.env.timeout(delay if delay > 0.0 else 0.0)
-        timeout.callbacks.append(lambda _event: callback(*args))
-
     # -- deliveries, in send order -------------------------------------------------------------
     def _maybe_done(self, state: _EventInFlight) -> None:
         if state.pending == 0:
@@ -217,8 +278,8 @@ class TimedNetwork:
             view.last_hop_latency_s, self.serialise_s, self.last_applied, state.published,
             view.n_zones, self.ordered,
         )  # fmt: skip
-        queue_len, wait = self.metrics.pop(state.event, (0, 0.0))
-        self.metrics[state.event] = {
+        queue_len, wait = self.per_event.pop(state.event, (0, 0.0))
+        self.per_event[state.event] = {
             "latency_first_s": first,
             "latency_last_s": last,
             "server_queue_len": queue_len,
@@ -226,10 +287,18 @@ class TimedNetwork:
             "reordered": reordered,
         }
 
-    def utilisation(self, makespan: float) -> np.ndarray:
-        """Share of the run each broker spent serving messages."""
-        busy = np.array(self.busy_time)
-        return busy / makespan if makespan > 0 else np.zeros_like(busy)
+    def columns(self) -> dict[str, np.ndarray]:
+        """Per event: its latencies, its wait at the server and the messages held back."""
+        rows = [self.per_event[e] for e in range(self.n_events)]
+        return {m.name: np.array([r[m.name] for r in rows], np.float64) for m in self.metrics()}
+
+    def broker_columns(self) -> dict[str, np.ndarray]:
+        """Per broker: the share of the run it spent serving messages."""
+        return {"utilisation": self._queue_columns(self.env.now)["utilisation"]}
+
+    def summary(self) -> dict:
+        """The simulated time the run took."""
+        return {"simulated_time_s": self.env.now}
 
 
 def _no_paths() -> Paths:
@@ -313,61 +382,39 @@ def _arrivals(
 
 
 class Timer:
-    """Replays a run's outcomes in SimPy time, one network per approach: the queues of
-    a run over fixed subscriptions (:class:`TimedNetwork`), or, for a command stream
-    (``sim.commands``), its subscription messages and events (:class:`StreamClock`)."""
+    """The timed driver: one SimPy environment and, per approach, a clock of the kind
+    the run declares (``sim.clock``: :class:`FixedClock` or :class:`StreamClock`)."""
 
     def __init__(self, sim, scenario):
         timing = scenario["timing"]  # a trace path is absolute once validated
         self.env = simpy.Environment()
         self.sim = sim
+        self.kind: type[Clock] = sim.clock
         self.times = publication_times(timing, sim.n_events, sim.seeds)
-        self.clocks: dict[str, StreamClock] = {}
-        self.networks: dict[str, TimedNetwork] = {}
-        if sim.commands is not None:
-            event_bytes = scenario["messages"]["event_bytes"]
-            self.clocks = {
-                a.name: StreamClock(sim.network, sim.commands, timing, event_bytes)
-                for a in sim.approaches
-            }
-            return
-        view = sim.network.timed_view()
-        self.networks = {
-            a.name: TimedNetwork(self.env, view, timing, sim.message_bytes(a.spec), a.spec.ordered)
-            for a in sim.approaches
+        self.clocks: dict[str, Clock] = {
+            a.name: self.kind(self.env, sim, a.spec, timing, self.times) for a in sim.approaches
         }
 
     def replay(self, steps):
         """Pass ``steps`` through, publishing each event at its time in between."""
         endpoints = self.sim.network.endpoints
         for e, outcomes in steps:
-            if self.networks and self.times[e] > self.env.now:
+            if self.times[e] > self.env.now:
                 self.env.run(until=self.times[e])
             for name, o in outcomes.items():
-                net = self.networks.get(name) or self.clocks[name]
-                net.publish(e, endpoints.entry_delay_s(o.spec, e), o)
+                self.clocks[name].publish(e, endpoints.entry_delay_s(o.spec, e), o)
             yield e, outcomes
         self.env.run()
-        for clock in self.clocks.values():
-            clock.finish(self.times)
 
     def metrics(self) -> list[Metric]:
         """The timed metrics of the run's rows, in column order."""
-        if self.clocks:
-            stream = [m for m in CATALOG.select("batch", "timed") if m.stream]
-            return stream + CATALOG.select("batch", "churn-timed")
-        return CATALOG.select("batch", "timed")
+        return self.kind.metrics()
 
     def columns(self, name: str) -> np.ndarray:
         """The timed metrics of every event of one approach, in :meth:`metrics` order."""
         names = [m.name for m in self.metrics()]
-        if self.clocks:
-            columns = self.clocks[name].columns()
-            return np.column_stack([columns[n] for n in names]).reshape(-1, len(names))
-        metrics = self.networks[name].metrics
-        return np.array(
-            [[metrics[e][n] for n in names] for e in range(len(self.times))], np.float64
-        ).reshape(-1, len(names))
+        columns = self.clocks[name].columns()
+        return np.column_stack([columns[n] for n in names]).reshape(-1, len(names))
 
     def utilisation(self, name: str) -> np.ndarray:
         """Per-broker utilisation of one approach over the whole run."""
@@ -375,15 +422,11 @@ class Timer:
 
     def broker_columns(self, name: str) -> dict[str, np.ndarray]:
         """The per-broker columns timed mode adds for one approach."""
-        if self.clocks:
-            return self.clocks[name].broker_columns()
-        return {"utilisation": self.networks[name].utilisation(self.env.now)}
+        return self.clocks[name].broker_columns()
 
     def summary(self) -> dict:
-        """The summary entries of the run's clock."""
-        if self.clocks:
-            return next(iter(self.clocks.values())).summary()
-        return {"simulated_time_s": self.env.now}
+        """The summary entries of the run's clock (the first approach's)."""
+        return next(iter(self.clocks.values())).summary()
 
 
 def command_times(event_times: np.ndarray, after: np.ndarray, n_commands: int) -> np.ndarray:
@@ -404,36 +447,33 @@ def command_times(event_times: np.ndarray, after: np.ndarray, n_commands: int) -
     return times
 
 
-class StreamClock:
-    """A command stream's subscription messages and its events' routes on one SimPy
-    clock of their own (see :class:`Timer`): every command and event is scheduled
-    from time 0 once the counting replay has given every event's route."""
+class StreamClock(Clock):
+    """A command stream's subscription messages and its events' routes on the driver's
+    clock: every command's arrival at its home broker and every event's at its
+    publisher's broker are scheduled when the clock starts; an event's route is
+    handed over at its publication (:meth:`publish`)."""
 
-    def __init__(self, network, commands: CommandWorkload, timing: dict, event_bytes: int):
-        self.env = simpy.Environment()
-        self.commands, self.home = commands, network.home
+    def __init__(self, env: simpy.Environment, sim, spec: ApproachSpec, timing: dict, times):
+        network, commands = sim.network, sim.commands
         world = network.world
+        super().__init__(env, world.n_brokers, timing["broker_service_s"])
+        self.commands, self.home = commands, network.home
         self.tree = network.tree
-        b = world.n_brokers
         bw = timing["bandwidth_mbps"] * 1e6
         self.sub_ser = (4 + 8 * commands.stream.d) * 8 / bw
-        self.event_ser = event_bytes * 8 / bw
-        self.service = timing["broker_service_s"]
+        self.event_ser = sim.message_bytes(spec) * 8 / bw
         self.lat = np.asarray(world.broker_latency, np.float64) / 1000.0
         nl = world.node_latency
         ep = network.endpoints
         self.sub_last = np.asarray(nl[self.home, ep.subscriber_node], np.float64) / 1000.0
         self.pub_entry = np.asarray(nl[ep.nearest_broker, ep.publisher_node], np.float64) / 1000.0
-        self.busy_until = [0.0] * b
-        self.busy = [0.0] * b
-        self.served = [0] * b
-        self.wait_sum = [0.0] * b
-        self.wait_max = [0.0] * b
         m = network.subscription_messages()
         self.flood = m is None
         st = commands.stream
         self.home_of_cmd = self.home[st.sid].tolist()
+        # per event handed over: (publisher's broker, subscribers, hop_from, hop_to)
         self.paths: list[tuple[int, np.ndarray, np.ndarray, np.ndarray]] = []
+        self._early: set[int] = set()  # events at their broker before their route
         if not self.flood:
             self.dst = m["dst"].tolist()
             parent, cmd = m["parent"], m["cmd"]
@@ -447,28 +487,21 @@ class StreamClock:
             self.roots = roots.tolist()
             self.pending = (np.bincount(cmd, minlength=len(st)) + 1).tolist()
         else:
-            self.pending = [b] * len(st)
-        self.issued = np.zeros(len(st))
+            self.pending = [world.n_brokers] * len(st)
+        self.published = times
+        self.issued = command_times(times, commands.after, len(st))
         self.last_done = np.zeros(len(st))
         self.latency = np.full((len(commands.after), 2), np.nan)
+        now = env.now
+        for c in range(len(st)):
+            self._after(self.issued[c] + self.sub_last[st.sid[c]] - now, self._at_home, c)
+        for e in range(len(times)):
+            self._after(times[e] + self.pub_entry[e] - now, self._at_publisher_broker, e)
 
-    # ---- the queues ------------------------------------------------------------------
-    def _serve(self, b: int) -> float:
-        now = self.env.now
-        start = now if now > self.busy_until[b] else self.busy_until[b]
-        wait = start - now
-        self.wait_sum[b] += wait
-        if wait > self.wait_max[b]:
-            self.wait_max[b] = wait
-        done = start + self.service
-        self.busy_until[b] = done
-        self.busy[b] += self.service
-        self.served[b] += 1
-        return done
-
-    def _at(self, t: float, callback, *args) -> None:
-        ev = self.env.timeout(max(t - self.env.now, 0.0))
-        ev.callbacks.append(lambda _e: callback(*args))
+    @classmethod
+    def metrics(cls) -> list[Metric]:
+        stream = [m for m in CATALOG.select("batch", "timed") if m.stream]
+        return stream + CATALOG.select("batch", "churn-timed")
 
     # ---- subscription messages -------------------------------------------------------
     def _command_done(self, c: int, done: float) -> None:
@@ -478,42 +511,58 @@ class StreamClock:
 
     def _at_home(self, c: int) -> None:
         h = self.home_of_cmd[c]
-        done = self._serve(h)
+        done = self._serve(h, self.env.now)
         self._command_done(c, done)
         if self.flood:
             self._flood_from(c, h, -1, done)
             return
-        for i in range(self.root_ptr[c], self.root_ptr[c + 1]):
-            k = self.roots[i]
-            self._at(done + self.lat[h, self.dst[k]] + self.sub_ser, self._at_message, c, k)
+        self._send(c, h, done, self.roots[self.root_ptr[c] : self.root_ptr[c + 1]])
 
     def _at_message(self, c: int, k: int) -> None:
         v = self.dst[k]
-        done = self._serve(v)
+        done = self._serve(v, self.env.now)
         self._command_done(c, done)
-        for i in range(self.kid_ptr[k], self.kid_ptr[k + 1]):
-            j = self.kids[i]
-            self._at(done + self.lat[v, self.dst[j]] + self.sub_ser, self._at_message, c, j)
+        self._send(c, v, done, self.kids[self.kid_ptr[k] : self.kid_ptr[k + 1]])
+
+    def _send(self, c: int, b: int, done: float, messages: list) -> None:
+        """Command ``c``'s ``messages`` leave broker ``b``, which served their cause
+        by ``done``."""
+        now, lat = self.env.now, self.lat[b]
+        for k in messages:
+            self._after(done + lat[self.dst[k]] + self.sub_ser - now, self._at_message, c, k)
 
     def _flood_from(self, c: int, b: int, frm: int, done: float) -> None:
-        t = self.tree
+        t, now = self.tree, self.env.now
         for j in range(t.ptr[b], t.ptr[b + 1]):
             v = int(t.nbr[j])
             if v != frm:
-                self._at(done + self.lat[b, v] + self.sub_ser, self._at_flood, c, v, b)
+                self._after(done + self.lat[b, v] + self.sub_ser - now, self._at_flood, c, v, b)
 
     def _at_flood(self, c: int, v: int, frm: int) -> None:
-        done = self._serve(v)
+        done = self._serve(v, self.env.now)
         self._command_done(c, done)
         self._flood_from(c, v, frm, done)
 
     # ---- events ------------------------------------------------------------------------
     def publish(self, event: int, entry_delay: float, outcome) -> None:
-        """Keep event ``event``'s route (its clock runs in :meth:`finish`)."""
+        """Keep event ``event``'s route; it reaches its broker at the time scheduled
+        when the clock started (``entry_delay`` is :attr:`pub_entry`)."""
         p = outcome.traffic.paths
         self.paths.append((int(p.source[0]), outcome.delivery.subs, p.hop_from, p.hop_to))
+        # the driver stops at a publication time rounded to the nearest float; an event
+        # whose broker is on its publisher's node can get there first: it is served at
+        # its own arrival time now that its route is known
+        if event in self._early:
+            self._early.remove(event)
+            self._route(event, self.published[event] + self.pub_entry[event])
 
     def _at_publisher_broker(self, e: int) -> None:
+        if e < len(self.paths):
+            self._route(e, self.env.now)
+        else:
+            self._early.add(e)
+
+    def _route(self, e: int, now: float) -> None:
         broker, subs, frm, to = self.paths[e]
         # per hop, the hop into its sender (-1: the publisher's broker itself)
         into = {broker: -1}
@@ -525,14 +574,18 @@ class StreamClock:
         for h, p in enumerate(parent):
             kids.setdefault(p, []).append(h)
         state = {"done": {}, "pending": len(to) + 1, "kids": kids, "to": to.tolist()}
-        self._event_served(e, state, -1, broker)
+        self._event_served(e, state, -1, broker, now)
 
-    def _event_served(self, e: int, state: dict, h: int, b: int) -> None:
-        done = self._serve(b)
+    def _event_at(self, e: int, state: dict, h: int, b: int) -> None:
+        self._event_served(e, state, h, b, self.env.now)
+
+    def _event_served(self, e: int, state: dict, h: int, b: int, now: float) -> None:
+        done = self._serve(b, now)
         state["done"][b] = done
         for j in state["kids"].get(h, ()):
             v = state["to"][j]
-            self._at(done + self.lat[b, v] + self.event_ser, self._event_served, e, state, j, v)
+            at = done + self.lat[b, v] + self.event_ser
+            self._after(at - self.env.now, self._event_at, e, state, j, v)
         state["pending"] -= 1
         if state["pending"] == 0:
             self._event_finished(e, state["done"])
@@ -546,20 +599,7 @@ class StreamClock:
         published = self.published[e]
         self.latency[e] = (at.min() - published, at.max() - published)
 
-    # ---- the run ---------------------------------------------------------------------------
-    def finish(self, event_times: np.ndarray) -> None:
-        """Issue every command and publish every event at its time; run to the end."""
-        st = self.commands.stream
-        self.published = event_times
-        self.issued = command_times(event_times, self.commands.after, len(st))
-        sid = st.sid
-        for c in range(len(st)):
-            self._at(self.issued[c] + self.sub_last[sid[c]], self._at_home, c)
-        for e in range(len(event_times)):
-            self._at(event_times[e] + self.pub_entry[e], self._at_publisher_broker, e)
-        self.env.run()
-        assert not any(self.pending), "a subscription message was never served"
-
+    # ---- what the run records ----------------------------------------------------------------
     def delays(self) -> np.ndarray:
         """Per command: its subscription propagation delay (s)."""
         return self.last_done - self.issued
@@ -567,6 +607,7 @@ class StreamClock:
     def columns(self) -> dict[str, np.ndarray]:
         """Per event: its latencies, and the propagation delays (mean, max) of the
         commands since the previous event."""
+        assert not any(self.pending), "a subscription message was never served"
         delay, after = self.delays(), self.commands.after
         ptr = np.concatenate([[0], np.maximum.accumulate(after) + 1 if len(after) else []])
         ptr = ptr.astype(int)
@@ -581,15 +622,9 @@ class StreamClock:
         }
 
     def broker_columns(self) -> dict[str, np.ndarray]:
-        """Per broker: messages served, utilisation and waits in its queue."""
-        makespan, served = self.env.now, np.array(self.served)
-        n_b = len(served)
-        return {
-            "messages_served": served,
-            "utilisation": np.array(self.busy) / makespan if makespan > 0 else np.zeros(n_b),
-            "wait_mean_s": np.array(self.wait_sum) / np.maximum(served, 1),
-            "wait_max_s": np.array(self.wait_max),
-        }
+        """Per broker: messages served, utilisation and waits in its queue, over the
+        time until the last message reached a queue."""
+        return self._queue_columns(self.last_arrival)
 
     def summary(self) -> dict:
         """The delays of every command and the clock's end."""
@@ -601,5 +636,5 @@ class StreamClock:
                 "p95": float(np.percentile(delay, 95)) if len(delay) else 0.0,
                 "max": float(delay.max(initial=0.0)),
             },
-            "makespan_s": self.env.now,
+            "makespan_s": self.last_arrival,
         }
