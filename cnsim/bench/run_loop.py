@@ -5,8 +5,10 @@ a process), so both see the same machine load. Each run must give the same per-e
 counts (a digest of the events frame without its time columns), so only the time
 differs.
 
-Written for the redesign that made the subscription kind one interface and the Meghdoot
-overlay one D-dimensional implementation (RESULTS.md, "One simulator: the run loop
+It measures the whole run loop of a scenario per kind (setup time, and server plus
+delivery time per event and approach) and reports the ratio after / before per round,
+so a change to the shared run loop, the subscription kinds or the D-dimensional Meghdoot
+overlay shows its cost on every kind at once (RESULTS.md, "One simulator: the run loop
 before and after").  Both revisions (``--after`` HEAD by default) are exported with
 ``git archive`` into a temporary folder (``WORKTREE``: the working copy as it is, with
 its uncommitted changes); both share this checkout's world cache.

@@ -205,6 +205,7 @@ class BatchForwarding:
         self.cover = np.zeros((0, 6), np.int64)
         self._cmd_home = self._cmd_sign = self.local_end = np.zeros(tree.n, np.int64)[:0]
         self._deltas = None
+        self._held: np.ndarray | None = None  # the entries at the end (entries_after)
         #: with ``keep_messages`` set before :meth:`replay`, every subscription message
         #: as columns ``cmd``, ``src``, ``dst``, ``parent`` (the message whose processing
         #: at ``src`` sent it; -1: the command itself at its home), by message id
@@ -325,7 +326,7 @@ class BatchForwarding:
 
     def routing_entries(self) -> np.ndarray:
         """Per broker: routing entries at the end of the stream."""
-        if not hasattr(self, "_held"):
+        if self._held is None:
             self.entries_after(np.zeros(0, np.int64))
         return self._held.copy()
 

@@ -277,45 +277,41 @@ class Forwarding:
             else:
                 self._on_unsubscribe(sid, b, frm)
 
-    def _on_subscribe(self, sid: int, b: int, frm: int) -> None:
+    def _onward(self, b: int, frm: int) -> list[int]:
+        """The links of broker ``b`` a message that came from ``frm`` travels on."""
         nbr = self.tree.nbr
-        none = self.covering.floods
-        lo = hi = None
-        for j in self.tree.links(b):
-            if nbr[j] == frm:
-                continue
-            if none:
+        return [j for j in self.tree.links(b) if nbr[j] != frm]
+
+    def _on_subscribe(self, sid: int, b: int, frm: int) -> None:
+        if self.covering.floods:
+            for j in self._onward(b, frm):
                 self._send_sub(j, sid)
-                continue
-            if lo is None:
-                lo, hi = self._box(sid)
-            g = self._graph(j)
-            if g.subscribe(sid, lo, hi):
-                self._send_sub(j, sid)
-                if self.withdraws:
-                    for t in g.withdraw_covered(sid):
-                        self._send_unsub(j, t)
-                        self.withdrawals += 1
+            return
+        lo, hi = self._box(sid)
+        for j in self._onward(b, frm):
+            if self._graph(j).subscribe(sid, lo, hi):
+                self._forward(j, sid)
 
     def _on_unsubscribe(self, sid: int, b: int, frm: int) -> None:
-        nbr = self.tree.nbr
-        none = self.covering.floods
-        for j in self.tree.links(b):
-            if nbr[j] == frm:
-                continue
-            if none:
+        for j in self._onward(b, frm):
+            if self.covering.floods:
                 self._send_unsub(j, sid)
                 continue
             g = self.graphs[j]
             was = g.forwarded(sid)
             for t in g.unsubscribe(sid):  # orphans left uncovered: forward them first
-                self._send_sub(j, t)
-                if self.withdraws:
-                    for c in g.withdraw_covered(t):
-                        self._send_unsub(j, c)
-                        self.withdrawals += 1
+                self._forward(j, t)
             if was:
                 self._send_unsub(j, sid)
+
+    def _forward(self, j: int, sid: int) -> None:
+        """Send ``sid`` on link ``j`` and, where the covering withdraws, withdraw from
+        ``j`` the forwarded subscriptions it now covers."""
+        self._send_sub(j, sid)
+        if self.withdraws:
+            for t in self.graphs[j].withdraw_covered(sid):
+                self._send_unsub(j, t)
+                self.withdrawals += 1
 
     def _send_sub(self, link: int, sid: int) -> None:
         self.sub_msgs += 1

@@ -59,28 +59,34 @@ def shape_problem(res: dict, axes: dict) -> str | None:
     labels = res.get("structures")
     if not isinstance(labels, list | dict) or not all(isinstance(s, str) for s in labels):
         return f"'structures' = {_short(labels)} is not a list of structure labels"
-    figures = res.get("figures")
-    if not isinstance(figures, dict):
-        return f"'figures' = {_short(figures)} is not a dict of figures"
-    for fig, per in figures.items():
-        where = f"figures[{fig!r}]"
-        if not isinstance(per, dict):
-            return f"{where} = {_short(per)} is not a dict of row labels"
-        axis = axes.get(fig, (fig,))[0]
-        for dist, rows in per.items():
-            if not isinstance(rows, dict):
-                return f"{where}[{dist!r}] = {_short(rows)} is not a dict of axis values"
-            for val, cell in rows.items():
-                at = f"{where}[{dist!r}][{val!r}]"
-                if not _reads_as(val, axis):
-                    return f"{at}: the axis value {val!r} is not a number of {axis_name(axis)}"
-                if not isinstance(cell, dict) or not cell:
-                    return f"{at} = {_short(cell)} is not a dict of structures"
-                for label, c in cell.items():
-                    problem = _cell_problem(c)
-                    if problem is not None:
-                        return f"{at}[{label!r}] {problem}"
+    try:
+        for fig, per in _dict_of(res.get("figures"), "'figures'", "figures").items():
+            where = f"figures[{fig!r}]"
+            axis = axes.get(fig, (fig,))[0]
+            for dist, rows in _dict_of(per, where, "row labels").items():
+                for val, cell in _dict_of(rows, f"{where}[{dist!r}]", "axis values").items():
+                    at = f"{where}[{dist!r}][{val!r}]"
+                    if not _reads_as(val, axis):
+                        return f"{at}: the axis value {val!r} is not a number of {axis_name(axis)}"
+                    for label, c in _dict_of(cell, at, "structures", empty=False).items():
+                        problem = _cell_problem(c)
+                        if problem is not None:
+                            return f"{at}[{label!r}] {problem}"
+    except _NotADict as e:
+        return str(e)
     return None
+
+
+class _NotADict(Exception):
+    """A level of the result that is not the dict it should be (the message says which)."""
+
+
+def _dict_of(value, where: str, what: str, empty: bool = True) -> dict:
+    """``value`` if it is a dict (a non-empty one unless ``empty``); else raises
+    :class:`_NotADict` saying that ``where`` is not a dict of ``what``."""
+    if not isinstance(value, dict) or not (empty or value):
+        raise _NotADict(f"{where} = {_short(value)} is not a dict of {what}")
+    return value
 
 
 def _cell_problem(cell) -> str | None:

@@ -9,8 +9,8 @@ import time
 import numba
 import numpy as np
 
-from cnsim.bench.covering.streams import BITS, index_params
-from cnsim.subscriptions.covering import make_graph
+from cnsim.bench.covering.speed_ab import run_g1
+from cnsim.bench.covering.streams import BITS
 from cnsim.subscriptions.covering.base import qualifies
 from cnsim.subscriptions.covering.kdtree import (
     BUCKET,
@@ -45,13 +45,7 @@ def bench_speed(n: int = 100_000, D: int = 16, log=print, repeats: int = 2, seed
     best: dict = {}
     for rep in range(repeats):
         for index in ("kdtree", "zorder"):
-            g = make_graph("gk", cs.d, index, k=1, **index_params(index))
-            t, cpu = time.perf_counter(), time.process_time()
-            g.run_commands(cs.op, cs.sid, cs.lo, cs.hi)
-            dt, cpu = time.perf_counter() - t, time.process_time() - cpu
-            s = g.stats()
-            work = [sum(s[o][c] for o in s) for c in ("queries", "nodes_visited",
-                                                       "point_comparisons")]  # fmt: skip
+            dt, cpu, work, g = run_g1(cs, index)
             res["runs"][f"{index}/{rep}"] = {"time_s": dt, "cpu_s": cpu, "commands_per_s": n / dt}
             log(f"speed D={D} n={n} {index} run {rep}: {dt:.2f}s {n / dt:.0f}/s")
             if index not in best or dt < best[index]["time_s"]:

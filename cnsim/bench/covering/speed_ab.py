@@ -20,20 +20,25 @@ QUICK = {"n": 2_000, "dims": 8}
 INDEXES = ("kdtree", "zorder")
 
 
+def run_g1(cs, index: str):
+    """G_1 over ``index`` runs the command stream ``cs`` through its numba command loop:
+    ``(wall s, CPU s, [queries, nodes visited, point comparisons], the graph)``."""
+    g = make_graph("gk", cs.d, index, k=1, **index_params(index))
+    t, c = time.perf_counter(), time.process_time()
+    g.run_commands(cs.op, cs.sid, cs.lo, cs.hi)
+    dt, dc = time.perf_counter() - t, time.process_time() - c
+    s = g.stats()
+    work = [sum(s[o][k] for o in s) for k in ("queries", "nodes_visited", "point_comparisons")]
+    return dt, dc, work, g
+
+
 def measure(n: int, D: int, indexes=INDEXES) -> dict:
     """Time G_1 over the given indexes on seed 001's stream (p = 15%, seed 2)."""
     cs = command_stream(n, D // 2, 0.15, seed=2, bits=10)
     out: dict = {"n": n, "D": D}
     for rep in range(3):
         for index in indexes:
-            g = make_graph("gk", cs.d, index, k=1, **index_params(index))
-            t, c = time.perf_counter(), time.process_time()
-            g.run_commands(cs.op, cs.sid, cs.lo, cs.hi)
-            dt, dc = time.perf_counter() - t, time.process_time() - c
-            s = g.stats()
-            work = [
-                sum(s[o][k] for o in s) for k in ("queries", "nodes_visited", "point_comparisons")
-            ]
+            dt, dc, work, _ = run_g1(cs, index)
             if rep == 0:
                 continue  # compiling (or loading the cache)
             if index not in out or dc < out[index]["cpu_s"]:
