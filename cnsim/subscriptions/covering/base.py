@@ -150,7 +150,18 @@ class CoveringIndex:
         if cls.kernels is not None:
             KERNELS[cls.kernels.state] = cls.kernels
 
-    st: NamedTuple  # the arrays the kernels work on (rebuilt whenever one grows)
+    @property
+    def st(self) -> NamedTuple:
+        """The arrays the kernels work on (rebuilt whenever one grows): an instance of
+        ``kernels.state``, by whose class the relation graphs' engine finds the kernels."""
+        return self._st
+
+    @st.setter
+    def st(self, value: NamedTuple) -> None:
+        self._st = value
+        # the same arrays as a plain tuple for the per-call hooks: numba types a plain
+        # tuple of arrays in C but a NamedTuple in Python (~1 us more per call)
+        self._arrays = tuple(value)
 
     def kernel_state(self) -> NamedTuple:
         """The arrays the kernels work on (rebuilt whenever one grows)."""
@@ -176,15 +187,17 @@ class CoveringIndex:
     # ---- hooks: the index's kernels
     def _insert(self, slot: int) -> None:
         kn = self.kernels
-        while (code := kn.room(self.st, self.P, slot)) != 0:
+        while (code := kn.room(self._arrays, self.P, slot)) != 0:
             self.make_room(code)
-        kn.insert(self.st, self.P, slot)
+        kn.insert(self._arrays, self.P, slot)
 
     def _delete(self, slot: int) -> None:
-        self.kernels.delete(self.st, self.P, slot)
+        self.kernels.delete(self._arrays, self.P, slot)
 
     def _query(self, q: np.ndarray, qseq: int, k: int, up: bool) -> tuple[np.ndarray, int, int]:
-        found, nv, pc = self.kernels.query(self.st, self.P, self.seq, q, qseq, k, up, self._out)
+        found, nv, pc = self.kernels.query(
+            self._arrays, self.P, self.seq, q, qseq, k, up, self._out
+        )
         return self._out[:found].copy(), int(nv), int(pc)
 
     def make_room(self, code: int) -> None:
