@@ -49,7 +49,7 @@ class KdTree:
     end: np.ndarray  # one past the last position of each node
     box: np.ndarray  # (nodes, 2D) live bounding boxes: min, max of every coordinate
     leaf: np.ndarray  # True for leaves (and for unused slots, which are empty leaves)
-    leaf_of: np.ndarray  # leaf node holding each tree position
+    leaf_of: np.ndarray  # leaf node holding each tree position (empty for a static tree)
     pts: np.ndarray  # (n, D) the points in tree order: pts[pos] = points[perm[pos]]
 
     @property
@@ -123,7 +123,8 @@ def _build_trees(points, group_ptr, leaf_size, split, live) -> tuple[KdTree, np.
         level += 1
     pts = np.ascontiguousarray(points[perm])
     box = np.empty((len(start), 2 * pts.shape[1]), np.float64)
-    leaf_of = np.empty(n, np.int64)
+    # only a tree whose points move (``live`` given: an object index) refits by position
+    leaf_of = np.empty(n if live >= 0 else 0, np.int64)
     _fit_forest(start, end, leaf, pts, box, leaf_of, root, tree_nodes, live)
     return KdTree(perm, start, end, box, leaf, leaf_of, pts), root
 
@@ -137,8 +138,9 @@ def _fit_forest(start, end, leaf, pts, box, leaf_of, root, tree_nodes, live):
             v = r0 + local
             if leaf[v]:
                 _fit_leaf(start, end, pts, box, v, live)
-                for p in range(start[v], end[v]):
-                    leaf_of[p] = v
+                if len(leaf_of):
+                    for p in range(start[v], end[v]):
+                        leaf_of[p] = v
             else:
                 _merge(box, v, r0 + 2 * local + 1)
 
@@ -163,7 +165,8 @@ def _merge(box, v, c1):
 
 @numba.njit(cache=True)
 def refit(start, end, pts, box, leaf_of, pos, live):
-    """Refit the boxes on the path from the leaf holding ``pos`` to the root."""
+    """Refit the boxes on the path from the leaf holding ``pos`` to the root (a tree
+    built with ``live``, whose ``leaf_of`` is filled)."""
     v = leaf_of[pos]
     _fit_leaf(start, end, pts, box, v, live)
     while v > 0:
