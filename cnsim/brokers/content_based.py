@@ -256,13 +256,9 @@ class ContentBasedCN(Network):
         if approach.message == "ranked":  # cnsim.brokers.ranked_content
             source = self.endpoints.entry_brokers(approach, update_events).astype(np.int64)
             return self.ranked.deliver(messages, source, self.last_hop, handled, update_events)
-        r = messages.rects
-        # a point event: Msg(x, x, -inf, inf) on every attribute reaches exactly the
-        # boxes holding x
-        assert (
-            np.isneginf(r[:, 0::4]) & (r[:, 1::4] == r[:, 2::4]) & np.isposinf(r[:, 3::4])
-        ).all()
-        points = r[:, 1::4]
+        # CN-Relax's point event: Msg(x, x, -inf, inf) on every attribute reaches exactly
+        # the boxes holding x (not asserted here: the check took 12 us of an event's ~50)
+        points = messages.rects[:, 1::4]
         source = self.endpoints.entry_brokers(approach, update_events).astype(np.int64)
         offsets = np.zeros(len(messages) + 1, np.int64)
         hop_ptr = np.zeros(len(messages) + 1, np.int64)
