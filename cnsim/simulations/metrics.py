@@ -14,7 +14,11 @@ read this catalog; nothing else lists metrics.
 A batch metric's summary entries are named ``{aggregate}_{name}`` (``mean_ip_bytes``,
 ``max_server_out_bytes``, ``p95_latency_last_s``); a run metric, and the whole-run
 value of a batch metric (aggregate ``run``, e.g. ``redundancy`` over the run), is
-stored under the metric's own name. Timed mode's metrics are declared here too
+stored under the metric's own name. Beside its mean (or whole-run value) a batch metric
+gives ``ci90_{name}``, the half-width of a 90% confidence interval by batch means
+(:func:`interval`): per-event statistics here are heavy-tailed (a rare update to a very
+small y reaches a large share of the subscriptions), so a mean without its interval
+says little. Timed mode's metrics are declared here too
 (``mode="timed"``): they exist only in timed runs; so are the distributed object
 database's (``mode="distributed"``, seed 003 appendix C): they exist only in runs with
 ``[server] count`` > 1, whose outputs otherwise stay as they were.
@@ -27,6 +31,7 @@ by those sizes.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -38,6 +43,10 @@ from cnsim.server.distributed import WALK_BYTES
 
 LEVELS = ("batch", "broker", "run", "server")
 AGGREGATES = ("mean", "max", "total", "p50", "p95", "p99", "run")
+#: the confidence of the interval every mean and whole-run value carries, and the number
+#: of consecutive blocks of batches its batch means are taken over
+CONFIDENCE, BLOCKS = 0.90, 20
+INTERVAL = "ci90"  # its summary entries: ci90_{name}
 MODES = ("counting", "timed", "distributed", "churn", "churn-timed", "ranked")
 
 
@@ -70,6 +79,23 @@ class Metric:
         """The summary key of one aggregate (``mean_ip_bytes``; a whole-run value the
         driver computes, aggregate ``run``, goes under the metric's own name)."""
         return self.name if aggregate == "run" else f"{aggregate}_{self.name}"
+
+    @property
+    def has_interval(self) -> bool:
+        """Whether its summary gives ``ci90_{name}``: a batch metric with a mean or a
+        whole-run value."""
+        return self.level == "batch" and bool({"mean", "run"} & set(self.aggregates))
+
+    def summary_keys(self) -> list[str]:
+        """Its entries in a run's per-approach summary: a batch metric's aggregates and
+        interval, a run metric's own name; none for a broker or server metric (their
+        values are rows of ``brokers.parquet`` / ``servers.parquet``)."""
+        if self.level == "run":
+            return [self.name]
+        if self.level != "batch":
+            return []
+        keys = [self.key(a) for a in self.aggregates]
+        return keys + [self.key(INTERVAL)] if self.has_interval else keys
 
     @property
     def unit_label(self) -> str:
@@ -149,9 +175,10 @@ class Catalog:
 
 
 def aggregate(values: pd.Series, how: str, integer: bool = False):
-    """One summary entry of a batch metric's values: ``mean``, ``max``, ``total`` or a
-    percentile ``p50`` / ``p95`` / ``p99`` of the values present (None where there is
-    nothing to aggregate; ``max`` of nothing is 0)."""
+    """One summary entry of a batch metric's values: ``mean``, ``max``, ``total``, a
+    percentile ``p50`` / ``p95`` / ``p99`` of the values present, or ``ci90`` the
+    interval of the mean (:func:`interval`) (None where there is nothing to aggregate;
+    ``max`` of nothing is 0)."""
     number = int if integer else float
     if how == "total":
         return number(values.sum())
@@ -159,8 +186,44 @@ def aggregate(values: pd.Series, how: str, integer: bool = False):
         return number(values.max()) if len(values) else 0
     if how in ("mean", "run"):
         return float(values.mean()) if len(values) else None
+    if how == INTERVAL:
+        return interval(values)
     present = values.dropna().to_numpy()
     return float(np.percentile(present, int(how[1:]))) if len(present) else None
+
+
+def interval(values, blocks: int = BLOCKS) -> float | None:
+    """Half-width of the 90% confidence interval of the mean of ``values``, a run's
+    per-batch series in batch order, by batch means: the series cut into ``blocks``
+    consecutive blocks of (nearly) equal length, Student's t over the blocks' means
+    (blocks of many events are close to independent even where events are not). None
+    with fewer than two values per block or a value missing."""
+    v = np.asarray(values, dtype=float)
+    if len(v) < 2 * blocks or np.isnan(v).any():
+        return None
+    means = np.array([part.mean() for part in np.array_split(v, blocks)])
+    return _half_width(means)
+
+
+def ratio_interval(num, den, blocks: int = BLOCKS) -> float | None:
+    """As :func:`interval`, for a whole-run ratio ``sum(num) / sum(den)`` of two per-batch
+    series: Student's t over the blocks' ratios. None as there, or where a block's
+    denominator is 0."""
+    n, d = np.asarray(num, dtype=float), np.asarray(den, dtype=float)
+    if len(n) < 2 * blocks:
+        return None
+    sums = [(a.sum(), b.sum()) for a, b in zip(np.array_split(n, blocks),
+                                               np.array_split(d, blocks), strict=True)]  # fmt: skip
+    if any(b == 0 for _, b in sums):
+        return None
+    return _half_width(np.array([a / b for a, b in sums]))
+
+
+def _half_width(means: np.ndarray) -> float:
+    from scipy.stats import t  # importing scipy.stats takes ~0.8 s: only when needed
+
+    q = float(t.ppf(0.5 + CONFIDENCE / 2, len(means) - 1))
+    return q * float(means.std(ddof=1)) / math.sqrt(len(means))
 
 
 def _command(name: str):

@@ -49,11 +49,13 @@ def metrics_markdown() -> str:
              "Every metric a run records, as the catalog (`cnsim/simulations/metrics.py`) "
              "declares it: its column (per batch) or entry (per broker, per run), its "
              "unit, which runs record it, the summary entries it gives and the part of "
-             "seed 003 §V it mirrors.", "",
+             "seed 003 §V it mirrors. `ci90_…` is the half-width of the 90% confidence "
+             "interval of the mean (or whole-run value) by batch means over 20 blocks of "
+             "consecutive batches; empty with fewer than 40 batches.", "",
              "| name | unit | level | runs | summary | seed 003 | meaning |",
              "|---|---|---|---|---|---|---|"]  # fmt: skip
     for m in CATALOG:
-        summary = ", ".join(f"`{m.key(a)}`" for a in m.aggregates if a != "run")
+        summary = ", ".join(f"`{key}`" for key in m.summary_keys())
         cells = (f"`{m.name}`", m.unit, m.level, m.mode, summary, m.paper, m.label)
         lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
     return "\n".join(lines) + "\n"

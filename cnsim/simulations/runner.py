@@ -34,7 +34,7 @@ from cnsim.brokers.forwarding import Covering
 from cnsim.errors import CLI, Names
 from cnsim.server.distributed import Zones
 from cnsim.simulations.config import Scenario, check_call
-from cnsim.simulations.metrics import CATALOG, Metric, aggregate
+from cnsim.simulations.metrics import CATALOG, INTERVAL, Metric, aggregate, ratio_interval
 from cnsim.simulations.progress import interval_s, track
 from cnsim.simulations.ranked import ranked_summary, runs_ranked
 from cnsim.simulations.result import Result, claim_out_dir
@@ -349,12 +349,14 @@ class StreamSimulation:
 
 def _aggregates(part: pd.DataFrame, metrics: list[Metric]) -> dict:
     """The summary entries the catalog declares for ``metrics`` over one approach's rows."""
-    return {
-        m.key(agg): aggregate(part[m.name], agg, m.integer)
-        for m in metrics
-        for agg in m.aggregates
-        if agg != "run"
-    }
+    out = {}
+    for m in metrics:
+        for agg in m.aggregates:
+            if agg != "run":  # a whole-run value (and its interval) the summary computes
+                out[m.key(agg)] = aggregate(part[m.name], agg, m.integer)
+        if m.has_interval and "mean" in m.aggregates:
+            out[m.key(INTERVAL)] = aggregate(part[m.name], INTERVAL)
+    return out
 
 
 def simulation(scenario: Scenario, events: int | None = None) -> Simulation | StreamSimulation:
@@ -508,6 +510,19 @@ def _with_redundancy(frame: pd.DataFrame, sim: Simulation) -> pd.DataFrame:
     return frame
 
 
+def _redundancy_intervals(part: pd.DataFrame, ref_rows: pd.DataFrame) -> dict:
+    """The intervals of an approach's whole-run redundancies (ratios over the run of its
+    deliveries to the exact reference's, batch by batch: :func:`ratio_interval`)."""
+    exact = ref_rows["delivered_msgs"].to_numpy(float)
+    extra = part["delivered_updated_msgs"].to_numpy(float)
+    extra = extra - ref_rows["delivered_updated_msgs"].to_numpy(float)
+    delivered = part["delivered_msgs"].to_numpy(float)
+    return {
+        CATALOG["redundancy"].key(INTERVAL): ratio_interval(delivered, exact),
+        CATALOG["redundancy_paper"].key(INTERVAL): ratio_interval(extra, exact),
+    }
+
+
 def _broker_load(sim: Simulation, timer: Timer | None = None) -> pd.DataFrame | None:
     load = sim.network.broker_load()
     if not load:
@@ -572,6 +587,7 @@ def _summary(scenario: Scenario, sim, frame: pd.DataFrame, setup_s, total_s, tim
         s["redundancy"] = delivered / total_ref - 1 if total_ref else None
         updated = int(part["delivered_updated_msgs"].sum()) - updated_ref
         s["redundancy_paper"] = updated / total_ref if total_ref else None
+        s.update(_redundancy_intervals(part, ref_rows) if ref else {})
         s["subscriber_memory_bytes"] = _memory(a, sim, object_bytes)
         if sim.server_load is not None:
             s.update(sim.server_load.summary(a))

@@ -83,9 +83,12 @@ def test_quick_reproduction_writes_the_report(quick: Path) -> None:
     compared = pd.read_csv(report / "comparison.csv")
     assert len(compared) == len(REPRO.values)
     assert set(compared["scale"]) == {"quick"}
+    _check_statuses(compared)
     run = compared[compared["runs"] > 0]
     assert len(run) >= 30  # the quick grids reach k = 1, 5, 10 of every table
-    assert run["ours"].notna().all()
+    assert run["ours"].notna().all() and (run["events"] > 0).all()
+    means = run[run["metric"].str.startswith("mean_")]
+    assert means["ci_low"].notna().all()  # 200 events: 20 blocks of 10
     claims = pd.read_csv(report / "claims.csv")
     assert len(claims) == len(REPRO.claims)
     assert set(claims["holds"]) <= {"yes", "no"}  # every claim testable on quick data
@@ -199,18 +202,58 @@ def test_a_claim_without_its_sweep_is_untested() -> None:
     assert compared["status"].str.startswith("not run").all()
 
 
-def test_comparison_statuses() -> None:
+def _table1_at_k10(rows: pd.DataFrame) -> pd.Series:
+    compared = comparison(REPRO, {"table1": rows}, quick=False).set_index("parameters")
+    return compared[compared["item"] == "Table I"].loc["k=10"]
+
+
+def test_comparison_statuses_without_an_interval() -> None:
     """Within the tolerance "agrees", beyond it the signed deviation, zero handled."""
     value = next(v for v in REPRO.values if v.item == "Table I" and dict(v.where)[
         "subscriptions.k"] == 10)  # fmt: skip
     rows = _frame("table1", [10], {"paint-sparse": {"mean_delivered_msgs": [value.value * 1.04]}})
-    compared = comparison(REPRO, {"table1": rows}, quick=False).set_index("parameters")
-    table1 = compared[compared["item"] == "Table I"]
-    assert table1.loc["k=10", "status"] == "agrees (within 5%)"
-    assert np.isclose(table1.loc["k=10", "ratio"], 1.04)
+    row = _table1_at_k10(rows)
+    assert row["status"] == "agrees within 5% (no interval)"
+    assert np.isclose(row["ratio"], 1.04) and np.isnan(row["ci_low"])
     rows["mean_delivered_msgs"] = value.value * 0.5
-    compared = comparison(REPRO, {"table1": rows}, quick=False).set_index("parameters")
-    assert compared[compared["item"] == "Table I"].loc["k=10", "status"] == "differs by -50%"
+    assert _table1_at_k10(rows)["status"] == "differs by -50% (no interval)"
+
+
+def test_comparison_statuses_by_the_interval() -> None:
+    """Ours with its run's interval (ci90_…): the paper inside it, or within 6% of its
+    nearer end, is consistent; two repeats pool their half-widths."""
+    paper = next(v.value for v in REPRO.values if v.item == "Table I" and dict(v.where)[
+        "subscriptions.k"] == 10)  # fmt: skip
+    one = {"mean_delivered_msgs": [paper * 1.2], "ci90_delivered_msgs": [paper * 0.25],
+           "batches": [2000]}  # fmt: skip
+    row = _table1_at_k10(_frame("table1", [10], {"paint-sparse": one}))
+    assert row["status"] == "consistent (inside the interval)"
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx((paper * 0.95, paper * 1.45))
+    assert row["events"] == 2000 and row["runs"] == 1
+    one["ci90_delivered_msgs"] = [paper * 0.15]  # low end 1.05 × paper: within 6%
+    assert _table1_at_k10(_frame("table1", [10], {"paint-sparse": one}))["status"] == (
+        "consistent (within 6% of the interval)")  # fmt: skip
+    one["ci90_delivered_msgs"] = [paper * 0.1]  # low end 1.1 × paper
+    assert _table1_at_k10(_frame("table1", [10], {"paint-sparse": one}))["status"] == (
+        "differs by +20% (outside the interval)")  # fmt: skip
+    two = pd.concat([_frame("table1", [10], {"paint-sparse": one})] * 2)
+    two["ci90_delivered_msgs"] = [paper * 0.3, paper * 0.4]  # pooled: 0.5 / 2 = 0.25
+    row = _table1_at_k10(two)
+    assert row["ci_high"] == pytest.approx(paper * 1.45) and row["events"] == 4000
+
+
+def test_a_maximum_has_an_interval_only_from_repeats() -> None:
+    value = next(v for v in REPRO.values if v.metric == "max_server_out_bytes")
+    where = dict(value.where)
+    rows = pd.DataFrame(
+        [{**where, "approach": value.approach, value.metric: value.value * f} for f in (1, 1.2)]
+    )
+    compared = comparison(REPRO, {value.sweep: rows}, quick=False)
+    row = compared[(compared.metric == value.metric) & (compared.approach == value.approach)
+                   & (compared.runs > 0)].iloc[0]  # fmt: skip
+    half = 6.3138 * 0.1 * value.value  # t(0.95, 1) · sd / √2, with sd = 0.2 / √2
+    assert row["ci_high"] - row["ours"] == pytest.approx(half, rel=1e-3)
+    assert compared.loc[compared.runs == 0, "ci_low"].isna().all()
 
 
 def test_load_results_skips_sweeps_not_run(tmp_path: Path) -> None:
@@ -273,3 +316,24 @@ def test_a_copy_of_the_kept_reproduction_runs_nothing_and_writes_its_report(tmp_
     outcome = reproduce("seed003", out, serial=True, progress=False, echo=lambda *a: None)
     assert outcome.sweeps and all(s["run_now"] == 0 for s in outcome.sweeps)
     assert outcome.failed == 0 and (out / "report" / "index.html").is_file()
+
+
+def _check_statuses(compared: pd.DataFrame) -> None:
+    """Every status of a comparison.csv follows from the row's own columns (the rule of
+    cnsim.simulations.reproduce.compare, written out again here)."""
+    for row in compared.itertuples():
+        paper, ours, low, high = row.paper, row.ours, row.ci_low, row.ci_high
+        if row.runs == 0:
+            assert row.status.startswith("not run"), row
+        elif not row.legible:
+            assert row.status == "paper's reading uncertain", row
+        elif not np.isnan(low):
+            near = min(abs(paper - low), abs(paper - high))
+            inside = low <= paper <= high
+            within = inside or near <= 0.06 * abs(low if paper < low else high)
+            assert row.status.startswith("consistent") == within, row
+            assert ("inside" in row.status) == inside, row
+        else:
+            assert row.status.endswith("(no interval)"), row
+            agrees = paper == ours if paper == 0 else abs(ours / paper - 1) <= 0.05
+            assert row.status.startswith("agrees") == agrees, row

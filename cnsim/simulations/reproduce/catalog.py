@@ -36,6 +36,10 @@ class PaperValue:
     where: tuple[tuple[str, float], ...]
     value: float
     legible: bool = True  # False: our copy's OCR is garbled here; the reading is a guess
+    # "printed" (where the item prints it), "inferred from …" (not printed in the item:
+    # taken from another table of the paper, which the text names) or "digitised" (read
+    # off a plot)
+    provenance: str = "printed"
 
 
 @dataclass(frozen=True)
@@ -84,7 +88,10 @@ class Reproduction:
     items: tuple[Item, ...]
     values: tuple[PaperValue, ...]
     claims: tuple[Claim, ...]
-    tolerance: float = 0.05  # |ours / paper − 1| within this: "agrees"
+    tolerance: float = 0.05  # |ours / paper − 1| within this: "agrees" (no interval)
+    # with an interval: the paper's value inside it, or within this fraction of its
+    # nearer end, is "consistent"
+    slack: float = 0.06
 
     @property
     def folder(self) -> Path:
@@ -95,12 +102,22 @@ class Reproduction:
 
 
 def values(
-    item: str, sweep: str, metric: str, approach: str, axis: str, points: dict, **fixed: float
+    item: str,
+    sweep: str,
+    metric: str,
+    approach: str,
+    axis: str,
+    points: dict,
+    provenance: str = "printed",
+    **fixed: float,
 ) -> tuple[PaperValue, ...]:
     """The paper's values of one row of a table: ``points`` maps the ``axis`` value to
     the printed number (``None``: printed but not legible, left out)."""
     return tuple(
-        PaperValue(item, sweep, metric, approach, ((axis, x), *fixed.items()), float(v))
+        PaperValue(
+            item, sweep, metric, approach, ((axis, x), *fixed.items()), float(v),
+            provenance=provenance,
+        )  # fmt: skip
         for x, v in points.items()
         if v is not None
     )

@@ -2,10 +2,18 @@
 (:func:`comparison`, written as ``comparison.csv``) and the verdict on every claim
 (:func:`verdicts`, ``claims.csv``), plus the small helpers the claims are written with.
 
-Ours is the mean over a sweep's repeats of the rows at the value's parameters. A value
-whose parameters the sweep did not run (a ``--quick`` grid is smaller) is "not run"; in
-a ``--quick`` reproduction every row is marked ``scale = quick``: the sizes are not the
-paper's, so deviations say nothing about fidelity, only that the pipeline works.
+Ours is the mean over a sweep's repeats of the rows at the value's parameters, with its
+90% confidence interval: each run's summary gives the half-width of its mean by batch
+means (``ci90_…``, :func:`cnsim.simulations.metrics.interval`), and the mean of R
+independent repeats has the half-width ``sqrt(sum of the squared half-widths) / R``.
+A maximum has no interval from one run; with two or more repeats and no run interval,
+Student's t over the repeats' values gives one. The status follows from these columns
+alone (:func:`status`): with an interval, the paper's value inside it or within
+``slack`` (6%) of its nearer end is "consistent"; without one, within ``tolerance``
+(5%) of ours "agrees". A value whose parameters the sweep did not run (a ``--quick``
+grid is smaller) is "not run"; in a ``--quick`` reproduction every row is marked
+``scale = quick``: the sizes are not the paper's, so deviations say nothing about
+fidelity, only that the pipeline works.
 """
 
 from __future__ import annotations
@@ -14,12 +22,15 @@ import math
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
+from cnsim.simulations.metrics import CATALOG, CONFIDENCE, INTERVAL
 from cnsim.simulations.reproduce.catalog import PaperValue, Reproduction, Results, Verdict
 
 COLUMNS = (
-    "item", "approach", "metric", "parameters", "paper", "legible", "ours", "ratio",
-    "deviation_pct", "status", "runs", "scale",
+    "item", "approach", "metric", "parameters", "paper", "legible", "provenance", "ours",
+    "ci_low", "ci_high", "expected", "ratio", "deviation_pct", "status", "runs", "events",
+    "scale",
 )  # fmt: skip
 
 
@@ -37,47 +48,93 @@ def rows_at(results: Results, sweep: str, where: dict[str, float]) -> pd.DataFra
     return frame[mask]
 
 
-def ours(results: Results, value: PaperValue) -> tuple[float, int]:
-    """Our mean of ``value``'s metric at its parameters, and how many runs it averages."""
+def interval_key(metric: str) -> str | None:
+    """The summary key of the interval of summary key ``metric`` (``mean_x`` ->
+    ``ci90_x``; a whole-run value such as ``redundancy`` -> ``ci90_redundancy``), or None
+    where it has none (a maximum, a total, a percentile)."""
+    name = metric.removeprefix("mean_")
+    whole_run = metric == name and name in CATALOG and "run" in CATALOG[name].aggregates
+    if name in CATALOG and CATALOG[name].has_interval and (metric != name or whole_run):
+        return CATALOG[name].key(INTERVAL)
+    return None
+
+
+def half_width(rows: pd.DataFrame, metric: str) -> float:
+    """The 90% half-width of the mean of ``metric`` over ``rows`` (one per repeat; see
+    the module docstring); NaN where there is none."""
+    key = interval_key(metric)
+    if key is not None and key in rows.columns and rows[key].notna().all() and len(rows):
+        return float(np.sqrt((rows[key].astype(float) ** 2).sum()) / len(rows))
+    if len(rows) >= 2:
+        values = rows[metric].astype(float)
+        q = stats.t.ppf(0.5 + CONFIDENCE / 2, len(rows) - 1)
+        return float(q * values.std(ddof=1) / math.sqrt(len(rows)))
+    return math.nan
+
+
+def ours(results: Results, value: PaperValue) -> tuple[float, float, int, int]:
+    """Our mean of ``value``'s metric at its parameters, its 90% half-width, how many
+    runs it averages and how many events (batches) they hold in all."""
     rows = rows_at(results, value.sweep, dict(value.where))
     rows = rows[rows["approach"] == value.approach] if len(rows) else rows
     if rows.empty or value.metric not in rows.columns:
-        return math.nan, 0
-    return float(rows[value.metric].mean()), len(rows)
+        return math.nan, math.nan, 0, 0
+    events = int(rows["batches"].sum()) if "batches" in rows.columns else 0
+    return float(rows[value.metric].mean()), half_width(rows, value.metric), len(rows), events
+
+
+def status(row: dict, reproduction: Reproduction, quick: bool) -> str:
+    """A comparison row's status, from its own columns: ``runs``, ``legible``, ``paper``,
+    ``ours``, ``ci_low``, ``ci_high`` (see the module docstring)."""
+    paper, mean, low, high = row["paper"], row["ours"], row["ci_low"], row["ci_high"]
+    if row["runs"] == 0:
+        return "not run" + (" (--quick grid)" if quick else "")
+    if not row["legible"]:
+        return "paper's reading uncertain"
+    if not math.isnan(low):
+        if low <= paper <= high:
+            return "consistent (inside the interval)"
+        end = low if paper < low else high
+        off = abs(paper - end) / abs(end) if end else math.inf
+        if off <= reproduction.slack:
+            return f"consistent (within {reproduction.slack:.0%} of the interval)"
+        return f"differs by {mean / paper - 1:+.0%} (outside the interval)" if paper else (
+            f"paper 0, ours {mean:.3g} (outside the interval)")  # fmt: skip
+    if paper == 0:
+        return "agrees (no interval)" if mean == 0 else f"paper 0, ours {mean:.3g} (no interval)"
+    if abs(mean / paper - 1) <= reproduction.tolerance:
+        return f"agrees within {reproduction.tolerance:.0%} (no interval)"
+    return f"differs by {mean / paper - 1:+.0%} (no interval)"
 
 
 def comparison(reproduction: Reproduction, results: Results, quick: bool) -> pd.DataFrame:
-    """One row per printed value: the paper's, ours, their ratio and a status."""
+    """One row per printed value: the paper's, ours with its interval, their ratio and a
+    status."""
     out = []
     for value in reproduction.values:
-        mean, runs = ours(results, value)
+        mean, hw, runs, events = ours(results, value)
         ratio = mean / value.value if value.value and not math.isnan(mean) else math.nan
-        if runs == 0:
-            status = "not run" + (" (--quick grid)" if quick else "")
-        elif not value.legible:
-            status = "paper's reading uncertain"
-        elif value.value == 0:
-            status = "agrees" if mean == 0 else f"paper 0, ours {mean:.3g}"
-        elif abs(ratio - 1) <= reproduction.tolerance:
-            status = f"agrees (within {reproduction.tolerance:.0%})"
-        else:
-            status = f"differs by {ratio - 1:+.0%}"
-        out.append(
-            {
-                "item": value.item,
-                "approach": value.approach,
-                "metric": value.metric,
-                "parameters": parameters(dict(value.where)),
-                "paper": value.value,
-                "legible": value.legible,
-                "ours": mean,
-                "ratio": ratio,
-                "deviation_pct": 100 * (ratio - 1) if not math.isnan(ratio) else math.nan,
-                "status": status,
-                "runs": runs,
-                "scale": "quick" if quick else "paper",
-            }
-        )
+        row = {
+            "item": value.item,
+            "approach": value.approach,
+            "metric": value.metric,
+            "parameters": parameters(dict(value.where)),
+            "paper": value.value,
+            "legible": value.legible,
+            "provenance": value.provenance,
+            "ours": mean,
+            "ci_low": mean - hw,
+            "ci_high": mean + hw,
+            # a noise-free expectation where one is computed (none yet: NaN)
+            "expected": math.nan,
+            "ratio": ratio,
+            "deviation_pct": 100 * (ratio - 1) if not math.isnan(ratio) else math.nan,
+            "runs": runs,
+            "events": events,
+            "scale": "quick" if quick else "paper",
+        }
+        row["status"] = status(row, reproduction, quick)
+        out.append(row)
     return pd.DataFrame(out, columns=list(COLUMNS))
 
 

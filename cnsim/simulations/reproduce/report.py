@@ -26,7 +26,7 @@ from cnsim.simulations.report.document import Document, axis_label, fmt
 from cnsim.simulations.report.plots import panels, styles, value_ticks
 from cnsim.simulations.report.sweep_sections import TREND_AXES
 from cnsim.simulations.reproduce.catalog import Item, Reproduction
-from cnsim.simulations.reproduce.compare import comparison, parameters, verdicts
+from cnsim.simulations.reproduce.compare import comparison, half_width, parameters, verdicts
 
 K, M = "subscriptions.k", "subscriptions.count"
 PAPER_DEFAULTS = {K: 10.0}  # where the paper holds a parameter not drawn
@@ -73,12 +73,18 @@ def write_document(
 def _overview(doc, repro, compared, claims, times, quick) -> None:
     counted = compared[compared["runs"] > 0]
     legible = counted[counted["legible"]]
+    with_ci = legible[legible["ci_low"].notna()]
+    consistent = with_ci["status"].str.startswith("consistent").sum()
     agree = legible["status"].str.startswith("agrees").sum()
+    inferred = (compared["provenance"] != "printed").sum()
     held = claims["holds"].value_counts()
     lines = [
-        f"<p><b>{len(compared)}</b> numbers printed in the paper: {len(counted)} re-run "
-        f"({len(legible)} legible in our copy), of which <b>{agree}</b> agree within "
-        f"{repro.tolerance:.0%} and {len(legible) - agree} differ; "
+        f"<p><b>{len(compared)}</b> numbers of the paper ({inferred} of them not printed "
+        f"where the item stands but inferred, as <i>provenance</i> says): {len(counted)} "
+        f"re-run ({len(legible)} legible in our copy). Of those, {len(with_ci)} have a 90% "
+        f"interval, and the paper's value is <b>{consistent}</b> times inside it or within "
+        f"{repro.slack:.0%} of its nearer end; of the {len(legible) - len(with_ci)} without "
+        f"one, <b>{agree}</b> agree within {repro.tolerance:.0%}. "
         f"{len(compared) - len(counted)} not run. <b>{len(claims)}</b> statements the "
         f"paper makes about its figures: {held.get('yes', 0)} hold on our results, "
         f"{held.get('no', 0)} do not, {held.get('untested', 0)} untested.</p>",
@@ -202,8 +208,10 @@ def _figure(doc, item: Item, rows: pd.DataFrame, held: dict, values) -> str:
             if approach not in curve.columns:
                 continue
             colour, mark = look[approach]
-            ax.plot(curve.index, curve[approach], marker=mark, color=colour, label=approach,
-                    linewidth=1.3, markersize=5)  # fmt: skip
+            bars = _half_widths(rows[rows["approach"] == approach], item.x, metric)
+            ax.errorbar(curve.index, curve[approach], yerr=bars.reindex(curve.index),
+                        marker=mark, color=colour, label=approach, linewidth=1.3,
+                        markersize=5, capsize=3, elinewidth=0.9)  # fmt: skip
             printed = [v for v in values if v.metric == metric and v.approach == approach
                        and _matches(v, item.x, held, xs_run)]  # fmt: skip
             if printed:
@@ -224,8 +232,15 @@ def _figure(doc, item: Item, rows: pd.DataFrame, held: dict, values) -> str:
     at = f" at {parameters(held)}" if held else ""
     beside = " beside the paper's printed values (hollow markers, dashed)" if drawn else ""
     note = _paper_note(values, drawn, metrics)
-    caption = f"{item.name}: ours{at}, mean over repeats (filled markers){beside}. {note}"
+    caption = (f"{item.name}: ours{at}, mean over repeats (filled markers) with its 90% "
+               f"interval (bars, where the runs give one){beside}. {note}")  # fmt: skip
     return doc.figure(fig, f"fig_{item.sweep}", caption)
+
+
+def _half_widths(rows: pd.DataFrame, x: str, metric: str) -> pd.Series:
+    """Per value of ``x``: the 90% half-width of the mean of ``metric`` over the rows
+    there (:func:`cnsim.simulations.reproduce.compare.half_width`; NaN: none)."""
+    return rows.groupby(x).apply(lambda g: half_width(g, metric), include_groups=False)
 
 
 def _legend(fig, axes, ncol: int = 4) -> None:

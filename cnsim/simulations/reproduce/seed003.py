@@ -73,7 +73,12 @@ TABLE_III = _by_k("Table III", "table3", (
     ("mean_calls_min_y", "unicast", (444.141, 1086.44, 2846.1, 5453.64, 8032.39, 10587.4)),
 ))  # fmt: skip
 
-# Table IV (k = 10) is garbled in our copy: the 200k and 800k rows are guesses.
+# Table IV (k = 10) is garbled in our copy: the 200k and 800k rows are guesses. It prints
+# no m = 2,000,000 row: those four values are Table III's k = 10 row (the same setting);
+# and it prints Paint-Dense once, in a row "Dense" without an m (Paint-Dense does not
+# know the subscriptions, so its calls do not depend on m): that value is spread over m.
+FROM_III = "inferred from Table III (k = 10, the same setting)"
+FROM_DENSE = "inferred from Table IV's single 'Dense' row (no m given)"
 TABLE_IV = (
     PaperValue("Table IV", "table4", "mean_calls_min_y_paper", "paint-sparse", ((M, 2e5),), 3.52,
                False),
@@ -82,15 +87,20 @@ TABLE_IV = (
     PaperValue("Table IV", "table4", "mean_calls_snap_paper", "paint-sparse", ((M, 8e5),), 37.34,
                False),
     *values("Table IV", "table4", "mean_calls_min_y_paper", "paint-sparse", M,
-            {2e6: 5.5568, 5e6: 5.94188, 1e7: 6.26988}),
+            {5e6: 5.94188, 1e7: 6.26988}),
     *values("Table IV", "table4", "mean_calls_snap_paper", "paint-sparse", M,
-            {2e6: 40.69192, 5e6: 42.0509, 1e7: 42.86982}),
+            {5e6: 42.0509, 1e7: 42.86982}),
     *values("Table IV", "table4", "mean_calls_first_k", "paint-sparse", M,
-            {2e5: 2, 8e5: 2, 2e6: 2, 5e6: 2, 1e7: 2}),
-    *values("Table IV", "table4", "mean_calls_min_y", "unicast", M,
-            {8e5: 2181.49, 2e6: 5453.64, 1e7: 27267.5}),
+            {2e5: 2, 8e5: 2, 5e6: 2, 1e7: 2}),
+    *values("Table IV", "table4", "mean_calls_min_y", "unicast", M, {8e5: 2181.49, 1e7: 27267.5}),
+    *values("Table IV", "table4", "mean_calls_min_y_paper", "paint-sparse", M, {2e6: 5.5568},
+            FROM_III),
+    *values("Table IV", "table4", "mean_calls_snap_paper", "paint-sparse", M, {2e6: 40.69192},
+            FROM_III),
+    *values("Table IV", "table4", "mean_calls_first_k", "paint-sparse", M, {2e6: 2}, FROM_III),
+    *values("Table IV", "table4", "mean_calls_min_y", "unicast", M, {2e6: 5453.64}, FROM_III),
     *values("Table IV", "table4", "mean_calls_min_y", "paint-dense", M,
-            {2e5: 6.60, 8e5: 6.60, 2e6: 6.60, 5e6: 6.60, 1e7: 6.60}),
+            {2e5: 6.60, 8e5: 6.60, 2e6: 6.60, 5e6: 6.60, 1e7: 6.60}, FROM_DENSE),
 )  # fmt: skip
 
 FIGURES = (  # the numbers the text gives for its figures (m = 5,000,000, k = 20)
@@ -156,18 +166,24 @@ def _approximations_below(r: Results) -> Verdict:
     )
 
 
+#: Figure 12's statement in orders of magnitude below Unicast, as the paper words it:
+#: Paint-Dense "1.5 orders" (1.5 to the nearest half order), the others "between 2 and
+#: 2.5 orders"
+ORDERS = {"paint-dense": (1.25, 1.75), "paint-sparse": (2.0, 2.5),
+          "paint-dense(1)": (2.0, 2.5), "paint-sparse(1)": (2.0, 2.5)}  # fmt: skip
+
+
 def _orders_below_unicast(r: Results) -> Verdict:
     t = curves(r, "fig12", "mean_server_out_bytes", K)
-    k = 10 if 10 in t.index else t.index.max()
-    below = ("paint-dense", "paint-sparse", "paint-dense(1)", "paint-sparse(1)")
-    orders = {a: float(np.log10(t.loc[k, "unicast"] / t.loc[k, a])) for a in below}
-    holds = 1.0 <= orders["paint-dense"] <= 2.0 and all(
-        1.5 <= v <= 3.0 for a, v in orders.items() if a != "paint-dense"
-    )
+    orders = {a: np.log10(t["unicast"] / t[a]) for a in ORDERS}
+    outside = [f"{a} at k={k:g}: {v:.2f}" for a, (lo, hi) in ORDERS.items()
+               for k, v in orders[a].items() if not lo <= v <= hi]  # fmt: skip
     return Verdict(
-        holds,
-        f"orders of magnitude below Unicast at k={k:g} (holds: Paint-Dense in [1, 2], the "
-        "others in [1.5, 3]): " + ", ".join(f"{a} {v:.2f}" for a, v in orders.items()),
+        not outside,
+        "orders of magnitude below Unicast (holds: Paint-Dense in [1.25, 1.75], the others "
+        "in [2, 2.5], at every k): "
+        + "; ".join(f"{a} {listing(v, '.2f', 'k')}" for a, v in orders.items())
+        + (f" — outside: {', '.join(outside)}" if outside else ""),
     )
 
 
@@ -241,13 +257,20 @@ def _network_traffic(r: Results) -> Verdict:
     holds = True
     for metric in ("mean_overlay_bytes", "mean_ip_bytes"):
         t = curves(r, "fig14", metric, K)
-        worst = bool((t.idxmax(axis=1) == "unicast").all())
+        top = t.idxmax(axis=1)
+        worst = bool((top == "unicast").all())
+        others = ", ".join(
+            f"k={k:g}: {a} ({t.loc[k, a]:,.0f} B against Unicast's {t.loc[k, 'unicast']:,.0f})"
+            for k, a in top.items()
+            if a != "unicast"
+        )
         lead = t["unicast"] / t["paint-sparse"]
         approx = bool((t["paint-sparse(1)"] <= t["paint-sparse"] * (1 + 1e-9)).all())
         relax = spread(t["cn-relax"])
         holds &= worst and bool((lead >= 5).all()) and approx and relax <= 1.05
         parts.append(
-            f"{metric}: Unicast worst at every k {worst}; Unicast/Paint-Sparse "
+            f"{metric}: Unicast worst at every k {worst}{f' (not at {others})' if others else ''}; "
+            "Unicast/Paint-Sparse "
             f"{lead.min():.1f}–{lead.max():.1f} (holds from 5×); Paint-Sparse(1) ≤ "
             f"Paint-Sparse {approx}; CN-Relax max/min over k {relax:.3f}"
         )
@@ -284,13 +307,19 @@ def _workloads(r: Results) -> Verdict:
     uniform, dense = at("uniform", m=uniform_ms[0]), at("uniform", m=uniform_ms[-1])
     clustered = at("clustered")
     corr, anti = at("correlated"), at("anti-correlated")
-    holds = clustered < uniform < dense and anti < corr
+    close = dense >= CLOSE_TO_1
+    holds = clustered < uniform < dense and anti < corr and close
     return Verdict(
         holds,
         f"Paint-Sparse / Paint-Dense messages (mean over k): clustered {clustered:.3f} < "
-        f"uniform {uniform:.3f} < uniform with m={uniform_ms[-1]:,.0f} {dense:.3f}; "
-        f"anti-correlated {anti:.3f} < correlated {corr:.3f}",
+        f"uniform {uniform:.3f} < uniform with m={uniform_ms[-1]:,.0f} {dense:.3f} (close "
+        f"to 1, at least {CLOSE_TO_1}: {close}); anti-correlated {anti:.3f} < correlated "
+        f"{corr:.3f}",
     )
+
+
+#: "close to 1": Paint-Sparse sends at least this share of Paint-Dense's messages
+CLOSE_TO_1 = 0.9
 
 
 def _volatility(r: Results) -> Verdict:

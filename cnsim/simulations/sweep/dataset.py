@@ -18,6 +18,7 @@ or duplicating rows, and a dataset never holds a file of cnsim's that is not lis
 from __future__ import annotations
 
 import json
+import math
 import os
 import traceback
 import uuid
@@ -190,7 +191,10 @@ def _scalar(value: Any) -> bool:
 
 
 def _scalars(metrics: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in metrics.items() if _scalar(v)}
+    # an approach's entries are numbers: one a run could not give (None: an interval of
+    # too short a run, a ratio without a reference) is NaN, so that its column is numeric
+    # in every file of the dataset, even where every run of a file lacks it
+    return {k: math.nan if v is None else v for k, v in metrics.items() if _scalar(v)}
 
 
 def read_results(out: str | Path) -> pd.DataFrame:
