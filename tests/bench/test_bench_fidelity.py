@@ -82,7 +82,7 @@ def test_computed_messages_received_match_counted_deliveries():
 @pytest.mark.slow
 def test_the_exact_expectation_integrates_the_influence_region_over_the_sweep():
     from cnsim.algorithms import regions
-    from cnsim.bench.fidelity.expected import _expected
+    from cnsim.simulations.reproduce.expected import _expected
 
     rng = np.random.default_rng(7)
     n, k = 25, 2
@@ -108,7 +108,7 @@ def test_the_exact_expectation_integrates_the_influence_region_over_the_sweep():
 # quick run's check, 1,500 the full run's tighter one.
 @pytest.mark.parametrize("draws", [300, pytest.param(1500, marks=pytest.mark.slow)])
 def test_the_exact_expectation_is_the_mean_over_drawn_next_events(draws):
-    from cnsim.bench.fidelity.expected import expected_next_event
+    from cnsim.simulations.reproduce.expected import expected_next_event
     from cnsim.subscriptions.workload import generate_events
 
     rng = np.random.default_rng(8)

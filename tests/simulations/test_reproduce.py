@@ -242,6 +242,18 @@ def test_comparison_statuses_by_the_interval() -> None:
     assert row["ci_high"] == pytest.approx(paper * 1.45) and row["events"] == 4000
 
 
+def test_the_expectation_stands_beside_the_values_run() -> None:
+    """Table I at k = 10: the exact expectation of messages received (m × the mean over
+    two object draws; cnsim bench fidelity gives 4,224 there), only where ours was run."""
+    rows = _frame("table1", [10], {"paint-sparse": {"mean_delivered_msgs": [4000.0]}})
+    compared = comparison(REPRO, {"table1": rows}, quick=False)
+    table1 = compared[compared["item"] == "Table I"].set_index("parameters")
+    assert table1.loc["k=10", "expected"] == pytest.approx(4224.1, rel=1e-3)
+    assert table1.drop(index="k=10")["expected"].isna().all()
+    unicast = compared[compared["approach"] == "unicast"]
+    assert unicast["expected"].isna().all()  # not run here
+
+
 def test_a_maximum_has_an_interval_only_from_repeats() -> None:
     value = next(v for v in REPRO.values if v.metric == "max_server_out_bytes")
     where = dict(value.where)

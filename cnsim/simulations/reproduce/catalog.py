@@ -88,6 +88,8 @@ class Reproduction:
     items: tuple[Item, ...]
     values: tuple[PaperValue, ...]
     claims: tuple[Claim, ...]
+    # the noise-free expectation of a printed value where one can be computed (else None)
+    expected: Callable[[PaperValue], float | None] | None = None
     tolerance: float = 0.05  # |ours / paper − 1| within this: "agrees" (no interval)
     # with an interval: the paper's value inside it, or within this fraction of its
     # nearer end, is "consistent"

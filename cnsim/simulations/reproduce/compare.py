@@ -107,6 +107,12 @@ def status(row: dict, reproduction: Reproduction, quick: bool) -> str:
     return f"differs by {mean / paper - 1:+.0%} (no interval)"
 
 
+def _expected(reproduction: Reproduction, value: PaperValue) -> float:
+    """The value's noise-free expectation, NaN where the reproduction computes none."""
+    found = reproduction.expected(value) if reproduction.expected else None
+    return math.nan if found is None else float(found)
+
+
 def comparison(reproduction: Reproduction, results: Results, quick: bool) -> pd.DataFrame:
     """One row per printed value: the paper's, ours with its interval, their ratio and a
     status."""
@@ -125,8 +131,8 @@ def comparison(reproduction: Reproduction, results: Results, quick: bool) -> pd.
             "ours": mean,
             "ci_low": mean - hw,
             "ci_high": mean + hw,
-            # a noise-free expectation where one is computed (none yet: NaN)
-            "expected": math.nan,
+            # (only for values run: a few seconds each)
+            "expected": _expected(reproduction, value) if runs else math.nan,
             "ratio": ratio,
             "deviation_pct": 100 * (ratio - 1) if not math.isnan(ratio) else math.nan,
             "runs": runs,

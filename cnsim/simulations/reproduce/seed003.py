@@ -17,6 +17,8 @@ the statements the text makes about them (the claims below, each with its test).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from cnsim.simulations.reproduce.catalog import (
@@ -29,6 +31,9 @@ from cnsim.simulations.reproduce.catalog import (
     values,
 )
 from cnsim.simulations.reproduce.compare import curves, increasing, listing, spread
+from cnsim.simulations.reproduce.expected import expected_next_event
+from cnsim.simulations.seeds import Seeds
+from cnsim.subscriptions.workload import generate_objects
 
 K = "subscriptions.k"
 M = "subscriptions.count"
@@ -113,6 +118,45 @@ FIGURES = (  # the numbers the text gives for its figures (m = 5,000,000, k = 20
     PaperValue("Figure 13", "fig13", "max_server_out_bytes", "paint-sparse",
                ((M, 5e6), (K, 20)), 31752),
 )  # fmt: skip
+
+
+# ------------------------------------------------------------ noise-free expectations
+
+#: the exact expectation (cnsim.simulations.reproduce.expected) a printed value is set
+#: against, by (metric, approach): messages received by an exact approach, Unicast's
+#: candidates (one min_y each), CN-Relax's redundancy (its deliveries over the exact ones)
+EXPECTED = {
+    ("mean_delivered_msgs", "paint-sparse"): "exact",
+    ("mean_calls_min_y", "unicast"): "candidates",
+    ("redundancy", "cn-relax"): "relax",
+}
+#: the object draws the expectation is averaged over: §V's 10,000 objects, x uniform, y
+#: from the update rule's stationary law (as paper.toml runs them)
+EXPECTATION_SEEDS = (1, 2)
+
+
+@functools.cache
+def _per_subscription(k: int) -> dict[str, float]:
+    """The expectation per subscription at k, cnsim's reading of "uniform in S", the mean
+    over the object draws of :data:`EXPECTATION_SEEDS`."""
+    draws = []
+    for seed in EXPECTATION_SEEDS:
+        x, y = generate_objects(Seeds(seed).rng("objects"), 10_000, "uniform", "stationary",
+                                "uniform")  # fmt: skip
+        draws.append(expected_next_event(x, y, k, "uniform")["triangle"])
+    return {key: float(np.mean([d[key] for d in draws])) for key in draws[0]}
+
+
+def expected(value: PaperValue) -> float | None:
+    """A printed value's noise-free expectation at its k and m (None: none computed)."""
+    which = EXPECTED.get((value.metric, value.approach))
+    if which is None:
+        return None
+    where = dict(value.where)
+    e = _per_subscription(int(where.get(K, 10)))
+    if which == "relax":
+        return e["relax"] / e["exact"] - 1
+    return e[which] * where.get(M, 2_000_000)
 
 
 # ------------------------------------------------------------------------- claims
@@ -441,4 +485,5 @@ SEED003 = Reproduction(
     items=ITEMS,
     values=(*TABLE_I, *TABLE_II, *TABLE_III, *TABLE_IV, *FIGURES),
     claims=CLAIMS,
+    expected=expected,
 )  # fmt: skip
