@@ -501,6 +501,14 @@ CATALOG = Catalog(
             collect=lambda o: len(o.delivery),
         ),
         Metric(
+            "notified_subs",
+            "subscriptions",
+            "subscriptions notified",
+            aggregates=("mean", "total"),
+            paper="Table I, per subscription",
+            collect=lambda o: o.delivery.notified(),
+        ),  # distinct subscriptions reached: an exact approach's are those whose list changes
+        Metric(
             "delivered_updated_msgs",
             "messages",
             "messages received carrying an updated object (not an exposed one)",

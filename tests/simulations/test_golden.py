@@ -14,7 +14,8 @@ which the test checks); the deliveries carrying an updated object and the redund
 counted on them (``delivered_updated_msgs``, ``redundancy_paper``; checked: all
 of CN-Relax's deliveries, none extra for an exact region approach); the intervals of
 the means and whole-run values (``ci90_…``, which test_intervals.py recomputes from the
-events)."""
+events); the subscriptions notified (``notified_subs``; checked: the same for every
+exact approach, at most the messages received)."""
 
 import json
 from pathlib import Path
@@ -45,8 +46,9 @@ ADDED_COLUMNS = {"calls_min_y_paper": "calls_min_y", "calls_snap_paper": "calls_
 # a 1-d run: calls of index queries only the 1.5-d approaches make.
 ADDED_ZERO_COLUMNS = ("calls_min_x2",)
 # Metric columns added since, checked by _check_added, with their summary entries.
-ADDED_OTHER = ("delivered_updated_msgs", "redundancy_paper")
-ADDED_ENTRIES = ("mean_delivered_updated_msgs", "total_delivered_updated_msgs", "redundancy_paper")
+ADDED_OTHER = ("delivered_updated_msgs", "redundancy_paper", "notified_subs")
+ADDED_ENTRIES = ("mean_delivered_updated_msgs", "total_delivered_updated_msgs", "redundancy_paper",
+                 "mean_notified_subs", "total_notified_subs")  # fmt: skip
 # Scenario keys added since, compared only when they differ from their default (the
 # content-based overlay and seed 001's command stream: no seed-003 run uses them).
 NEW_KEYS = {
@@ -124,3 +126,8 @@ def _check_added(events: pd.DataFrame) -> None:
     assert (relax["delivered_updated_msgs"] == relax["delivered_msgs"]).all()
     exact = events["approach"].isin(["paint-dense", "paint-sparse"]) & (events["events"] == 1)
     assert (events.loc[exact, "redundancy_paper"].fillna(0) == 0).all()
+    assert (events["notified_subs"] <= events["delivered_msgs"]).all()
+    notified = events.pivot_table(index="batch", columns="approach", values="notified_subs")
+    same = [a for a in ("paint-dense", "paint-sparse", "unicast") if a in notified.columns]
+    for a in same[1:]:  # the exact approaches notify exactly the affected subscriptions
+        assert (notified[a] == notified[same[0]]).all(), a
