@@ -81,7 +81,8 @@ def test_quick_reproduction_writes_the_report(quick: Path) -> None:
     assert html.count("vs m (k = 10)</h2>") == 3  # Figures 11, 13 and Table IV
     assert html.count("m=5,000,000, k=20 are not drawn: this run has no runs") == 2 * 2
     compared = pd.read_csv(report / "comparison.csv")
-    assert len(compared) == len(REPRO.values)
+    assert compared["chosen"].sum() == len(REPRO.values)
+    assert (~compared["chosen"]).sum() == sum(len(v.others) for v in REPRO.values)
     assert set(compared["scale"]) == {"quick"}
     _check_statuses(compared)
     run = compared[compared["runs"] > 0]
@@ -204,18 +205,18 @@ def test_a_claim_without_its_sweep_is_untested() -> None:
 
 def _table1_at_k10(rows: pd.DataFrame) -> pd.Series:
     compared = comparison(REPRO, {"table1": rows}, quick=False).set_index("parameters")
-    return compared[compared["item"] == "Table I"].loc["k=10"]
+    return compared[(compared["item"] == "Table I") & compared["chosen"]].loc["k=10"]
 
 
 def test_comparison_statuses_without_an_interval() -> None:
     """Within the tolerance "agrees", beyond it the signed deviation, zero handled."""
     value = next(v for v in REPRO.values if v.item == "Table I" and dict(v.where)[
         "subscriptions.k"] == 10)  # fmt: skip
-    rows = _frame("table1", [10], {"paint-sparse": {"mean_delivered_msgs": [value.value * 1.04]}})
+    rows = _frame("table1", [10], {"paint-sparse": {"mean_notified_subs": [value.value * 1.04]}})
     row = _table1_at_k10(rows)
     assert row["status"] == "agrees within 5% (no interval)"
     assert np.isclose(row["ratio"], 1.04) and np.isnan(row["ci_low"])
-    rows["mean_delivered_msgs"] = value.value * 0.5
+    rows["mean_notified_subs"] = value.value * 0.5
     assert _table1_at_k10(rows)["status"] == "differs by -50% (no interval)"
 
 
@@ -224,32 +225,37 @@ def test_comparison_statuses_by_the_interval() -> None:
     nearer end, is consistent; two repeats pool their half-widths."""
     paper = next(v.value for v in REPRO.values if v.item == "Table I" and dict(v.where)[
         "subscriptions.k"] == 10)  # fmt: skip
-    one = {"mean_delivered_msgs": [paper * 1.2], "ci90_delivered_msgs": [paper * 0.25],
+    one = {"mean_notified_subs": [paper * 1.2], "ci90_notified_subs": [paper * 0.25],
            "batches": [2000]}  # fmt: skip
     row = _table1_at_k10(_frame("table1", [10], {"paint-sparse": one}))
     assert row["status"] == "consistent (inside the interval)"
     assert (row["ci_low"], row["ci_high"]) == pytest.approx((paper * 0.95, paper * 1.45))
     assert row["events"] == 2000 and row["runs"] == 1
-    one["ci90_delivered_msgs"] = [paper * 0.15]  # low end 1.05 × paper: within 6%
+    one["ci90_notified_subs"] = [paper * 0.15]  # low end 1.05 × paper: within 6%
     assert _table1_at_k10(_frame("table1", [10], {"paint-sparse": one}))["status"] == (
         "consistent (within 6% of the interval)")  # fmt: skip
-    one["ci90_delivered_msgs"] = [paper * 0.1]  # low end 1.1 × paper
+    one["ci90_notified_subs"] = [paper * 0.1]  # low end 1.1 × paper
     assert _table1_at_k10(_frame("table1", [10], {"paint-sparse": one}))["status"] == (
         "differs by +20% (outside the interval)")  # fmt: skip
     two = pd.concat([_frame("table1", [10], {"paint-sparse": one})] * 2)
-    two["ci90_delivered_msgs"] = [paper * 0.3, paper * 0.4]  # pooled: 0.5 / 2 = 0.25
+    two["ci90_notified_subs"] = [paper * 0.3, paper * 0.4]  # pooled: 0.5 / 2 = 0.25
     row = _table1_at_k10(two)
     assert row["ci_high"] == pytest.approx(paper * 1.45) and row["events"] == 4000
 
 
 def test_the_expectation_stands_beside_the_values_run() -> None:
-    """Table I at k = 10: the exact expectation of messages received (m × the mean over
-    two object draws; cnsim bench fidelity gives 4,224 there), only where ours was run."""
-    rows = _frame("table1", [10], {"paint-sparse": {"mean_delivered_msgs": [4000.0]}})
+    """Table I at k = 10: the exact expectation of the subscriptions notified and of the
+    messages received (m × the mean over two object draws; cnsim bench fidelity gives
+    3,229 and 4,224 there), only where ours was run."""
+    rows = _frame("table1", [10], {"paint-sparse": {"mean_notified_subs": [3000.0],
+                                                    "mean_delivered_msgs": [4000.0]}})  # fmt: skip
     compared = comparison(REPRO, {"table1": rows}, quick=False)
-    table1 = compared[compared["item"] == "Table I"].set_index("parameters")
-    assert table1.loc["k=10", "expected"] == pytest.approx(4224.1, rel=1e-3)
-    assert table1.drop(index="k=10")["expected"].isna().all()
+    table1 = compared[compared["item"] == "Table I"]
+    at10 = table1[table1["parameters"] == "k=10"].set_index("metric")
+    assert at10.loc["mean_notified_subs", "expected"] == pytest.approx(3229, rel=2e-3)
+    assert at10.loc["mean_delivered_msgs", "expected"] == pytest.approx(4224.1, rel=1e-3)
+    assert list(at10["chosen"]) == [True, False]
+    assert table1[table1["parameters"] != "k=10"]["expected"].isna().all()
     unicast = compared[compared["approach"] == "unicast"]
     assert unicast["expected"].isna().all()  # not run here
 

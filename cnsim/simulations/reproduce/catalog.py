@@ -24,6 +24,15 @@ Results = Mapping[str, pd.DataFrame]
 
 
 @dataclass(frozen=True)
+class Reading:
+    """One way of counting what a printed value counts, where the paper leaves it open:
+    its name and the dataset column (a summary key) that measures it so."""
+
+    name: str
+    metric: str
+
+
+@dataclass(frozen=True)
 class PaperValue:
     """One number the paper prints: ``metric`` (a dataset column, the metrics catalog's
     summary key) of ``approach`` in sweep ``sweep`` at the parameters ``where`` (dataset
@@ -40,6 +49,12 @@ class PaperValue:
     # taken from another table of the paper, which the text names) or "digitised" (read
     # off a plot)
     provenance: str = "printed"
+    # where the paper's counting is ambiguous: the name of the reading ``metric`` measures,
+    # why it is the one chosen (from the paper's text, not from which matches), and the
+    # other plausible readings, compared beside it
+    reading: str = ""
+    why: str = ""
+    others: tuple[Reading, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ fidelity, only that the pipeline works.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -28,9 +29,9 @@ from cnsim.simulations.metrics import CATALOG, CONFIDENCE, INTERVAL
 from cnsim.simulations.reproduce.catalog import PaperValue, Reproduction, Results, Verdict
 
 COLUMNS = (
-    "item", "approach", "metric", "parameters", "paper", "legible", "provenance", "ours",
-    "ci_low", "ci_high", "expected", "ratio", "deviation_pct", "status", "runs", "events",
-    "scale",
+    "item", "approach", "metric", "parameters", "paper", "legible", "provenance", "reading",
+    "chosen", "ours", "ci_low", "ci_high", "expected", "ratio", "deviation_pct", "status",
+    "runs", "events", "scale", "why",
 )  # fmt: skip
 
 
@@ -77,7 +78,7 @@ def ours(results: Results, value: PaperValue) -> tuple[float, float, int, int]:
     runs it averages and how many events (batches) they hold in all."""
     rows = rows_at(results, value.sweep, dict(value.where))
     rows = rows[rows["approach"] == value.approach] if len(rows) else rows
-    if rows.empty or value.metric not in rows.columns:
+    if rows.empty or value.metric not in rows.columns or rows[value.metric].isna().all():
         return math.nan, math.nan, 0, 0
     events = int(rows["batches"].sum()) if "batches" in rows.columns else 0
     return float(rows[value.metric].mean()), half_width(rows, value.metric), len(rows), events
@@ -114,34 +115,51 @@ def _expected(reproduction: Reproduction, value: PaperValue) -> float:
 
 
 def comparison(reproduction: Reproduction, results: Results, quick: bool) -> pd.DataFrame:
-    """One row per printed value: the paper's, ours with its interval, their ratio and a
-    status."""
+    """One row per printed value and reading (the chosen one first, ``chosen``; the
+    other plausible readings after it): the paper's, ours with its interval, their
+    ratio and a status."""
     out = []
-    for value in reproduction.values:
-        mean, hw, runs, events = ours(results, value)
-        ratio = mean / value.value if value.value and not math.isnan(mean) else math.nan
-        row = {
-            "item": value.item,
-            "approach": value.approach,
-            "metric": value.metric,
-            "parameters": parameters(dict(value.where)),
-            "paper": value.value,
-            "legible": value.legible,
-            "provenance": value.provenance,
-            "ours": mean,
-            "ci_low": mean - hw,
-            "ci_high": mean + hw,
-            # (only for values run: a few seconds each)
-            "expected": _expected(reproduction, value) if runs else math.nan,
-            "ratio": ratio,
-            "deviation_pct": 100 * (ratio - 1) if not math.isnan(ratio) else math.nan,
-            "runs": runs,
-            "events": events,
-            "scale": "quick" if quick else "paper",
-        }
-        row["status"] = status(row, reproduction, quick)
-        out.append(row)
+    for printed in reproduction.values:
+        for value, chosen in readings(printed):
+            out.append(_compared(reproduction, results, quick, value, chosen))
     return pd.DataFrame(out, columns=list(COLUMNS))
+
+
+def readings(value: PaperValue) -> list[tuple[PaperValue, bool]]:
+    """The value as chosen, then as each other reading counts it (its metric replaced)."""
+    return [(value, True)] + [
+        (replace(value, metric=r.metric, reading=r.name, why=""), False) for r in value.others
+    ]
+
+
+def _compared(reproduction, results, quick: bool, value: PaperValue, chosen: bool) -> dict:
+    """One row of :func:`comparison`."""
+    mean, hw, runs, events = ours(results, value)
+    ratio = mean / value.value if value.value and not math.isnan(mean) else math.nan
+    row = {
+        "item": value.item,
+        "approach": value.approach,
+        "metric": value.metric,
+        "parameters": parameters(dict(value.where)),
+        "paper": value.value,
+        "legible": value.legible,
+        "provenance": value.provenance,
+        "reading": value.reading,
+        "chosen": chosen,
+        "ours": mean,
+        "ci_low": mean - hw,
+        "ci_high": mean + hw,
+        # (only for values run: a few seconds each)
+        "expected": _expected(reproduction, value) if runs else math.nan,
+        "ratio": ratio,
+        "deviation_pct": 100 * (ratio - 1) if not math.isnan(ratio) else math.nan,
+        "runs": runs,
+        "events": events,
+        "scale": "quick" if quick else "paper",
+        "why": value.why,
+    }
+    row["status"] = status(row, reproduction, quick)
+    return row
 
 
 def verdicts(reproduction: Reproduction, results: Results) -> pd.DataFrame:

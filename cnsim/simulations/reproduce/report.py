@@ -71,6 +71,8 @@ def write_document(
 
 
 def _overview(doc, repro, compared, claims, times, quick) -> None:
+    others = int((~compared["chosen"]).sum())
+    compared = compared[compared["chosen"]]  # the other readings are beside, not counted
     counted = compared[compared["runs"] > 0]
     legible = counted[counted["legible"]]
     with_ci = legible[legible["ci_low"].notna()]
@@ -85,7 +87,9 @@ def _overview(doc, repro, compared, claims, times, quick) -> None:
         f"interval, and the paper's value is <b>{consistent}</b> times inside it or within "
         f"{repro.slack:.0%} of its nearer end; of the {len(legible) - len(with_ci)} without "
         f"one, <b>{agree}</b> agree within {repro.tolerance:.0%}. "
-        f"{len(compared) - len(counted)} not run. <b>{len(claims)}</b> statements the "
+        f"{len(compared) - len(counted)} not run. Where the paper's counting is open, "
+        f"the comparison shows the reading chosen (and why) and {others} rows of the other "
+        f"readings beside it. <b>{len(claims)}</b> statements the "
         f"paper makes about its figures: {held.get('yes', 0)} hold on our results, "
         f"{held.get('no', 0)} do not, {held.get('untested', 0)} untested.</p>",
         '<p>Files: <a class="csv" href="comparison.csv">comparison.csv</a> (every printed '
