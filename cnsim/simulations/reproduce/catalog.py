@@ -55,6 +55,8 @@ class PaperValue:
     reading: str = ""
     why: str = ""
     others: tuple[Reading, ...] = ()
+    # why ours differs from it, where measured (a reading, a setting; beside the status)
+    cause: str = ""
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from cnsim.simulations.reproduce.catalog import PaperValue, Reproduction, Result
 COLUMNS = (
     "item", "approach", "metric", "parameters", "paper", "legible", "provenance", "reading",
     "chosen", "ours", "ci_low", "ci_high", "expected", "ratio", "deviation_pct", "status",
-    "runs", "events", "scale", "why",
+    "runs", "events", "scale", "why", "cause",
 )  # fmt: skip
 
 
@@ -159,7 +159,22 @@ def _compared(reproduction, results, quick: bool, value: PaperValue, chosen: boo
         "why": value.why,
     }
     row["status"] = status(row, reproduction, quick)
+    row["cause"] = cause(row, value, reproduction)
     return row
+
+
+def cause(row: dict, value: PaperValue, reproduction: Reproduction) -> str:
+    """Why ours differs from the paper, where it does and a cause is known: the noise-free
+    expectation differing from the paper too (so not this run's noise), else the value's
+    declared cause."""
+    if not row["status"].startswith("differs") and not row["status"].startswith("paper 0"):
+        return ""
+    expected, paper = row["expected"], row["paper"]
+    if not math.isnan(expected) and paper and abs(expected / paper - 1) > reproduction.slack:
+        off = (f"the noise-free expectation, {expected:,.4g}, is {expected / paper - 1:+.0%} "
+               "from the paper too: not this run's noise")  # fmt: skip
+        return "; ".join(filter(None, (off, value.cause)))
+    return value.cause
 
 
 def verdicts(reproduction: Reproduction, results: Results) -> pd.DataFrame:
