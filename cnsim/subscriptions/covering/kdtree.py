@@ -29,6 +29,16 @@ which the path's lower bounds already exceed ``q``; in a subtree where all are
 exceeded every point qualifies and is reported without comparison.  ``covered``
 queries are the mirror image (left first).  Nodes visited counts every node popped,
 point comparisons every point compared with ``q`` in a leaf.
+
+Point copies (``point_copies``, default on): every bucket keeps a copy of its points,
+``bpt[b, i, :] = P[bkt[b, i]]``, kept in step with ``bkt`` by insert, split, delete
+and merge, so that a leaf scan reads one contiguous block (Bentley's buckets hold their
+records).  With ``point_copies=False`` ``bpt`` is an empty 2-D array and a leaf scan
+reads the slot's row of ``P``, as the Z-order index and the naive scan do: the layout
+of §V-C's comparison made the same for both indexes.  The choice is made when numba
+compiles, by the number of dimensions of ``bpt`` (``_leaf_test``, ``_keep_point``,
+``_move_point``), not by a test per point; the tree, its nodes visited and its point
+comparisons are the same either way.
 """
 
 from __future__ import annotations
@@ -37,9 +47,11 @@ from typing import NamedTuple
 
 import numba
 import numpy as np
+from numba.core import types
+from numba.extending import overload
 
 from cnsim.errors import InputError
-from cnsim.subscriptions.covering.base import CoveringIndex, Kernels
+from cnsim.subscriptions.covering.base import CoveringIndex, Kernels, qualifies
 
 LEFT, RIGHT, PARENT, DIM, BUCKET, DEPTH = range(6)
 OVERFLOW = 32
@@ -68,6 +80,60 @@ def _qualifies_row(bpt, b, i, s, q, seq, qseq, up) -> bool:
     if same < D:
         return True
     return seq[s] < qseq if up else seq[s] > qseq
+
+
+def _leaf_test(bpt, P, b, i, s, q, seq, qseq, up):  # pragma: no cover - numba overload
+    """Whether the point at position ``i`` of bucket ``b`` (slot ``s``) covers
+    (``up``) or is covered by ``q``: from the bucket's copy (``bpt`` 3-D) or from
+    ``P[s]`` (no copies)."""
+    raise NotImplementedError
+
+
+def _keep_point(bpt, b, i, P, s):  # pragma: no cover - numba overload
+    """Copy ``P[s]`` to position ``i`` of bucket ``b`` (nothing without copies)."""
+    raise NotImplementedError
+
+
+def _move_point(bpt, b, i, b2, i2):  # pragma: no cover - numba overload
+    """Move the copy at position ``i2`` of bucket ``b2`` to position ``i`` of bucket
+    ``b`` (nothing without copies)."""
+    raise NotImplementedError
+
+
+def _copies(bpt) -> bool:
+    """Whether the numba type of ``bpt`` is that of the point copies (3-D)."""
+    return isinstance(bpt, types.Array) and bpt.ndim == 3
+
+
+@overload(_leaf_test, inline="always")
+def _leaf_test_ol(bpt, P, b, i, s, q, seq, qseq, up):
+    if _copies(bpt):
+        return lambda bpt, P, b, i, s, q, seq, qseq, up: _qualifies_row(
+            bpt, b, i, s, q, seq, qseq, up
+        )
+    return lambda bpt, P, b, i, s, q, seq, qseq, up: qualifies(P, s, q, seq, qseq, up)
+
+
+@overload(_keep_point, inline="always")
+def _keep_point_ol(bpt, b, i, P, s):
+    if _copies(bpt):
+
+        def keep(bpt, b, i, P, s):
+            bpt[b, i, :] = P[s, :]
+
+        return keep
+    return lambda bpt, b, i, P, s: None
+
+
+@overload(_move_point, inline="always")
+def _move_point_ol(bpt, b, i, b2, i2):
+    if _copies(bpt):
+
+        def move(bpt, b, i, b2, i2):
+            bpt[b, i, :] = bpt[b2, i2, :]
+
+        return move
+    return lambda bpt, b, i, b2, i2: None
 
 
 @numba.njit(cache=True)
@@ -144,7 +210,7 @@ def _split(st, P, v):
             if (vals[i] <= x) == side:
                 s = pts[i]
                 bkt[bb, m] = s
-                bpt[bb, m, :] = P[s, :]
+                _keep_point(bpt, bb, m, P, s)
                 where[s, 0] = bb
                 where[s, 1] = m
                 m += 1
@@ -161,7 +227,7 @@ def kd_insert(st, P, s):
     b = nodes[v, BUCKET]
     n = bsize[b]
     bkt[b, n] = s
-    st[11][b, n, :] = P[s, :]
+    _keep_point(st[11], b, n, P, s)
     where[s, 0] = b
     where[s, 1] = n
     bsize[b] = n + 1
@@ -179,7 +245,7 @@ def kd_delete(st, P, s):
     n = bsize[b] - 1
     last = bkt[b, n]
     bkt[b, i] = last
-    bpt[b, i, :] = bpt[b, n, :]
+    _move_point(bpt, b, i, b, n)
     where[last, 1] = i
     bsize[b] = n
     where[s, 0] = -1
@@ -201,7 +267,7 @@ def kd_delete(st, P, s):
         for t in range(nr):
             u = bkt[br, t]
             bkt[bl, nl + t] = u
-            bpt[bl, nl + t, :] = bpt[br, t, :]
+            _move_point(bpt, bl, nl + t, br, t)
             where[u, 0] = bl
             where[u, 1] = nl + t
         bsize[bl] = nl + nr
@@ -254,7 +320,7 @@ def kd_query(st, P, seq, q, qseq, k, up, out):
                 for i in range(n):
                     s = bkt[b, i]
                     pc += 1
-                    if _qualifies_row(bpt, b, i, s, q, seq, qseq, up):
+                    if _leaf_test(bpt, P, b, i, s, q, seq, qseq, up):
                         out[found] = s
                         found += 1
                         if found == k:
@@ -298,26 +364,40 @@ class KDState(NamedTuple):
     meta: np.ndarray
     stack: np.ndarray
     masks: np.ndarray
-    bpt: np.ndarray
+    bpt: np.ndarray  # (buckets, width, D) point copies, or (0, 0) without
 
 
 class KDTreeIndex(CoveringIndex):
-    """Adaptive bucket k-d tree; ``overflow`` and ``underflow`` are the bucket limits."""
+    """Adaptive bucket k-d tree; ``overflow`` and ``underflow`` are the bucket limits,
+    ``point_copies`` whether the buckets keep copies of their points (see the module
+    docstring)."""
 
     name = "kdtree"
     kernels = Kernels(KDState, kd_room, kd_insert, kd_delete, kd_query)
 
-    def __init__(self, d: int, overflow: int = OVERFLOW, underflow: int = UNDERFLOW, **params):
-        super().__init__(d, overflow=overflow, underflow=underflow, **params)
+    def __init__(
+        self,
+        d: int,
+        overflow: int = OVERFLOW,
+        underflow: int = UNDERFLOW,
+        point_copies: bool = True,
+        **params,
+    ):
+        super().__init__(
+            d, overflow=overflow, underflow=underflow, point_copies=point_copies, **params
+        )
         if not (int(overflow) == overflow and overflow >= 2):
             raise InputError(f"overflow must be an integer >= 2, got {overflow!r}")
         if not (int(underflow) == underflow and 0 <= underflow < overflow):
             raise InputError(f"underflow must be an integer in [0, overflow), got {underflow!r}")
+        if not isinstance(point_copies, bool | np.bool_):
+            raise InputError(f"point_copies must be True or False, got {point_copies!r}")
         self.overflow, self.underflow = int(overflow), int(underflow)
+        self.point_copies = bool(point_copies)
         self.nodes = np.full((64, 6), -1, np.int64)
         self.sval = np.zeros(64)
         self.bkt = np.full((32, self.overflow + 1), -1, np.int64)
-        self.bpt = np.zeros((32, self.overflow + 1, self.D))  # the bucket's points, copied
+        self.bpt = self._copies_array(32, self.overflow + 1)  # the buckets' points, copied
         self.bsize = np.zeros(32, np.int64)
         self.bnode = np.full(32, -1, np.int64)
         self.where = np.full((self.capacity, 2), -1, np.int64)
@@ -332,6 +412,12 @@ class KDTreeIndex(CoveringIndex):
         self._stack = np.empty(66, np.int64)
         self._masks = np.empty(66, np.int64)
         self._state()
+
+    def _copies_array(self, buckets: int, width: int) -> np.ndarray:
+        """Room for the point copies of ``buckets`` buckets (an empty 2-D array without)."""
+        if self.point_copies:
+            return np.zeros((buckets, width, self.D))
+        return np.zeros((0, 0))
 
     def _state(self) -> None:
         self.st = KDState(
@@ -363,9 +449,10 @@ class KDTreeIndex(CoveringIndex):
             bkt = np.full((len(self.bkt), 2 * w), -1, np.int64)
             bkt[:, :w] = self.bkt
             self.bkt = bkt
-            bpt = np.zeros((len(self.bkt), 2 * w, self.D))
-            bpt[:, :w] = self.bpt
-            self.bpt = bpt
+            if self.point_copies:
+                bpt = self._copies_array(len(self.bkt), 2 * w)
+                bpt[:, :w] = self.bpt
+                self.bpt = bpt
         elif code == MORE_IDS:
             if self.meta[NFREE_NODES] < 2:
                 old = len(self.nodes)
@@ -385,9 +472,10 @@ class KDTreeIndex(CoveringIndex):
                 old = len(self.bsize)
                 bkt = np.full((2 * old, self.bkt.shape[1]), -1, np.int64)
                 bkt[:old] = self.bkt
-                bpt = np.zeros((2 * old, self.bkt.shape[1], self.D))
-                bpt[:old] = self.bpt
-                self.bpt = bpt
+                if self.point_copies:
+                    bpt = self._copies_array(2 * old, self.bkt.shape[1])
+                    bpt[:old] = self.bpt
+                    self.bpt = bpt
                 bsize = np.zeros(2 * old, np.int64)
                 bsize[:old] = self.bsize
                 bnode = np.full(2 * old, -1, np.int64)
