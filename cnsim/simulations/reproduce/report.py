@@ -125,14 +125,7 @@ def _item(doc, item: Item, repro, results, compared, claims) -> None:
         parts.append(_figure(doc, item, shown, held, values))
     rows = compared[compared["item"] == item.name]
     if len(rows):
-        table = rows.drop(columns=["item", "scale"]).set_index(["approach", "metric"])
-        parts.append(
-            doc.table(
-                table,
-                f"compare_{item.sweep}",
-                f"{item.name}: the paper's printed values beside ours (ratio = ours / paper).",
-            )  # fmt: skip
-        )
+        parts.append(_comparison_table(doc, item, rows))
     said = claims[claims["item"] == item.name]
     if len(said):
         parts.append(
@@ -151,6 +144,25 @@ def _item(doc, item: Item, repro, results, compared, claims) -> None:
         f"{html.escape(item.sweep)}</a> (every metric, every parameter).</p>"
     )
     doc.section(f"{item.name} — {item.title}{setting(item, shown)}", parts)
+
+
+#: the comparison's columns an item's table shows (comparison.csv has them all)
+SHOWN = ("approach", "metric", "parameters", "reading", "paper", "ours", "ci_low", "ci_high",
+         "expected", "status", "cause")  # fmt: skip
+
+
+def _comparison_table(doc, item: Item, rows: pd.DataFrame) -> str:
+    """The item's values beside ours: the shown columns (provenance where a value is not
+    printed in the item, readings where the counting is open), the reasons below."""
+    shown = [c for c in SHOWN if c != "reading" or rows["reading"].astype(bool).any()]
+    if (rows["provenance"] != "printed").any():
+        shown.insert(3, "provenance")
+    table = rows[[c for c in shown if c in rows.columns]].set_index(["approach", "metric"])
+    caption = (f"{item.name}: the paper's values beside ours, with our 90% interval "
+               "(ci_low, ci_high) and the noise-free expectation where computed.")  # fmt: skip
+    whys = [f"{r.reading}: {r.why}" for r in rows.drop_duplicates("why").itertuples() if r.why]
+    notes = "".join(f"<p class='note'>Reading chosen — {html.escape(w)}.</p>" for w in whys)
+    return doc.table(table, f"compare_{item.sweep}", caption) + notes
 
 
 def setting(item: Item, rows: pd.DataFrame) -> str:
