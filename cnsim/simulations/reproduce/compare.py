@@ -126,9 +126,11 @@ def comparison(reproduction: Reproduction, results: Results, quick: bool) -> pd.
 
 
 def readings(value: PaperValue) -> list[tuple[PaperValue, bool]]:
-    """The value as chosen, then as each other reading counts it (its metric replaced)."""
+    """The value as chosen, then as each other reading counts it (its metric replaced;
+    the chosen reading's reason and cause are its own)."""
     return [(value, True)] + [
-        (replace(value, metric=r.metric, reading=r.name, why=""), False) for r in value.others
+        (replace(value, metric=r.metric, reading=r.name, why="", cause=""), False)
+        for r in value.others
     ]
 
 
