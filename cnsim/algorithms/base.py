@@ -232,14 +232,16 @@ class Approach(ABC):
 
     def calls(self) -> dict[str, int]:
         """Index calls so far, under their metric column names: as cnsim makes them
-        (``counter``) and, in ``calls_min_y_paper`` and ``calls_snap_paper``, as seed
-        003 §V counts them — the same numbers unless the approach counts otherwise
-        (Paint-Sparse: :class:`cnsim.algorithms.paint_sparse.PaperCount`)."""
+        (``counter``) and, in ``calls_min_y_paper``, ``calls_snap_paper`` and
+        ``calls_snap_footnote7``, as seed 003 §V may count them — the same numbers unless
+        the approach counts otherwise (Paint-Sparse:
+        :class:`cnsim.algorithms.paint_sparse.PaperCount`)."""
         calls = self.counter.as_dict()
         return {
             **calls,
             "calls_min_y_paper": calls["calls_min_y"],
             "calls_snap_paper": calls["calls_snap"],
+            "calls_snap_footnote7": calls["calls_snap"],
         }
 
     @property

@@ -111,6 +111,7 @@ class PaintSparse(PaintDense):
             **super().calls(),
             "calls_min_y_paper": self.paper.min_y,
             "calls_snap_paper": self.paper.snap,
+            "calls_snap_footnote7": self.paper.snap_footnote7,
         }
 
     def rank_raising(self, *args, **kwargs) -> None:

@@ -539,6 +539,9 @@ CATALOG = Catalog(
         _calls("calls_snap", "snap calls", "Table III", cli="snap"),
         _calls("calls_min_y_paper", "min_y calls (paper's count)", "Table III, IV"),
         _calls("calls_snap_paper", "snap calls (paper's count)", "Table III, IV"),
+        # the other reading of Paint-Sparse's snaps: footnote 7's (<= 3 per merge test,
+        # one per strip of IR^z(i) per sweep step)
+        _calls("calls_snap_footnote7", "snap calls (footnote 7's count)", "Table III, IV"),
         # 1.5-d polygon sweeps (Algorithm 7); Table VII counts min_y + min_x2. 1-d
         # approaches make none (their counters have no min_x2).
         _calls("calls_min_x2", "min_x2 calls", "Table VII", missing=0),

@@ -31,7 +31,8 @@ def _strip(value):
         return {
             k: _strip(v)
             for k, v in value.items()
-            if not k.endswith(WALL) and not k.startswith("ci90_") and "notified_subs" not in k
+            if not k.endswith(WALL) and not k.startswith("ci90_")
+            and "notified_subs" not in k and "footnote7" not in k
         }
     return value
 
@@ -60,6 +61,12 @@ def test_outputs_equal_the_golden_copy(name, tmp_path):
             # added after the copies were made: distinct subscriptions reached
             assert (got["notified_subs"] <= got["delivered_msgs"]).all()
             got = got.drop(columns="notified_subs")
+        if "calls_snap_footnote7" in got.columns and "calls_snap_footnote7" not in want.columns:
+            # added after the copies were made: footnote 7's count of Paint-Sparse's snaps,
+            # cnsim's own for every other approach
+            other = ~got["approach"].str.contains("paint-sparse")
+            assert (got.loc[other, "calls_snap_footnote7"] == got.loc[other, "calls_snap"]).all()
+            got = got.drop(columns="calls_snap_footnote7")
         assert list(got.columns) == list(want.columns)
         keep = [c for c in want.columns if not c.endswith(WALL)]
         pd.testing.assert_frame_equal(got[keep], want[keep])
