@@ -86,7 +86,7 @@ def _overview(doc, repro, compared, claims, times, quick) -> None:
         f"re-run ({len(legible)} legible in our copy). Of those, {len(with_ci)} have a 90% "
         f"interval, and the paper's value is <b>{consistent}</b> times inside it or within "
         f"{repro.slack:.0%} of its nearer end; of the {len(legible) - len(with_ci)} without "
-        f"one, <b>{agree}</b> agree within {repro.tolerance:.0%}. "
+        f"one, <b>{agree}</b> within {repro.tolerance:.0%} of ours. "
         f"{len(compared) - len(counted)} not run. Where the paper's counting is open, "
         f"the comparison shows the reading chosen (and why) and {others} rows of the other "
         f"readings beside it. <b>{len(claims)}</b> statements the "
