@@ -111,29 +111,6 @@ def bench_reporting_mode(n: int, ps, ks, log, seed: int = 1) -> dict:
     return res
 
 
-def bench_sensitivity(n: int, ks, log, seed: int = 1) -> dict:
-    """How Table I moves with the bucket limits and the attribute domain (k-d tree), one
-    at a time.  Superseded in ``cnsim bench covering`` by
-    :func:`bench_table_sensitivity`, whose grid holds these settings."""
-    res = {}
-    for p in (0.05, 0.4):
-        for overflow in (16, 32, 64, 128):
-            cs = command_stream(n, 5, p, seed=seed, bits=BITS)
-            for k in ks:
-                r = run_stream(cs, "kdtree", "gk", k, **index_params("kdtree", overflow=overflow))
-                r["table"] = table_row(r)
-                res[f"p={p}/overflow={overflow}/bits={BITS}/k={k}"] = r
-                log(f"sens p={p} overflow={overflow} k={k}: {r['table']}")
-        for bits in (4, 6, 16):
-            cs = command_stream(n, 5, p, seed=seed, bits=bits)
-            for k in ks:
-                r = run_stream(cs, "kdtree", "gk", k, **index_params("kdtree"))
-                r["table"] = table_row(r)
-                res[f"p={p}/overflow={OVERFLOW}/bits={bits}/k={k}"] = r
-                log(f"sens p={p} bits={bits} k={k}: {r['table']}")
-    return res
-
-
 #: the grid of :func:`bench_table_sensitivity` (seed 001 states none of these): k-d tree
 #: bucket overflow limits, attribute domains (bits of the command stream), underflow
 #: limits as fractions of the overflow beside the default 1/4, Z-order bits per coordinate

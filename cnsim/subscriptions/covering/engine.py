@@ -48,7 +48,7 @@ from cnsim.subscriptions.covering.base import KERNELS, Kernels
 SUB, UNSUB = 0, 1
 # sha256 of base.py, kdtree.py, naive.py, zorder.py (in that order), first 16 hex digits:
 # see the module docstring (tests/subscriptions/covering/test_engine_cache.py checks it)
-INDEX_SOURCES = "403a32c6bfbe6125"
+INDEX_SOURCES = "79ba133b887f82e2"
 # gs columns
 INDEG, OUTDEG, OHEAD, EXAMINED, FWD, SID = range(6)
 NEXT, PREV = 0, 1

@@ -469,12 +469,6 @@ class ZOrderIndex(CoveringIndex):
         b = (c[None, :] >> self._shift[:, None]) & 1
         return (1 << self.total) | int((b * self._w).sum())
 
-    def sorted_slots(self) -> np.ndarray:
-        """The indexed slots in ``(key, slot)`` order."""
-        nb = self.meta[NBLK]
-        parts = [self.bslot[b, : self.binfo[b, BSIZE]] for b in self.binfo[:nb, ORDER]]
-        return np.concatenate(parts) if parts else np.zeros(0, np.int64)
-
     def _insert(self, slot: int) -> None:
         self.check_points(self.P[slot])
         super()._insert(slot)
