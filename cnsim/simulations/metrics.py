@@ -199,10 +199,9 @@ def interval(values, blocks: int = BLOCKS) -> float | None:
     (blocks of many events are close to independent even where events are not). None
     with fewer than two values per block or a value missing."""
     v = np.asarray(values, dtype=float)
-    if len(v) < 2 * blocks or np.isnan(v).any():
+    if np.isnan(v).any():
         return None
-    means = np.array([part.mean() for part in np.array_split(v, blocks)])
-    return _half_width(means)
+    return ratio_interval(v, np.ones_like(v), blocks)  # a block's mean: its sum / length
 
 
 def ratio_interval(num, den, blocks: int = BLOCKS) -> float | None:
@@ -216,14 +215,17 @@ def ratio_interval(num, den, blocks: int = BLOCKS) -> float | None:
                                                np.array_split(d, blocks), strict=True)]  # fmt: skip
     if any(b == 0 for _, b in sums):
         return None
-    return _half_width(np.array([a / b for a, b in sums]))
+    return student_half_width(np.array([a / b for a, b in sums]))
 
 
-def _half_width(means: np.ndarray) -> float:
+def student_half_width(values) -> float:
+    """Half-width of the 90% confidence interval of the mean of independent ``values``
+    (Student's t, ``len(values) - 1`` degrees of freedom)."""
     from scipy.stats import t  # importing scipy.stats takes ~0.8 s: only when needed
 
-    q = float(t.ppf(0.5 + CONFIDENCE / 2, len(means) - 1))
-    return q * float(means.std(ddof=1)) / math.sqrt(len(means))
+    v = np.asarray(values, dtype=float)
+    q = float(t.ppf(0.5 + CONFIDENCE / 2, len(v) - 1))
+    return q * float(v.std(ddof=1)) / math.sqrt(len(v))
 
 
 def _command(name: str):

@@ -23,9 +23,8 @@ from dataclasses import replace
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
-from cnsim.simulations.metrics import CATALOG, CONFIDENCE, INTERVAL
+from cnsim.simulations.metrics import CATALOG, INTERVAL, student_half_width
 from cnsim.simulations.reproduce.catalog import PaperValue, Reproduction, Results, Verdict
 
 COLUMNS = (
@@ -67,9 +66,7 @@ def half_width(rows: pd.DataFrame, metric: str) -> float:
     if key is not None and key in rows.columns and rows[key].notna().all() and len(rows):
         return float(np.sqrt((rows[key].astype(float) ** 2).sum()) / len(rows))
     if len(rows) >= 2:
-        values = rows[metric].astype(float)
-        q = stats.t.ppf(0.5 + CONFIDENCE / 2, len(rows) - 1)
-        return float(q * values.std(ddof=1) / math.sqrt(len(rows)))
+        return student_half_width(rows[metric])
     return math.nan
 
 
