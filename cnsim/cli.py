@@ -373,6 +373,10 @@ BENCHES = {  # name -> (module with run_bench(quick, full, **named) -> dict, wha
         "cnsim.bench.ranked_churn",
         "Ranked delivery runs with joins and leaves, both score models, then verify.",
     ),
+    "churn": (
+        "cnsim.bench.churn",
+        "Subscribers joining and leaving (1% per 1,000 events) against none, per event.",
+    ),
     "layout": ("cnsim.bench.layout", "Subscriber lists in delivery order: cost per delivery."),
     "fidelity": ("cnsim.bench.fidelity", "Seed 003 Tables I-III: Paint-Sparse's calls, readings."),
     "redundancy": (

@@ -174,6 +174,60 @@ def refit(start, end, pts, box, leaf_of, pos, live):
         _merge(box, v, 2 * v + 1)
 
 
+class Tombstones:
+    """Points of a static tree (or forest) that leave and come back, in place.
+
+    A point is *dead* while its coordinate ``axis`` is ``+inf``, where ``axis`` is a
+    coordinate that is not lower-open: a message box reaches ``lo <= p < hi`` there,
+    which no ``+inf`` meets, and the boxes are fitted over every point, dead ones
+    included, so a node holding a dead point has ``+inf`` as its maximum on ``axis``
+    and is never taken whole (its closed query box ends below ``+inf``): every search
+    looks at its points one by one and passes the dead. The tree keeps its shape;
+    a change refits the boxes on its leaf-to-root path (O(leaf + depth)).
+    Built on first use: 16 bytes a point (the own coordinate, the leaf)."""
+
+    def __init__(self, tree: KdTree, roots: np.ndarray, axis: int):
+        self.tree, self.axis = tree, axis
+        self.own = tree.pts[:, axis].copy()  # every position's own coordinate
+        n_nodes = tree.n_nodes
+        sizes = np.diff(np.append(np.asarray(roots, np.int64), n_nodes))
+        self.root_of = np.repeat(np.asarray(roots, np.int64), sizes)
+        leaves = np.flatnonzero(tree.leaf & (tree.end > tree.start))
+        self.leaf_of = np.empty(len(tree.pts), np.int64)
+        self.leaf_of[_positions(tree.start[leaves], tree.end[leaves])] = np.repeat(
+            leaves, tree.end[leaves] - tree.start[leaves]
+        )
+
+    def set(self, pos: np.ndarray, alive: bool) -> None:
+        """Make the points at tree positions ``pos`` alive or dead."""
+        pos = np.asarray(pos, np.int64)
+        values = self.own[pos] if alive else np.full(len(pos), np.inf)
+        t = self.tree
+        _move(t.start, t.end, t.pts, t.box, self.leaf_of, self.root_of, pos, self.axis, values)
+
+
+def _positions(start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """``concatenate([arange(s, e) for s, e in zip(start, end)])``, vectorised."""
+    sizes = end - start
+    first = np.repeat(start - np.concatenate([[0], np.cumsum(sizes)[:-1]]), sizes)
+    return first + np.arange(int(sizes.sum()))
+
+
+@numba.njit(cache=True)
+def _move(start, end, pts, box, leaf_of, root_of, pos, axis, values):
+    """Set ``pts[pos[t], axis] = values[t]`` and refit each one's leaf-to-root path in
+    a forest (node ``root + local`` has children ``root + 2 local + 1``, ``+ 2``)."""
+    for t in range(len(pos)):
+        p = pos[t]
+        pts[p, axis] = values[t]
+        v = leaf_of[p]
+        _fit_leaf(start, end, pts, box, v, -1)
+        root = root_of[v]
+        while v > root:
+            v = root + (v - root - 1) // 2
+            _merge(box, v, root + 2 * (v - root) + 1)
+
+
 def traversal(skip, take_whole, take_leaf, swap):
     """A depth-first search of one tree of a forest (a plain tree is the forest of one
     tree, rooted at node 0) made of four numba functions saying what a query does at a

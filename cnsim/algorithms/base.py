@@ -244,6 +244,11 @@ class Approach(ABC):
             "calls_snap_footnote7": calls["calls_snap"],
         }
 
+    def object_index(self):
+        """The server's object index, which answers the first list of a subscription
+        that joins (:func:`cnsim.subscriptions.churn.first_lists`); None: no server."""
+        return None
+
     @property
     def name(self) -> str:
         """The canonical name."""

@@ -64,6 +64,9 @@ class Online(Approach):
         """The base approach's calls (it owns the indexes and counts)."""
         return self.base.calls()
 
+    def object_index(self):
+        return self.base.object_index()
+
 
 class Coalesce(Online):
     """Coalesce: one update per object, then in order, with the base algorithm."""

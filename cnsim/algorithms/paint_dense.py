@@ -39,6 +39,9 @@ class PaintDense(Approach):
         """Paint-Dense over its own object index."""
         return cls(view.object_index(), view.k, spec.eps)
 
+    def object_index(self) -> ObjectIndex:
+        return self.objects
+
     def process(self, updates: Updates) -> Messages:
         """Apply ``updates`` one at a time, each followed by its messages."""
         out = MessageWriter()

@@ -50,6 +50,9 @@ class KindPaintDense(Approach):
         """The kind's Paint over its own object index."""
         return cls(view.server.paints[cls.family](view.object_index(), view), view)
 
+    def object_index(self):
+        return self.impl.objects
+
     def process(self, updates: Updates) -> Messages:
         """Apply ``updates`` one at a time, each followed by its messages."""
         impl, parts = self.impl, []

@@ -118,6 +118,9 @@ class Unicast(Approach):
                                       self.hi, self.k)  # fmt: skip
         self.lists = lists  # the server's own copy of every subscriber's list
 
+    def object_index(self) -> ObjectIndex:
+        return self.objects
+
     @property
     def subscriber_lists(self) -> TopKLists:
         """The server's copy is its subscribers' lists: it applies exactly the targeted

@@ -223,6 +223,9 @@ class Network(ABC):
     # subscriptions join and leave between events (NetworkSetup.commands): the run loop
     # calls apply_commands before each event
     joins: ClassVar[bool] = False
+    # the subscriptions of a run with fixed kinds come and go ([churn]): the run loop
+    # calls set_alive between batches and join_ip_hops for the joining ones' lists
+    churns: ClassVar[bool] = False
     # the ranked delivery of a run with a ranked approach (cnsim.brokers.ranked,
     # cnsim.brokers.ranked_content): built by a network that carries ranked messages
     ranked = None
@@ -254,6 +257,17 @@ class Network(ABC):
         network that declares ``joins``); return what they cost, by metric name, and
         the state they leave (routing entries)."""
         raise NotImplementedError(f"the {self.kind!r} network takes no joins or leaves")
+
+    def set_alive(self, ids: np.ndarray, alive: bool) -> None:
+        """Subscriptions ``ids`` join (``alive``) or leave their gateways (a network that
+        declares ``churns``); from then on deliveries reach the live ones only."""
+        raise NotImplementedError(f"the {self.kind!r} network takes no joins or leaves")
+
+    def join_ip_hops(self, ids: np.ndarray, entry: str) -> np.ndarray:
+        """IP hops of the message carrying each joining subscription's first list: from
+        the server (``entry`` "server") through its gateway broker to its node, or from
+        its gateway broker alone (``entry`` "publisher": CN-Relax has no server)."""
+        return np.zeros(len(ids), np.int64)
 
     def place_servers(self, zones, events) -> np.ndarray | None:
         """Place the servers of the distributed object database (``zones``: a

@@ -32,6 +32,18 @@ class Gateways:
         self._k = kdtree.box_kernels(tuple(self.lower_open))  # compiled for this S
         self.ids = order[self._t.perm]  # the subscription at every forest position
         self.zone_ptr = ptr  # zone z holds ids[ptr[z]:ptr[z + 1]]
+        self._dead: kdtree.Tombstones | None = None  # made by the first set_alive
+        self._pos: np.ndarray | None = None  # the forest position of every subscription
+
+    def set_alive(self, ids: np.ndarray, alive: bool) -> None:
+        """Subscriptions ``ids`` leave their gateways' stores (``alive`` False) or come
+        back (:class:`cnsim.kdtree.Tombstones`)."""
+        if self._dead is None:
+            axis = int(np.flatnonzero(~self.lower_open)[0])  # an upper bound: never +inf
+            self._dead = kdtree.Tombstones(self._t, self.base, axis)
+            self._pos = np.empty(len(self.ids), np.int64)
+            self._pos[self.ids] = np.arange(len(self.ids))
+        self._dead.set(self._pos[np.asarray(ids, np.int64)], alive)
 
     def held(self) -> np.ndarray:
         """Number of subscriptions every zone holds."""

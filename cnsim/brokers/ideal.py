@@ -17,6 +17,7 @@ class IdealCN(Network):
 
     kind = "ideal"
     has_brokers = False
+    churns = True  # it delivers from the run's index of S, which the run keeps live
 
     def __init__(self, subscriptions: SubscriptionIndex):
         self.subscriptions = subscriptions
@@ -41,6 +42,10 @@ class IdealCN(Network):
         # (seed 003's Figure 16) delivers hundreds of millions of messages
         pos = pos.astype(np.int32) if len(order) < 2**31 else pos
         return Delivery.of(messages, offsets, order[pos].astype(pos.dtype), rows=pos)
+
+    def set_alive(self, ids: np.ndarray, alive: bool) -> None:
+        """Nothing of its own to change: the run's index of S it delivers from is
+        updated by the run (:meth:`SubscriptionIndex.set_alive`)."""
 
     def layout(self) -> np.ndarray:
         """The index's order: the deliveries of a rectangle are runs of its leaves."""

@@ -59,6 +59,7 @@ class MeghdootCN(Network):
     """Delivery over CAN zones and an IP network; per-broker load is accumulated."""
 
     kind = "meghdoot"
+    churns = True  # a gateway takes and drops subscriptions of its zone in place
     carries = ALL_CARRIED | {("publisher", "ranked")}  # ranked delivery: zone score bounds
 
     def __init__(self, subscriptions, zones: Zones, world: World, endpoints: Endpoints):
@@ -153,6 +154,19 @@ class MeghdootCN(Network):
             paths=Paths(sources, routes.hop_ptr, routes.hop_from, routes.hop_to),
         )
         return delivery, traffic
+
+    def set_alive(self, ids: np.ndarray, alive: bool) -> None:
+        """Subscriptions ``ids`` join or leave the stores of their gateway brokers."""
+        self.gateways.set_alive(ids, alive)
+        np.add.at(self.held, self.gateway[ids], 1 if alive else -1)
+
+    def join_ip_hops(self, ids: np.ndarray, entry: str) -> np.ndarray:
+        """Server to gateway broker (``broker_hops``) and on to the node (the last hop),
+        or the last hop alone."""
+        hops = self.last_hop[ids]
+        if entry == "server":
+            hops = hops + self.world.broker_hops[self.server, self.gateway[ids]]
+        return hops.astype(np.int64)
 
     def layout(self) -> np.ndarray:
         """By gateway zone, then by leaf of the zone's k-d tree: a message's deliveries at

@@ -38,6 +38,7 @@ from cnsim.schema import (
     check_value,
     config_error,
 )
+from cnsim.subscriptions.churn import LIFETIMES
 from cnsim.subscriptions.covering import INDEXES
 from cnsim.subscriptions.covering.base import MAX_ATTRIBUTES
 from cnsim.subscriptions.kinds import KINDS
@@ -149,6 +150,12 @@ SCHEMA: dict[str, dict[str, Key]] = {
             int, 1, low=1, high=10_000, doc="servers holding the objects, one x-zone each"
         ),
     },
+    "churn": {  # subscribers that come and go (cnsim/subscriptions/churn.py)
+        "joins": Key(float, 0.0, low=0.0, high=1e6, doc="subscriptions joining per event"),
+        "lifetime": Key(str, "none", LIFETIMES, doc="how long a subscription stays ('none': ever)"),
+        "mean_lifetime": Key(float, 1000.0, low=1e-9, high=1e15, doc="mean lifetime, in events"),
+        "pareto_shape": Key(float, 2.0, low=1.01, high=1e3, doc="shape a of Pareto lifetimes"),
+    },
     "ranked": {  # ranked delivery, approach 'ranked' (cnsim/brokers/ranked.py)
         "k": Key(int, 10, low=1, high=1000, doc="recipients per event: the k best-scoring"),
         "scores": Key(str, "uniform", SCORE_MODELS, doc="subscription scores (a bid, 1 - length)"),
@@ -168,7 +175,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
 
 # Sections left out of Scenario.as_dict() (summary.json, sweep run ids) while every key
 # has its default, so runs that do not use them are recorded exactly as before.
-OMITTED_AT_DEFAULT = ("server", "ranked")
+OMITTED_AT_DEFAULT = ("server", "ranked", "churn")
 # Keys left out of Scenario.as_dict() while all of them are at their default, likewise
 # (1.5-d range subscriptions).
 OMITTED_KEYS_AT_DEFAULT = {
@@ -354,11 +361,49 @@ UNUSED_RULES: tuple[Rule, ...] = (
         "algorithm.approaches has 'ranked'",
     ),
     *_read_only(
+        ("churn.mean_lifetime",),
+        lambda v: v["churn"]["lifetime"] != "none",
+        "churn.lifetime is 'exponential' or 'pareto'",
+    ),
+    *_read_only(
+        ("churn.pareto_shape",),
+        lambda v: v["churn"]["lifetime"] == "pareto",
+        "churn.lifetime = 'pareto'",
+    ),
+    *_read_only(
         ("server.count",),
         _server_approach,
         "an approach with a server runs (paint-*, unicast, batch; not only cn-relax)",
     ),
 )
+
+
+def _churn_rules() -> tuple[Rule, ...]:
+    """Where subscribers may come and go: each ``[churn]`` key that makes them, refused
+    over an overlay that does not take them and beside ranked delivery."""
+    overlays = " or ".join(repr(k) for k, n in NETWORKS.items() if n.churns)
+    rules = []
+    for key, off in (("joins", 0.0), ("lifetime", "none")):
+        rules += [
+            Rule(
+                f"churn.{key}",
+                lambda v, key=key, off=off: v["churn"][key] == off
+                or NETWORKS[v["overlay"]["kind"]].churns,
+                "needs an overlay whose brokers take joining and leaving subscriptions",
+                f"{off!r} unless overlay.kind is {overlays} (not {{overlay[kind]!r}})",
+            ),
+            Rule(
+                f"churn.{key}",
+                lambda v, key=key, off=off: v["churn"][key] == off
+                or not any(parse(a).message == "ranked" for a in v["algorithm"]["approaches"]),
+                "does not apply to ranked delivery (its joins and leaves are ranked.commands)",
+                f"{off!r} when algorithm.approaches has 'ranked'",
+            ),
+        ]
+    return tuple(rules)
+
+
+CHURN_RULES: tuple[Rule, ...] = _churn_rules()
 
 
 RULES: tuple[Rule, ...] = (  # rules across the scenario's keys, checked after SCHEMA
@@ -483,6 +528,7 @@ RULES: tuple[Rule, ...] = (  # rules across the scenario's keys, checked after S
         "applies only to join/leave commands (ranked.commands = 0)",
         "0.5 (the default) unless ranked.commands > 0",
     ),
+    *CHURN_RULES,
     *KIND_RULES,
     *UNUSED_RULES,
 )

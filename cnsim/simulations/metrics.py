@@ -47,7 +47,7 @@ AGGREGATES = ("mean", "max", "total", "p50", "p95", "p99", "run")
 #: of consecutive blocks of batches its batch means are taken over
 CONFIDENCE, BLOCKS = 0.90, 20
 INTERVAL = "ci90"  # its summary entries: ci90_{name}
-MODES = ("counting", "timed", "distributed", "churn", "churn-timed", "ranked")
+MODES = ("counting", "timed", "distributed", "churn", "churn-timed", "joins", "ranked")
 
 
 @dataclass(frozen=True)
@@ -317,6 +317,37 @@ def _churn_metrics() -> list[Metric]:
             mode="churn-timed",
         ))  # fmt: skip
     return out
+
+
+def _join(name: str):
+    """The collect function of what the subscribers joining and leaving before a batch
+    cost (:class:`cnsim.simulations.runner.Simulation`, ``[churn]``)."""
+    return lambda o: o.joins[name]
+
+
+def _join_metrics() -> list[Metric]:
+    """Subscribers that come and go during a run (``[churn]``, mode "joins"): how many
+    joined and left before the batch, how many are live, and what the joining ones'
+    first lists cost (the server's ``min_y`` calls, and one message each from the
+    server through the gateway broker — CN-Relax: every object of its range, from the
+    gateway broker)."""
+    sums = ("mean", "total")
+    return [
+        Metric("joins", "subscriptions", "subscriptions joining", aggregates=sums,
+               mode="joins", collect=_join("joins")),
+        Metric("leaves", "subscriptions", "subscriptions leaving", aggregates=sums,
+               mode="joins", collect=_join("leaves")),
+        Metric("live_subs", "subscriptions", "live subscriptions", aggregates=("mean", "max"),
+               mode="joins", collect=_join("live_subs")),
+        Metric("join_calls", "calls", "min_y calls for joining subscriptions' lists",
+               aggregates=sums, mode="joins", collect=_join("join_calls")),
+        Metric("join_msgs", "messages", "first-list messages to joining subscriptions",
+               aggregates=sums, mode="joins", collect=_join("join_msgs")),
+        Metric("join_bytes", "bytes", "bytes of the joining subscriptions' first lists",
+               aggregates=sums, mode="joins", collect=_join("join_bytes")),
+        Metric("join_ip_bytes", "bytes", "IP bytes of the joining subscriptions' first lists",
+               aggregates=sums, mode="joins", collect=_join("join_ip_bytes")),
+    ]  # fmt: skip
 
 
 def _server(o) -> int:
@@ -609,6 +640,9 @@ CATALOG = Catalog(
         # previous event cost; the event's own traffic is the counting metrics declared
         # ``stream``
         *_churn_metrics(),
+        # -- subscribers that come and go during a run ([churn]): per batch, who joined
+        # and left before it and what the joining ones' first lists cost
+        *_join_metrics(),
         # -- ranked delivery (approach 'ranked'): per batch the cost of finding
         # and notifying the global top-k of its events, and the flood baseline's beside;
         # per approach the pruning ratios (threshold / flood, over the run) and the bound

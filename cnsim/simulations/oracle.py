@@ -79,3 +79,56 @@ def ranks(x, y, l, r, subs, obj):
                 below += 1
         out[t] = below + 1
     return out
+
+
+class Truth:
+    """The true state of every object id of a run's workload ``w``, advanced update by
+    update from its event stream, and every subscription as a box over the objects'
+    attributes (the kind's)."""
+
+    def __init__(self, w):
+        cap = len(w.x) + len(w.events.obj)
+        self.x = np.full(cap, np.nan)
+        self.y = np.full(cap, np.inf)
+        self.x[: len(w.x)], self.y[: len(w.x)] = w.x, w.y
+        self.l, self.r, self.k = w.l, w.r, w.k
+        self.workload = w
+        self.lo, self.hi = (np.ascontiguousarray(b, np.float64) for b in w.kind.bounds(w))
+
+    def apply(self, updates) -> None:
+        """Apply updates in order (an object may be updated twice in a batch)."""
+        for i, x, _, y_new in updates:
+            self.x[i], self.y[i] = x, y_new
+
+    def points(self) -> np.ndarray:
+        """Every object id's attributes, as the kind's boxes read them."""
+        return np.ascontiguousarray(self.workload.kind.object_points(self.workload, self.x))
+
+    def top_k(self, y: np.ndarray | None = None):
+        """Every subscription's true top-k (ids, ys) for the current y (or ``y``)."""
+        y = self.y if y is None else y
+        points = self.points()
+        return true_top_k(points, y[: len(points)], self.lo, self.hi, self.k)
+
+    def inside(self, subs: np.ndarray) -> np.ndarray:
+        """How many live objects each of subscriptions ``subs`` holds now."""
+        points = self.points()
+        return objects_inside(points, self.y[: len(points)], self.lo[subs], self.hi[subs])
+
+
+@numba.njit(cache=True)
+def objects_inside(points, y, lo, hi):
+    """For each box ``[lo[j], hi[j]]``, how many live objects (finite ``y``) it holds."""
+    out = np.zeros(lo.shape[0], np.int64)
+    for j in range(lo.shape[0]):
+        for o in range(len(y)):
+            if y[o] == np.inf:
+                continue
+            inside = True
+            for t in range(lo.shape[1]):
+                if not (lo[j, t] <= points[o, t] <= hi[j, t]):
+                    inside = False
+                    break
+            if inside:
+                out[j] += 1
+    return out

@@ -35,6 +35,7 @@ from cnsim.errors import CLI, Names
 from cnsim.server.distributed import Zones
 from cnsim.simulations.config import Scenario, check_call
 from cnsim.simulations.metrics import CATALOG, INTERVAL, Metric, aggregate, ratio_interval
+from cnsim.simulations.oracle import Truth
 from cnsim.simulations.progress import interval_s, track
 from cnsim.simulations.ranked import ranked_summary, runs_ranked
 from cnsim.simulations.result import Result, claim_out_dir
@@ -43,6 +44,7 @@ from cnsim.simulations.server_load import ServerLoad
 from cnsim.simulations.sizes import check_fits
 from cnsim.simulations.timed import FixedClock, StreamClock, Timer
 from cnsim.simulations.world import Workload, build_workload
+from cnsim.subscriptions.churn import Churn, churns, first_lists, with_joiners
 from cnsim.subscriptions.covering.workload import command_workload
 from cnsim.subscriptions.kinds import kind_of
 from cnsim.subscriptions.lists import Layout, TopKLists
@@ -67,6 +69,8 @@ class Outcome:
     updated: np.ndarray  # the objects the batch's events update (not exposed ones)
     # a command stream: what the commands before the event cost (Network.apply_commands)
     commands: dict[str, float] = field(default_factory=dict)
+    # [churn]: who joined and left before the batch, what the joining ones' lists cost
+    joins: dict[str, float] = field(default_factory=dict)
 
 
 class Simulation:
@@ -77,8 +81,15 @@ class Simulation:
     def __init__(self, scenario: Scenario, events: int | None = None, track_lists: bool = True):
         self.scenario = scenario
         self.seeds = Seeds(scenario.seed)
-        self.workload: Workload = build_workload(scenario, self.seeds, events)
-        w = self.workload
+        w = build_workload(scenario, self.seeds, events)
+        # [churn]: every structure is built over the pool of the subscriptions the run
+        # ever holds, the joining ones absent until they join
+        self.churn: Churn | None = None
+        if churns(scenario["churn"]):
+            rng = self.seeds.rng("churn")
+            self.churn = Churn.draw(scenario["churn"], len(w.l), len(w.events), rng)
+            w = with_joiners(w, self.churn, self.seeds)
+        self.workload: Workload = w
         self.batch_size = scenario["events"]["batch_size"]
         self.subscriptions = w.kind.index(w)
         setup = network_setup(scenario, w.kind, len(w.events), self.seeds)
@@ -93,6 +104,8 @@ class Simulation:
         initial = w.kind.initial_lists(w, layout, max_id)
         servers = scenario["server"]["count"]
         view = server_view(w, scenario, self.subscriptions, initial)
+        self._view = view
+        self._boxes: tuple[np.ndarray, np.ndarray] | None = None  # made by _bounds
         self.approaches = [make_approach(name, view) for name in scenario.approaches]
         # [server] count > 1: the objects spread over servers by x (seed 003 appendix C)
         self.server_load: ServerLoad | None = None
@@ -123,6 +136,14 @@ class Simulation:
             )
             for a in self.approaches
         }
+        self.live: np.ndarray | None = None  # [churn]: which subscriptions are live
+        self._truth: Truth | None = None  # [churn] with a range store: the objects now
+        if self.churn is not None:
+            self.live = np.ones(self.churn.pool, np.bool_)
+            self._live_count = self.churn.pool
+            self._set_alive(np.arange(self.churn.initial, self.churn.pool), False)
+            if any(a.spec.stores == "range" for a in self.approaches):
+                self._truth = Truth(w)
 
     @property
     def n_events(self) -> int:
@@ -134,10 +155,16 @@ class Simulation:
 
     def metrics(self) -> list[Metric]:
         """The batch metrics the run loop collects from every outcome, in column order."""
+        return [m for mode in self.modes() for m in CATALOG.select("batch", mode) if m.collect]
+
+    def modes(self) -> tuple[str, ...]:
+        """The catalog's modes of the run's batch columns (timed mode adds its own)."""
         modes = ("counting",) if self.server_load is None else ("counting", "distributed")
+        if self.churn is not None:  # subscribers that come and go
+            modes = (*modes, "joins")
         if runs_ranked(self.approaches):  # ranked delivery's columns
             modes = (*modes, "ranked")
-        return [m for mode in modes for m in CATALOG.select("batch", mode) if m.collect]
+        return modes
 
     def frame(self, columns: dict[str, np.ndarray], metrics: list[Metric]) -> pd.DataFrame:
         """One row per approach and batch: the batch, then the metrics."""
@@ -160,18 +187,72 @@ class Simulation:
             yield first, min(first + self.batch_size, n)
 
     def steps(self) -> Iterator[tuple[int, dict[str, Outcome]]]:
-        """Process the batches in order, yielding each batch's outcome per approach."""
+        """Process the batches in order, yielding each batch's outcome per approach
+        (with ``[churn]``, the subscriptions due join and leave first)."""
         ev = self.workload.events
         for b, (first, stop) in enumerate(self.batches()):
             updates = ev.updates(first, stop)
             update_events = np.repeat(np.arange(first, stop), np.diff(ev.start[first : stop + 1]))
-            yield (
-                b,
-                {
-                    a.name: self._process(a, updates, update_events, first, stop)
-                    for a in self.approaches
-                },
-            )
+            joining = None if self.churn is None else self._churn(first, stop)
+            outcomes = {}
+            for a in self.approaches:
+                joins = {} if joining is None else self._join(a, *joining)
+                outcomes[a.name] = self._process(a, updates, update_events, first, stop)
+                outcomes[a.name].joins = joins
+            if self._truth is not None:
+                self._truth.apply(updates)
+            yield b, outcomes
+
+    def _set_alive(self, ids: np.ndarray, alive: bool) -> None:
+        """Subscriptions ``ids`` join or leave: the run's index of S (the server's), the
+        network's gateways and the live mask."""
+        self.subscriptions.set_alive(ids, alive)
+        self.network.set_alive(ids, alive)
+        self.live[ids] = alive
+        self._live_count += len(ids) if alive else -len(ids)
+
+    def _churn(self, first: int, stop: int) -> tuple[np.ndarray, dict[str, float]]:
+        """Let the subscriptions due before the batch ``first .. stop - 1`` join and
+        leave; the joining ones and the counts every approach's row records."""
+        joining, leaving = self.churn.due(first, stop)
+        self._set_alive(joining, True)
+        self._set_alive(leaving, False)
+        counts = {"joins": len(joining), "leaves": len(leaving), "live_subs": self._live_count}
+        return joining, counts
+
+    def _join(self, approach, joining: np.ndarray, counts: dict[str, float]) -> dict[str, float]:
+        """The first lists of the ``joining`` subscriptions under ``approach``: a top-k
+        list from its server's object index (``min_y`` calls, counted here), or — a range
+        store (CN-Relax) — every object of the range, from the gateway broker; each one
+        message over the network's IP hops (:meth:`Network.join_ip_hops`)."""
+        spec, w = approach.spec, self.workload
+        cost = {**counts, "join_calls": 0, "join_msgs": len(joining), "join_bytes": 0,
+                "join_ip_bytes": 0}  # fmt: skip
+        if not len(joining):
+            return cost
+        object_bytes = self.scenario["messages"]["object_bytes"]
+        if spec.stores == "range":
+            entries = self._truth.inside(joining)
+        else:
+            before = approach.calls()["calls_min_y"]
+            lo, hi = (b[joining] for b in self._bounds())
+            min_y = self._view.server.unicast.min_y
+            ids, ys = first_lists(min_y, approach.object_index(), lo, hi, w.k)
+            cost["join_calls"] = approach.calls()["calls_min_y"] - before
+            if approach.name in self.lists:
+                self.lists[approach.name].assign(joining, ids, ys)
+            entries = (ids >= 0).sum(axis=1)
+        hops = self.network.join_ip_hops(joining, spec.entry)
+        cost["join_bytes"] = int(entries.sum()) * object_bytes
+        cost["join_ip_bytes"] = int((entries * hops).sum()) * object_bytes
+        return cost
+
+    def _bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every subscription as a box over the objects' attributes (made once)."""
+        if self._boxes is None:
+            w = self.workload
+            self._boxes = tuple(np.ascontiguousarray(b, np.float64) for b in w.kind.bounds(w))
+        return self._boxes
 
     def _process(self, approach, updates: Updates, update_events, first, stop) -> Outcome:
         spec = approach.spec
@@ -563,16 +644,15 @@ def _memory(approach, sim: Simulation, object_bytes: int) -> int:
         return approach.memory_bytes(sim.workload.x, sim.workload.y, object_bytes)
     if approach.spec.stores == "notifications":  # ranked delivery: nothing kept
         return 0
-    return len(sim.workload.l) * sim.workload.k * object_bytes
+    live = len(sim.workload.l) if sim.live is None else int(sim.live.sum())
+    return live * sim.workload.k * object_bytes
 
 
 def _summary(scenario: Scenario, sim, frame: pd.DataFrame, setup_s, total_s, timer) -> dict:
     """The run's sizes and, per approach, every summary entry the catalog declares."""
-    modes = ("counting", "timed") if timer is not None else ("counting",)
-    if sim.server_load is not None:
-        modes = (*modes, "distributed")
-    if runs_ranked(sim.approaches):
-        modes = (*modes, "ranked")
+    modes = sim.modes()
+    if timer is not None:  # the timed columns, after the counting ones
+        modes = (modes[0], "timed", *modes[1:])
     per_approach = {}
     ref = reference_approach(sim)
     ref_rows = frame.loc[frame.approach == ref]
@@ -601,7 +681,8 @@ def _summary(scenario: Scenario, sim, frame: pd.DataFrame, setup_s, total_s, tim
         "scenario": scenario.as_dict(),
         "source": scenario.source,
         "objects": int(len(sim.workload.x)),
-        "subscriptions": int(len(sim.workload.l)),
+        # the initial ones ([churn]: those joining later are in "churn")
+        "subscriptions": int(len(sim.workload.l) if sim.churn is None else sim.churn.initial),
         "k": sim.workload.k,
         "events": int(len(sim.workload.events)),
         # events drawn as deletes, moves or updates that became inserts (no object left)
@@ -613,6 +694,13 @@ def _summary(scenario: Scenario, sim, frame: pd.DataFrame, setup_s, total_s, tim
         "total_time_s": total_s,
         "approaches": per_approach,
     }
+    if sim.churn is not None:
+        rows = frame.loc[frame.approach == sim.approaches[0].name]
+        summary["churn"] = {
+            "joined": int(rows["joins"].sum()),
+            "left": int(rows["leaves"].sum()),
+            "live_at_end": int(sim.live.sum()),
+        }
     if timer is not None:
         summary.update(timer.summary())
     return summary

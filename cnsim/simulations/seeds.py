@@ -25,6 +25,8 @@ STREAMS = (
     "scores",  # ranked delivery's subscription scores ([ranked] scores)
     "objects_x2",  # 1.5-d range subscriptions: every object's x2 (seed 003 appendix D)
     "ranked_churn",  # ranked delivery's joins and leaves ([ranked] commands, churn)
+    "churn",  # when subscriptions join and leave ([churn]; cnsim/subscriptions/churn.py)
+    "churn_subscriptions",  # the points of the joining subscriptions
 )
 
 

@@ -83,10 +83,11 @@ class Estimate:
 
 def quantities(scenario: Scenario, events: int | None = None, oracle: bool = False) -> dict:
     """The sizes the costs multiply, by cost name (``oracle``: run under verify)."""
-    m = scenario["subscriptions"]["count"]
     k = scenario["subscriptions"]["k"]
     n = scenario["objects"]["count"]
     n_events = scenario["events"]["count"] if events is None else events
+    # [churn]: every structure holds the pool, the initial and the joining subscriptions
+    m = scenario["subscriptions"]["count"] + round(scenario["churn"]["joins"] * n_events)
     specs = [parse(name) for name in scenario["algorithm"]["approaches"]]
     with_lists = sum(s.stores == "top-k" for s in specs)
     ranked = any(s.message == "ranked" for s in specs)

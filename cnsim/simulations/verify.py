@@ -66,7 +66,7 @@ from cnsim.simulations.minimum import (
     returners,
     search_fewest_messages,
 )
-from cnsim.simulations.oracle import inside, ranks, true_top_k
+from cnsim.simulations.oracle import Truth, inside, ranks
 from cnsim.simulations.progress import track
 from cnsim.simulations.ranked import check_ranked
 from cnsim.simulations.runner import Outcome, Simulation, StreamSimulation, server_view
@@ -161,36 +161,6 @@ class Report:
         return "\n".join(lines)
 
 
-class Truth:
-    """The true state of every object id, advanced update by update from the stream."""
-
-    def __init__(self, sim: Simulation):
-        w = sim.workload
-        cap = len(w.x) + len(w.events.obj)
-        self.x = np.full(cap, np.nan)
-        self.y = np.full(cap, np.inf)
-        self.x[: len(w.x)], self.y[: len(w.x)] = w.x, w.y
-        self.l, self.r, self.k = w.l, w.r, w.k
-        self.workload = w
-        # every subscription as a box over the objects' attributes (the kind's)
-        self.lo, self.hi = (np.ascontiguousarray(b, np.float64) for b in w.kind.bounds(w))
-
-    def apply(self, updates: Updates) -> None:
-        """Apply updates in order (an object may be updated twice in a batch)."""
-        for i, x, _, y_new in updates:
-            self.x[i], self.y[i] = x, y_new
-
-    def points(self) -> np.ndarray:
-        """Every object id's attributes, as the kind's boxes read them."""
-        return np.ascontiguousarray(self.workload.kind.object_points(self.workload, self.x))
-
-    def top_k(self, y: np.ndarray | None = None):
-        """Every subscription's true top-k (ids, ys) for the current y (or ``y``)."""
-        y = self.y if y is None else y
-        points = self.points()
-        return true_top_k(points, y[: len(points)], self.lo, self.hi, self.k)
-
-
 def verify(scenario: Scenario, events: int | None = None) -> Report:
     """Run every check after every batch of ``scenario`` (refused before any work if it
     cannot fit in this machine's memory)."""
@@ -206,7 +176,7 @@ def verify(scenario: Scenario, events: int | None = None) -> Report:
         approaches=[a.name for a in sim.approaches],
     )
     refs = _references(sim)
-    truth = Truth(sim)
+    truth = Truth(sim.workload)
     before = truth.top_k()
     bounds = list(sim.batches())
     steps = sim.steps()
@@ -219,7 +189,8 @@ def verify(scenario: Scenario, events: int | None = None) -> Report:
         after = truth.top_k()
         ideal = IdealCN(sim.subscriptions)
         ref_out = {spec: ideal.reach(a.process(updates)) for spec, a in refs.items()}
-        state = BatchState(b, updates, y_before, before, after, truth)
+        live = None if sim.live is None else sim.live.copy()  # [churn]: who is there
+        state = BatchState(b, updates, y_before, before, after, truth, live)
         for a in sim.approaches:
             _check_approach(report, sim, a, outcomes[a.name], ref_out, state)
         before = after
@@ -296,10 +267,21 @@ class BatchState:
     before: tuple
     after: tuple
     truth: Truth
+    live: np.ndarray | None = None  # [churn]: the subscriptions live in the batch
 
     def affected(self) -> np.ndarray:
-        """Subscriptions whose top-k list changed over the batch."""
-        return ((self.after[0] != self.before[0]) | (self.after[1] != self.before[1])).any(axis=1)
+        """Live subscriptions whose top-k list changed over the batch."""
+        before, after = self.before, self.after
+        changed = ((after[0] != before[0]) | (after[1] != before[1])).any(axis=1)
+        return changed if self.live is None else changed & self.live
+
+    def alive(self, subs: np.ndarray) -> np.ndarray:
+        """Those of ``subs`` live in the batch."""
+        return subs if self.live is None else subs[self.live[subs]]
+
+    def of_live(self, counts: np.ndarray) -> np.ndarray:
+        """Per-subscription ``counts`` with those of subscriptions not live set to 0."""
+        return counts if self.live is None else np.where(self.live, counts, 0)
 
 
 def _check_approach(report: Report, sim: Simulation, a, o: Outcome, ref_out: dict, st) -> None:
@@ -363,14 +345,14 @@ def _check_ranges(report: Report, sim: Simulation, name: str, st: BatchState, o:
     t = st.truth
     points = t.points()
     holds = [inside(points, t.lo, t.hi, o) for o in st.updates.obj]
-    want = np.concatenate([np.flatnonzero(h) for h in holds] or [[]])
+    want = st.alive(np.concatenate([np.flatnonzero(h) for h in holds] or [[]]).astype(np.int64))
     if not np.array_equal(np.sort(o.delivery.subs), np.sort(want.astype(np.int64))):
         report.fail(name, "cn-relax-reaches-ranges", st.batch, "deliveries differ from ranges")
 
 
 def _check_lists(report: Report, sim: Simulation, name: str, st: BatchState) -> None:
     lists, truth = sim.lists[name], st.after
-    bad = np.flatnonzero(((lists.ids != truth[0]) | (lists.ys != truth[1])).any(axis=1))
+    bad = st.alive(np.flatnonzero(((lists.ids != truth[0]) | (lists.ys != truth[1])).any(axis=1)))
     report.fail_at(name, "lists", st.batch, bad, lambda j: (
         f"{len(bad)} subscriptions differ from the oracle, e.g. #{j} "
         f"{sim.workload.kind.describe(sim.workload, j)} holds {lists.ids[j].tolist()} "
@@ -466,6 +448,7 @@ def _check_count(report: Report, name: str, st: BatchState, pre, mine: np.ndarra
     """Per subscription, Paint-Batch delivers exactly Lemma 5's count plus one
     message per returner (docs/DESIGN_NOTES.md, "Paint-Batch")."""
     expected = lemma5_count(st.before, st.after, pre) + returners(st.before, st.after, pre)
+    expected = st.of_live(expected)
     report.fail_at(name, "batch-count", st.batch, np.flatnonzero(mine != expected), lambda j: (
         f"subscription #{j} receives {mine[j]} messages, Lemma 5 + returners {expected[j]}"
     ))  # fmt: skip
@@ -475,7 +458,7 @@ def _measure_minimum(report: Report, name: str, st: BatchState, pre, counts: dic
     """Theorem 6, measured: the fewest messages per subscription (closed form, checked
     against the brute-force search on lists of up to 12 objects), the subscriptions
     Paint-Batch sends more, and the totals of Paint-Batch, Coalesce and Online."""
-    least = fewest_messages(st.before, st.after, pre)
+    least = st.of_live(fewest_messages(st.before, st.after, pre))
     subs = np.flatnonzero(sum(counts.values()) + least)  # everyone receiving or needing
     searched = search_fewest_messages(st.before, st.after, st.truth.y, subs)
     wrong = np.flatnonzero((searched >= 0) & (searched != least[subs]))

@@ -41,6 +41,8 @@ class SubscriptionIndex:
         self._t = kdtree.build(np.stack(self.points, axis=1))
         self._k = kdtree.box_kernels(tuple(self.lower_open))  # compiled for this S
         self.l, self.r = self.points[:2]  # the range's ends (boxes: l_t and r_t, (m, d))
+        self._dead: kdtree.Tombstones | None = None  # made by the first set_alive
+        self._pos: np.ndarray | None = None  # the tree position of every subscription
 
     def __len__(self) -> int:
         return len(self.points[0])
@@ -76,6 +78,17 @@ class SubscriptionIndex:
         ptr = np.arange(len(boxes) + 1, dtype=np.int64)
         roots = np.zeros(len(boxes), np.int64)  # one tree, rooted at node 0, per message
         return self._k.report_forest(t.start, t.end, t.leaf, t.box, t.pts, boxes, ptr, roots)
+
+    def set_alive(self, ids: np.ndarray, alive: bool) -> None:
+        """Let subscriptions ``ids`` leave the index (``alive`` False) or come back:
+        every query then reports and counts the live ones only (subscribers that come
+        and go, :class:`cnsim.kdtree.Tombstones`)."""
+        if self._dead is None:
+            axis = int(np.flatnonzero(~self.lower_open)[0])  # an upper bound: rI <= r < rO
+            self._dead = kdtree.Tombstones(self._t, np.zeros(1, np.int64), axis)
+            self._pos = np.empty(len(self), np.int64)
+            self._pos[self._t.perm] = np.arange(len(self))
+        self._dead.set(self._pos[np.asarray(ids, np.int64)], alive)
 
     def snap(self, box) -> tuple:
         """``(count, min_0, max_0, …)`` of the subscriptions inside ``box`` (1-d:

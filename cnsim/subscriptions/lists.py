@@ -114,6 +114,13 @@ class TopKLists:
         """Bytes of the list rows (the layout is shared and not counted)."""
         return self.row_ids.nbytes + self.row_ys.nbytes
 
+    def assign(self, subs: np.ndarray, ids: np.ndarray, ys: np.ndarray) -> None:
+        """Set the lists of subscriptions ``subs`` to rows ``ids``, ``ys`` (a joining
+        subscription's first list)."""
+        rows = self.rows(subs)
+        self.row_ids[rows] = ids.astype(self.row_ids.dtype)
+        self.row_ys[rows] = ys
+
     def apply(
         self,
         subs: np.ndarray,

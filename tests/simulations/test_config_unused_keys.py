@@ -29,6 +29,8 @@ USED = {
     "ranked.pruning": {"algorithm": {"approaches": ["ranked"]}},
     "ranked.index": {"algorithm": {"approaches": ["ranked"]}},
     "server.count": {"overlay": {"kind": "meghdoot"}, "algorithm": {"approaches": ["unicast"]}},
+    "churn.mean_lifetime": {"churn": {"lifetime": "exponential"}},
+    "churn.pareto_shape": {"churn": {"lifetime": "pareto"}},
 }
 # Where it is not: every other key at the default of the cases' scenario (ideal overlay).
 UNUSED = {"server.count": CN_RELAX}

@@ -61,7 +61,7 @@ def test_verify_catches_a_wrong_list():
     from cnsim.simulations import verify as v
 
     report = v.Report(approaches=["paint-dense"])
-    truth = v.Truth(sim)
+    truth = v.Truth(sim.workload)
     after = truth.top_k()
     sim.lists["paint-dense"].row_ys[0, 0] += 1.0
     st = v.BatchState(0, sim.workload.events.updates(0, 0), truth.y, after, after, truth)

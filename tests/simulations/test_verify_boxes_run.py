@@ -54,7 +54,7 @@ def test_verify_with_batches_and_redrawn_updates():
 def test_verify_catches_a_wrong_list_and_an_unaffected_notification():
     sim = Simulation(scenario(2))
     report = v.Report(approaches=["paint-dense"])
-    truth = v.Truth(sim)
+    truth = v.Truth(sim.workload)
     after = truth.top_k()
     assert np.array_equal(after[0], sim.lists["paint-dense"].ids)  # the oracle agrees first
     sim.lists["paint-dense"].row_ys[0, 0] += 1.0

@@ -94,6 +94,9 @@ class SubscriptionKind(ABC):
     # whether an exact approach's region messages about one object are disjoint, so that
     # no subscription hears of one object twice in an event (verify checks it)
     one_message_per_object: ClassVar[bool] = False
+    # the workload fields holding one row per subscription (joining subscriptions are
+    # appended to them: cnsim/subscriptions/churn.py)
+    subscription_fields: ClassVar[tuple[str, ...]] = ("l", "r")
 
     def __init__(self, section: Mapping[str, Any]):
         self.section = section

@@ -63,6 +63,7 @@ class Range15dKind(SubscriptionKind):
 
     name = "range-1.5d"
     label = "1.5-d"
+    subscription_fields = ("l", "r", "v")
     owns = ("subscriptions.dataset", "subscriptions.cover", "messages.box_bytes")
     restrictions = (
         Restriction("overlay.kind", ("ideal", "meghdoot"),

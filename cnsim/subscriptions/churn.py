@@ -1,0 +1,144 @@
+"""Subscribers that come and go while a run's events flow (``[churn]``), for every
+subscription kind and every approach with a top-k list or a range store.
+
+Model, in units of events (event ``e`` happens at time ``e``):
+
+* **joins**: before event ``e`` a Poisson number of subscriptions joins, mean
+  ``churn.joins`` per event; each is drawn by the kind's own generator (the
+  ``[subscriptions]`` distribution), from a stream of its own (``churn_subscriptions``),
+  so the run's initial subscriptions are those of the run without churn.
+* **lifetimes** (``churn.lifetime``): ``none`` (nobody leaves), ``exponential`` or
+  ``pareto`` (shape ``churn.pareto_shape`` > 1, scale set so that the mean is
+  ``churn.mean_lifetime``), as OverSim's lifetime churn offers. Every subscription
+  draws one, the initial ones too (from time 0: the exponential's residual life is the
+  same law; the Pareto's is not, and is not corrected for). A subscription that joins
+  before event ``e`` with lifetime ``L`` leaves before event ``max(e + 1, ⌈e + L⌉)``.
+
+The schedule is drawn once, before any event, from the stream ``churn``. Ids: the
+``m`` initial subscriptions are ``0 .. m - 1``, the joining ones ``m .. m + J - 1`` in
+the order they join; every structure of the run is built over all ``m + J`` (the
+*pool*), the joining ones absent until they join (:meth:`cnsim.subscriptions.index.
+SubscriptionIndex.set_alive`). With batches of several events, what falls due inside a
+batch happens at its start; a subscription that would join and leave between two
+batch starts never appears.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from cnsim.subscriptions.kinds import kind_of
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from cnsim.subscriptions.kinds.base import Streams
+
+LIFETIMES = ("none", "exponential", "pareto")
+
+
+def churns(section: Mapping[str, Any]) -> bool:
+    """Whether a ``[churn]`` section makes subscriptions come or go."""
+    return section["joins"] > 0 or section["lifetime"] != "none"
+
+
+@dataclass(frozen=True)
+class Churn:
+    """When every subscription of the pool joins and leaves."""
+
+    initial: int  # m: ids below it are there from the start
+    join_at: np.ndarray  # (J,) event before which subscription m + j joins (non-decreasing)
+    leave_at: np.ndarray  # (m + J,) event before which each leaves; n_events: stays
+    _by_leave: np.ndarray  # ids by leave_at (stable)
+    _leave_sorted: np.ndarray  # leave_at[_by_leave]
+
+    @classmethod
+    def draw(cls, section: Mapping[str, Any], m: int, n_events: int, rng) -> Churn:
+        """The schedule of ``m`` initial subscriptions over ``n_events`` events."""
+        counts = rng.poisson(section["joins"], n_events) if section["joins"] > 0 else None
+        join_at = np.zeros(0, np.int64) if counts is None else np.repeat(
+            np.arange(n_events, dtype=np.int64), counts
+        )
+        born = np.concatenate([np.zeros(m, np.int64), join_at])
+        life = lifetimes(section, len(born), rng)
+        leave = np.maximum(born + 1, np.ceil(born + life))
+        leave_at = np.minimum(leave, n_events).astype(np.int64)
+        by_leave = np.argsort(leave_at, kind="stable")
+        return cls(m, join_at, leave_at, by_leave, leave_at[by_leave])
+
+    @property
+    def pool(self) -> int:
+        """Subscriptions the run ever holds: the initial ones and every joining one."""
+        return self.initial + len(self.join_at)
+
+    def due(self, first: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(joining, leaving)``: the ids joining and leaving at the start of the batch
+        of events ``first .. stop - 1`` (whatever falls due from ``first`` to ``stop -
+        1``), leaving out those doing both."""
+        a, b = np.searchsorted(self.join_at, [first, stop])
+        joining = np.arange(self.initial + a, self.initial + b, dtype=np.int64)
+        c, d = np.searchsorted(self._leave_sorted, [first, stop])
+        leaving = np.sort(self._by_leave[c:d])
+        both = np.isin(joining, leaving)
+        return joining[~both], leaving[~np.isin(leaving, joining[both])]
+
+
+def lifetimes(section: Mapping[str, Any], n: int, rng) -> np.ndarray:
+    """``n`` lifetimes in events (``inf`` for ``lifetime = "none"``)."""
+    law, mean = section["lifetime"], section["mean_lifetime"]
+    if law == "none":
+        return np.full(n, np.inf)
+    if law == "exponential":
+        return rng.exponential(mean, n)
+    a = section["pareto_shape"]  # classical Pareto: scale x_m, mean a x_m / (a - 1)
+    return mean * (a - 1) / a * (1.0 + rng.pareto(a, n))
+
+
+class _Renamed:
+    """The run's streams, with the subscriptions' stream replaced by the joining
+    subscriptions' own."""
+
+    def __init__(self, seeds: Streams):
+        self.seeds = seeds
+
+    def rng(self, name: str) -> np.random.Generator:
+        return self.seeds.rng("churn_subscriptions" if name == "subscriptions" else name)
+
+
+def with_joiners(w, churn: Churn, seeds: Streams):
+    """Workload ``w`` with the joining subscriptions after its own (the pool), drawn by
+    its kind from the stream ``churn_subscriptions``."""
+    joining = len(churn.join_at)
+    if not joining:
+        return w
+    kind = kind_of({**w.kind.section, "count": joining})
+    drawn = kind.draw(_Renamed(seeds), w.x, w.events)
+    fields = {f: np.concatenate([getattr(w, f), drawn[f]]) for f in w.kind.subscription_fields}
+    return replace(w, **fields)
+
+
+def first_lists(min_y, objects, lo: np.ndarray, hi: np.ndarray, k: int):
+    """The top-k lists of boxes ``[lo[j], hi[j]]`` as a server answers them: k rounds of
+    ``min_y`` above the entry found last (``min_y``: the kind's vectorised query,
+    :attr:`cnsim.algorithms.kind_servers.KindServer.unicast`), each call counted by the
+    index; ``(ids, ys)`` (J, k), padded with ``(-1, inf)``."""
+    n = len(lo)
+    ids = np.full((n, k), -1, np.int64)
+    ys = np.full((n, k), np.inf)
+    y0, id0 = np.full(n, -np.inf), np.full(n, -1, np.int64)
+    asking = np.arange(n)
+    for c in range(k):
+        h = np.asarray(min_y(objects, lo, hi, y0, id0))
+        y = objects.y[np.maximum(h, 0)]
+        found = (h >= 0) & (y < np.inf)  # an absent object ends a list
+        if not found.all():  # ask no more for the lists that ended
+            asking, h, y = asking[found], h[found], y[found]
+            lo, hi, y0, id0 = lo[found], hi[found], y0[found], id0[found]
+        ids[asking, c], ys[asking, c] = h, y
+        if not len(asking):
+            break
+        y0[:], id0[:] = y, h
+    return ids, ys
