@@ -32,6 +32,7 @@ from cnsim.algorithms.unicast import Queries, holding, influence_rectangle
 from cnsim.server.object_index import CallCounter, ObjectIndex
 from cnsim.server.object_index_2d import CallCounter2D, ObjectIndex2D
 from cnsim.server.object_index_d import CallCounterD, ObjectIndexD
+from cnsim.subscriptions.churn import top_k_by_rounds
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -53,6 +54,19 @@ class KindServer:
     #: per Paint family, the kind's Paint over its object index, built from the view
     #: (:mod:`cnsim.algorithms.paint_kinds`; 1-d Paint is registered directly)
     paints: dict[str, Callable[[Any, ServerView], Any]] = field(default_factory=dict)
+    #: whether the object index answers ``top_k_many(lo, hi, k)`` itself (else k rounds
+    #: of the kind's ``min_y``)
+    top_k_many: bool = False
+
+    def top_k(self, objects, lo: np.ndarray, hi: np.ndarray, k: int):
+        """The top-k lists (ids, ys), each (J, k), of boxes ``[lo[j], hi[j]]`` over the
+        objects of ``objects``: what the server sends a subscription that joins (what k
+        rounds of ``min_y`` find; one search per box where the index has one)."""
+        if self.top_k_many:  # 1-d: over x
+            return objects.top_k_many(lo[:, 0], hi[:, 0], k)
+        min_y = self.unicast.min_y
+        return top_k_by_rounds(lambda rows, y0, id0: min_y(objects, lo[rows], hi[rows], y0, id0),
+                               objects.y, len(lo), k)  # fmt: skip
 
 
 def _range_index(view: ServerView):
@@ -94,7 +108,7 @@ def _min_y_box(objects, lo, hi, y0, id0) -> np.ndarray:
 
 SERVERS: dict[str, KindServer] = {
     "range": KindServer(_range_index, CallCounter,
-                        Queries(influence_rectangle, _min_y_range, paper=True)),
+                        Queries(influence_rectangle, _min_y_range, paper=True), top_k_many=True),
     "range-1.5d": KindServer(
         _range15d_index, CallCounter2D, Queries(holding, _min_y_15d, paper=False),
         {"paint-dense": lambda objects, v: PaintDense15(objects, v.k),

@@ -62,6 +62,7 @@ from cnsim.server.object_index import (
     ObjectState,
     objects_xy,
 )
+from cnsim.subscriptions.churn import top_k_by_rounds
 
 __all__ = [
     "WALK_BYTES",
@@ -346,6 +347,13 @@ class DistributedIndex(ObjectState):
             if h >= 0 and (self._y[h] < best_y or (self._y[h] == best_y and h < best)):
                 best, best_y = h, self._y[h]
         return best
+
+    def top_k_many(self, lo: np.ndarray, hi: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """The top-k lists of ranges ``[lo[j], hi[j]]``: k rounds of :meth:`min_y_many`
+        (each call and walk counted, as the servers would make them)."""
+        lo, hi = np.asarray(lo, np.float64), np.asarray(hi, np.float64)
+        return top_k_by_rounds(lambda rows, y0, id0: self.min_y_many(lo[rows], hi[rows], y0, id0),
+                               self.y, len(lo), k)  # fmt: skip
 
     def min_y_many(
         self, lo: np.ndarray, hi: np.ndarray, y0: np.ndarray, id0: np.ndarray

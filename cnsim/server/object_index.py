@@ -217,6 +217,16 @@ class ObjectIndex(ObjectState):
         pos = _min_y_many(*self._searched(), lo, hi, y0, id0)
         return np.where(pos >= 0, self._qid[pos], -1)
 
+    def top_k_many(self, lo: np.ndarray, hi: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """The ``k`` objects lowest in (y, id) with ``lo[j] <= x <= hi[j]``, for every j:
+        ids and y-values (J, k), padded with ``(-1, inf)`` — what ``k`` rounds of
+        :meth:`min_y` find, in one search per row (not counted: the caller counts the
+        ``min_y`` calls a server would make)."""
+        pos = _top_k_many(*self._searched(), np.asarray(lo, np.float64),
+                          np.asarray(hi, np.float64), k)  # fmt: skip
+        ids = np.where(pos >= 0, self._qid[np.maximum(pos, 0)], -1)
+        return ids, np.where(pos >= 0, self._py[np.maximum(pos, 0)], np.inf)
+
     def _searched(self) -> tuple:
         """What the kernels search: the tree, the points' columns and, by position, the
         ids they compare and return (``_qid``)."""
@@ -229,6 +239,63 @@ def _min_y_many(start, end, leaf, box, px, py, pid, lo, hi, y0, id0):
     out = np.empty(len(lo), np.int64)
     for j in range(len(lo)):
         out[j] = _min_y(start, end, leaf, box, px, py, pid, lo[j], hi[j], y0[j], id0[j])
+    return out
+
+
+@numba.njit(cache=True, inline="always")
+def _lower_first(box, c1, c2, q):
+    return box[c1, 2] < box[c2, 2]  # search first the child reaching lower
+
+
+# -- top_k: query = (lo, hi, k), state = (best_y, best_p, count, px, py, pid) ---------------
+
+
+@numba.njit(cache=True, inline="always")
+def _top_k_skip(box, v, q, state):
+    lo, hi, k = q
+    best_y, count = state[0], state[2][0]
+    return box[v, 1] < lo or box[v, 0] > hi or (count == k and box[v, 2] > best_y[k - 1])
+
+
+@numba.njit(cache=True, inline="always")
+def _top_k_leaf(start, end, q, state):
+    lo, hi, k = q
+    best_y, best_p, n, px, py, pid = state
+    for p in range(start, end):
+        yp = py[p]
+        if yp == np.inf or not lo <= px[p] <= hi:
+            continue
+        count = n[0]
+        last = best_p[k - 1] if count == k else -1
+        if last >= 0 and (yp > best_y[k - 1] or (yp == best_y[k - 1] and pid[p] > pid[last])):
+            continue
+        j = count if count < k else k - 1
+        while j > 0 and (
+            yp < best_y[j - 1] or (yp == best_y[j - 1] and pid[p] < pid[best_p[j - 1]])
+        ):
+            best_y[j] = best_y[j - 1]
+            best_p[j] = best_p[j - 1]
+            j -= 1
+        best_y[j] = yp
+        best_p[j] = p
+        if count < k:
+            n[0] += 1
+
+
+_top_k_search = kdtree.traversal(_top_k_skip, kdtree.never, _top_k_leaf, _lower_first)
+
+
+@numba.njit(cache=True)
+def _top_k_many(start, end, leaf, box, px, py, pid, lo, hi, k):
+    out = np.full((len(lo), k), -1, np.int64)
+    best_y = np.empty(k, np.float64)
+    count = np.zeros(1, np.int64)
+    for j in range(len(lo)):
+        count[0] = 0
+        best_p = out[j]
+        _top_k_search(start, end, leaf, box, 0, (lo[j], hi[j], k),
+                      (best_y, best_p, count, px, py, pid))  # fmt: skip
+        best_p[count[0] :] = -1
     return out
 
 
@@ -320,12 +387,7 @@ def _min_y_leaf(start, end, q, state):
             best[1] = p
 
 
-@numba.njit(cache=True, inline="always")
-def _min_y_swap(box, c1, c2, q):
-    return box[c1, 2] < box[c2, 2]  # search first the child reaching lower
-
-
-_min_y_search = kdtree.traversal(_min_y_skip, kdtree.never, _min_y_leaf, _min_y_swap)
+_min_y_search = kdtree.traversal(_min_y_skip, kdtree.never, _min_y_leaf, _lower_first)
 
 
 @numba.njit(cache=True)

@@ -44,7 +44,7 @@ from cnsim.simulations.server_load import ServerLoad
 from cnsim.simulations.sizes import check_fits
 from cnsim.simulations.timed import FixedClock, StreamClock, Timer
 from cnsim.simulations.world import Workload, build_workload
-from cnsim.subscriptions.churn import Churn, churns, first_lists, with_joiners
+from cnsim.subscriptions.churn import Churn, churns, min_y_calls, with_joiners
 from cnsim.subscriptions.covering.workload import command_workload
 from cnsim.subscriptions.kinds import kind_of
 from cnsim.subscriptions.lists import Layout, TopKLists
@@ -196,7 +196,7 @@ class Simulation:
             joining = None if self.churn is None else self._churn(first, stop)
             outcomes = {}
             for a in self.approaches:
-                joins = {} if joining is None else self._join(a, *joining)
+                joins = {} if joining is None else self._join(a, joining)
                 outcomes[a.name] = self._process(a, updates, update_events, first, stop)
                 outcomes[a.name].joins = joins
             if self._truth is not None:
@@ -206,43 +206,49 @@ class Simulation:
     def _set_alive(self, ids: np.ndarray, alive: bool) -> None:
         """Subscriptions ``ids`` join or leave: the run's index of S (the server's), the
         network's gateways and the live mask."""
+        if not len(ids):
+            return
         self.subscriptions.set_alive(ids, alive)
         self.network.set_alive(ids, alive)
         self.live[ids] = alive
         self._live_count += len(ids) if alive else -len(ids)
 
-    def _churn(self, first: int, stop: int) -> tuple[np.ndarray, dict[str, float]]:
+    def _churn(self, first: int, stop: int) -> Joining:
         """Let the subscriptions due before the batch ``first .. stop - 1`` join and
-        leave; the joining ones and the counts every approach's row records."""
+        leave; who joined, and their first lists from the server."""
         joining, leaving = self.churn.due(first, stop)
         self._set_alive(joining, True)
         self._set_alive(leaving, False)
         counts = {"joins": len(joining), "leaves": len(leaving), "live_subs": self._live_count}
-        return joining, counts
-
-    def _join(self, approach, joining: np.ndarray, counts: dict[str, float]) -> dict[str, float]:
-        """The first lists of the ``joining`` subscriptions under ``approach``: a top-k
-        list from its server's object index (``min_y`` calls, counted here), or — a range
-        store (CN-Relax) — every object of the range, from the gateway broker; each one
-        message over the network's IP hops (:meth:`Network.join_ip_hops`)."""
-        spec, w = approach.spec, self.workload
-        cost = {**counts, "join_calls": 0, "join_msgs": len(joining), "join_bytes": 0,
-                "join_ip_bytes": 0}  # fmt: skip
-        if not len(joining):
-            return cost
-        object_bytes = self.scenario["messages"]["object_bytes"]
-        if spec.stores == "range":
-            entries = self._truth.inside(joining)
-        else:
-            before = approach.calls()["calls_min_y"]
+        lists = None
+        served = [a for a in self.approaches if a.object_index() is not None]
+        if len(joining) and served:
+            # every server holds the same objects at a batch's start: one answer for all
             lo, hi = (b[joining] for b in self._bounds())
-            min_y = self._view.server.unicast.min_y
-            ids, ys = first_lists(min_y, approach.object_index(), lo, hi, w.k)
-            cost["join_calls"] = approach.calls()["calls_min_y"] - before
+            lists = self._view.server.top_k(served[0].object_index(), lo, hi, self.workload.k)
+        return Joining(joining, counts, lists)
+
+    def _join(self, approach, joining: Joining) -> dict[str, float]:
+        """What the joining subscriptions' first lists cost under ``approach``, and the
+        lists set: a top-k list from its server (the ``min_y`` calls k rounds of it
+        make), or — a range store (CN-Relax) — every object of the range, from the
+        gateway broker; each one message over the network's IP hops
+        (:meth:`Network.join_ip_hops`)."""
+        subs, spec = joining.subs, approach.spec
+        cost = {**joining.counts, "join_calls": 0, "join_msgs": len(subs), "join_bytes": 0,
+                "join_ip_bytes": 0}  # fmt: skip
+        if not len(subs):
+            return cost
+        if spec.stores == "range":
+            entries = self._truth.inside(subs)
+        else:
+            ids, ys = joining.lists
+            cost["join_calls"] = min_y_calls(ids)
             if approach.name in self.lists:
-                self.lists[approach.name].assign(joining, ids, ys)
+                self.lists[approach.name].assign(subs, ids, ys)
             entries = (ids >= 0).sum(axis=1)
-        hops = self.network.join_ip_hops(joining, spec.entry)
+        object_bytes = self.scenario["messages"]["object_bytes"]
+        hops = self.network.join_ip_hops(subs, spec.entry)
         cost["join_bytes"] = int(entries.sum()) * object_bytes
         cost["join_ip_bytes"] = int((entries * hops).sum()) * object_bytes
         return cost
@@ -276,6 +282,16 @@ class Simulation:
             spec, messages, delivery, traffic, publish, calls, t1 - t0, t2 - t1,
             *self._sizes[spec.name], updated=updates.obj,
         )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Joining:
+    """The subscriptions joining before a batch ([churn]): their ids, the counts every
+    approach's row records, and their first lists from the server (ids, ys), or None."""
+
+    subs: np.ndarray
+    counts: dict[str, float]
+    lists: tuple[np.ndarray, np.ndarray] | None
 
 
 @dataclass(frozen=True)

@@ -78,12 +78,16 @@ class Churn:
         """``(joining, leaving)``: the ids joining and leaving at the start of the batch
         of events ``first .. stop - 1`` (whatever falls due from ``first`` to ``stop -
         1``), leaving out those doing both."""
-        a, b = np.searchsorted(self.join_at, [first, stop])
+        a, b = self.join_at.searchsorted(first), self.join_at.searchsorted(stop)
         joining = np.arange(self.initial + a, self.initial + b, dtype=np.int64)
-        c, d = np.searchsorted(self._leave_sorted, [first, stop])
-        leaving = np.sort(self._by_leave[c:d])
-        both = np.isin(joining, leaving)
-        return joining[~both], leaving[~np.isin(leaving, joining[both])]
+        c, d = self._leave_sorted.searchsorted(first), self._leave_sorted.searchsorted(stop)
+        leaving = self._by_leave[c:d]
+        if stop - first > 1 and len(joining) and len(leaving):  # both within one batch
+            joining = joining[self.leave_at[joining] >= stop]
+            new = leaving >= self.initial
+            new[new] = self.join_at[leaving[new] - self.initial] >= first
+            leaving = leaving[~new]
+        return joining, np.sort(leaving)
 
 
 def lifetimes(section: Mapping[str, Any], n: int, rng) -> np.ndarray:
@@ -120,25 +124,29 @@ def with_joiners(w, churn: Churn, seeds: Streams):
     return replace(w, **fields)
 
 
-def first_lists(min_y, objects, lo: np.ndarray, hi: np.ndarray, k: int):
-    """The top-k lists of boxes ``[lo[j], hi[j]]`` as a server answers them: k rounds of
-    ``min_y`` above the entry found last (``min_y``: the kind's vectorised query,
-    :attr:`cnsim.algorithms.kind_servers.KindServer.unicast`), each call counted by the
-    index; ``(ids, ys)`` (J, k), padded with ``(-1, inf)``."""
-    n = len(lo)
+def top_k_by_rounds(min_y, y: np.ndarray, n: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The top-k lists of ``n`` boxes as a server answers them with ``min_y`` alone: k
+    rounds, each asking ``min_y(rows, y0, id0)`` (the lowest object above ``(y0, id0)``
+    in the boxes ``rows``; -1: none) for the lists not yet ended; ``y``: every object's
+    y. Returns ids and y-values (n, k), padded with ``(-1, inf)``."""
     ids = np.full((n, k), -1, np.int64)
     ys = np.full((n, k), np.inf)
+    rows = np.arange(n)
     y0, id0 = np.full(n, -np.inf), np.full(n, -1, np.int64)
-    asking = np.arange(n)
     for c in range(k):
-        h = np.asarray(min_y(objects, lo, hi, y0, id0))
-        y = objects.y[np.maximum(h, 0)]
-        found = (h >= 0) & (y < np.inf)  # an absent object ends a list
-        if not found.all():  # ask no more for the lists that ended
-            asking, h, y = asking[found], h[found], y[found]
-            lo, hi, y0, id0 = lo[found], hi[found], y0[found], id0[found]
-        ids[asking, c], ys[asking, c] = h, y
-        if not len(asking):
+        h = np.asarray(min_y(rows, y0, id0))
+        found = h >= 0
+        found[found] = y[h[found]] < np.inf  # an absent object ends a list
+        rows, h, y0 = rows[found], h[found], y[h[found]]
+        if not len(rows):
             break
-        y0[:], id0[:] = y, h
+        ids[rows, c], ys[rows, c] = h, y0
+        id0 = h
     return ids, ys
+
+
+def min_y_calls(ids: np.ndarray) -> int:
+    """The ``min_y`` calls :func:`top_k_by_rounds` makes for lists ``ids``: one per entry,
+    and one more that finds the range exhausted where a list holds fewer than k."""
+    k = ids.shape[1]
+    return int(np.minimum((ids >= 0).sum(axis=1) + 1, k).sum())

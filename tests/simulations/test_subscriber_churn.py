@@ -229,3 +229,34 @@ def test_dead_points_are_never_reported_nor_counted(d, seed, n, rounds):
                 q[None, :], np.array([0, 5]), np.arange(5)
             )
             np.testing.assert_array_equal(np.sort(gateways.ids[pos]), want)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 200), k=st.integers(1, 12))
+def test_one_search_top_k_is_k_rounds_of_min_y(seed, n, k):
+    from cnsim.server.object_index import ObjectIndex
+    from cnsim.subscriptions.churn import top_k_by_rounds
+
+    rng = np.random.default_rng(seed)
+    x, y = np.round(rng.random(n), 1), np.round(rng.random(n), 1)  # ties in x and y
+    y[rng.random(n) < 0.2] = np.inf
+    objects = ObjectIndex(x, y)
+    lo = np.round(rng.random(20), 1)
+    hi = lo + np.round(rng.random(20), 1)
+    got = objects.top_k_many(lo, hi, k)
+    want = top_k_by_rounds(
+        lambda rows, y0, id0: objects.min_y_many(lo[rows], hi[rows], y0, id0), objects.y, 20, k
+    )
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
+    for j in range(20):  # and both are the brute-force top k
+        inside = np.flatnonzero((lo[j] <= x) & (x <= hi[j]) & np.isfinite(y))
+        best = inside[np.lexsort((inside, y[inside]))][:k]
+        np.testing.assert_array_equal(got[0][j, : len(best)], best)
+        assert (got[0][j, len(best) :] == -1).all()
+
+
+def test_churn_over_the_distributed_object_database():
+    s = scenario(server={"count": 4}, approaches=["paint-dense", "unicast"])
+    report = verify(s)
+    assert report.ok, report.text()
