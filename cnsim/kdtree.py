@@ -147,7 +147,7 @@ def _fit_forest(start, end, leaf, pts, box, leaf_of, root, tree_nodes, live):
 
 @numba.njit(cache=True)
 def _fit_leaf(start, end, pts, box, v, live):
-    for c in range(box.shape[1]):
+    for c in range(2 * pts.shape[1]):  # a tree with dead points has one more column
         box[v, c] = np.inf if c % 2 == 0 else -np.inf
     for p in range(start[v], end[v]):
         if live < 0 or pts[p, live] < np.inf:
@@ -177,14 +177,15 @@ def refit(start, end, pts, box, leaf_of, pos, live):
 class Tombstones:
     """Points of a static tree (or forest) that leave and come back, in place.
 
-    A point is *dead* while its coordinate ``axis`` is ``+inf``, where ``axis`` is a
-    coordinate that is not lower-open: a message box reaches ``lo <= p < hi`` there,
-    which no ``+inf`` meets, and the boxes are fitted over every point, dead ones
-    included, so a node holding a dead point has ``+inf`` as its maximum on ``axis``
-    and is never taken whole (its closed query box ends below ``+inf``): every search
-    looks at its points one by one and passes the dead. The tree keeps its shape;
-    a change refits the boxes on its leaf-to-root path (O(leaf + depth)).
-    Built on first use: 16 bytes a point (the own coordinate, the leaf)."""
+    A point is *dead* while its coordinate ``axis`` is ``+inf``, where ``axis`` is the
+    first coordinate that is not lower-open: a message box reaches ``lo <= p < hi``
+    there, which no ``+inf`` meets, so a search looking at points one by one passes the
+    dead. The boxes are fitted over the live points only, and the box array gains a
+    column, ``box[v, 2D]``: the dead points under node ``v``; a node taken whole (its
+    live box inside the query) then reports its live points and counts ``end - start -
+    box[v, 2D]`` (:func:`_report_tree`, :func:`_snap`, :func:`_report_upto`). The tree
+    keeps its shape; a change refits one leaf-to-root path (O(leaf + depth)). Built on
+    first use: 16 bytes a point (the own coordinate, the leaf) and 8 a node."""
 
     def __init__(self, tree: KdTree, roots: np.ndarray, axis: int):
         self.tree, self.axis = tree, axis
@@ -197,6 +198,9 @@ class Tombstones:
         self.leaf_of[_positions(tree.start[leaves], tree.end[leaves])] = np.repeat(
             leaves, tree.end[leaves] - tree.start[leaves]
         )
+        box = np.zeros((n_nodes, tree.box.shape[1] + 1))
+        box[:, :-1] = tree.box  # no point dead yet
+        tree.box = box
 
     def set(self, pos: np.ndarray, alive: bool) -> None:
         """Make the points at tree positions ``pos`` alive or dead."""
@@ -215,17 +219,23 @@ def _positions(start: np.ndarray, end: np.ndarray) -> np.ndarray:
 
 @numba.njit(cache=True)
 def _move(start, end, pts, box, leaf_of, root_of, pos, axis, values):
-    """Set ``pts[pos[t], axis] = values[t]`` and refit each one's leaf-to-root path in
-    a forest (node ``root + local`` has children ``root + 2 local + 1``, ``+ 2``)."""
+    """Set ``pts[pos[t], axis] = values[t]``, refit each one's leaf-to-root path over the
+    live points and keep the dead counts ``box[:, 2D]`` of the path (node ``root +
+    local`` of a forest has children ``root + 2 local + 1``, ``+ 2``)."""
+    dead = box.shape[1] - 1
     for t in range(len(pos)):
         p = pos[t]
+        was_dead = pts[p, axis] == np.inf
         pts[p, axis] = values[t]
+        change = int(values[t] == np.inf) - int(was_dead)
         v = leaf_of[p]
-        _fit_leaf(start, end, pts, box, v, -1)
+        _fit_leaf(start, end, pts, box, v, axis)
+        box[v, dead] += change
         root = root_of[v]
         while v > root:
             v = root + (v - root - 1) // 2
             _merge(box, v, root + 2 * (v - root) + 1)
+            box[v, dead] += change
 
 
 def traversal(skip, take_whole, take_leaf, swap):
@@ -357,9 +367,26 @@ def _holds(box, v, c, D):
 
 
 @numba.njit(cache=True, inline="always")
-def _report_tree(start, end, leaf, box, pts, root, c, D, out, n):
-    """Append to ``out[n:]`` the positions of the points of the tree rooted at ``root``
-    that closed box ``c`` holds (``out`` has room for all of them); the new count."""
+def _dead_axis(D, mask):
+    """The coordinate a dead point has at ``+inf`` (:class:`Tombstones`): the first
+    that is not lower-open."""
+    for a in range(D):
+        if not (mask >> a) & 1:
+            return a
+    return 0
+
+
+@numba.njit(cache=True, inline="always")
+def _dead_under(box, v, D):
+    """Dead points under node ``v`` (0 for a tree without :class:`Tombstones`)."""
+    return box[v, 2 * D] if box.shape[1] > 2 * D else 0.0
+
+
+@numba.njit(cache=True, inline="always")
+def _report_tree(start, end, leaf, box, pts, root, c, D, out, n, A):
+    """Append to ``out[n:]`` the positions of the live points of the tree rooted at
+    ``root`` that closed box ``c`` holds (``out`` has room for all of them; ``A``: the
+    dead axis); the new count."""
     stack = np.empty(STACK, np.int64)  # local node numbers (implicit layout)
     stack[0] = 0
     sp = 1
@@ -373,9 +400,15 @@ def _report_tree(start, end, leaf, box, pts, root, c, D, out, n):
         if e <= s:
             continue
         if _holds(box, v, c, D):
-            for p in range(s, e):
-                out[n] = p
-                n += 1
+            if _dead_under(box, v, D) > 0:  # the live ones
+                for p in range(s, e):
+                    if pts[p, A] < np.inf:
+                        out[n] = p
+                        n += 1
+            else:
+                for p in range(s, e):
+                    out[n] = p
+                    n += 1
             continue
         if leaf[v]:
             for p in range(s, e):
@@ -392,6 +425,7 @@ def _report_tree(start, end, leaf, box, pts, root, c, D, out, n):
 @numba.njit(cache=True, inline="always")
 def _report_forest(start, end, leaf, box, pts, qs, ptr, roots, D, mask):
     m = qs.shape[0]
+    A = _dead_axis(D, mask)
     offsets = np.zeros(m + 1, np.int64)
     out = np.empty(64, np.int64)
     n = 0
@@ -404,7 +438,7 @@ def _report_forest(start, end, leaf, box, pts, qs, ptr, roots, D, mask):
                 grown = np.empty(max(need, 2 * len(out)), np.int64)
                 grown[:n] = out[:n]
                 out = grown
-            n = _report_tree(start, end, leaf, box, pts, root, c, D, out, n)
+            n = _report_tree(start, end, leaf, box, pts, root, c, D, out, n, A)
         offsets[j + 1] = n
     return offsets, out[:n].copy()
 
@@ -429,7 +463,7 @@ def _snap(start, end, leaf, box, pts, q, D, mask):
         if e <= s:
             continue
         if _holds(box, v, c, D):
-            acc[0] += e - s
+            acc[0] += e - s - _dead_under(box, v, D)
             for a in range(D):
                 acc[1 + 2 * a] = min(acc[1 + 2 * a], box[v, 2 * a])
                 acc[2 + 2 * a] = max(acc[2 + 2 * a], box[v, 2 * a + 1])
@@ -459,6 +493,7 @@ def _snap_many(start, end, leaf, box, pts, qs, D, mask):
 @numba.njit(cache=True, inline="always")
 def _report_upto(start, end, leaf, box, pts, q, limit, out, D, mask):
     c = _closed(q, D, mask)
+    A = _dead_axis(D, mask)
     n = 0
     stack = np.empty(STACK, np.int64)
     stack[0] = 0
@@ -474,7 +509,7 @@ def _report_upto(start, end, leaf, box, pts, q, limit, out, D, mask):
         whole = _holds(box, v, c, D)
         if whole or leaf[v]:
             for p in range(s, e):
-                if whole or reaches(c, pts, p, D):
+                if (whole and pts[p, A] < np.inf) or (not whole and reaches(c, pts, p, D)):
                     if n == limit:
                         return limit + 1
                     out[n] = p
