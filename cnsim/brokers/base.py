@@ -16,8 +16,9 @@ its :class:`TimedView`. A new network is one subclass and one line in
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numba
 import numpy as np
@@ -68,6 +69,10 @@ class NetworkSetup:
     # message, "auto" batch where it applies (Covering.batched)
     engine: str = "auto"
     timed: bool = False  # timed mode replays the subscription messages: keep them
+    # brokers that fail and come back (the [faults] section), with a network that
+    # declares ``fails``; None: none fail
+    faults: Mapping[str, Any] | None = None
+    subscription_bytes: int = 0  # bytes of one subscription handed between brokers
 
 
 @dataclass(frozen=True)
@@ -226,6 +231,9 @@ class Network(ABC):
     # the subscriptions of a run with fixed kinds come and go ([churn]): the run loop
     # calls set_alive between batches and join_ip_hops for the joining ones' lists
     churns: ClassVar[bool] = False
+    # brokers fail and come back ([faults]; cnsim/brokers/faults.py): the run loop calls
+    # apply_faults between batches
+    fails: ClassVar[bool] = False
     # the ranked delivery of a run with a ranked approach (cnsim.brokers.ranked,
     # cnsim.brokers.ranked_content): built by a network that carries ranked messages
     ranked = None
@@ -262,6 +270,12 @@ class Network(ABC):
         """Subscriptions ``ids`` join (``alive``) or leave their gateways (a network that
         declares ``churns``); from then on deliveries reach the live ones only."""
         raise NotImplementedError(f"the {self.kind!r} network takes no joins or leaves")
+
+    def apply_faults(self, first: int, stop: int):
+        """Let the brokers due fail and come back before the batch of events ``first ..
+        stop - 1`` (a network that declares ``fails``); a
+        :class:`cnsim.brokers.faults.FaultStep`."""
+        raise NotImplementedError(f"the {self.kind!r} network has no brokers that fail")
 
     def join_ip_hops(self, ids: np.ndarray, entry: str) -> np.ndarray:
         """IP hops of the message carrying each joining subscription's first list: from

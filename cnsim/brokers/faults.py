@@ -99,3 +99,140 @@ class FaultSchedule:
         failing = self.broker[(self.fail_at >= first) & (self.fail_at < stop)]
         repaired = self.broker[(self.repair_at >= first) & (self.repair_at < stop)]
         return failing, repaired
+
+
+@dataclass(frozen=True)
+class FaultStep:
+    """What the failures and repairs before a batch did: the counts every approach's
+    row records (:data:`COUNTS`), and the subscriptions re-subscribing now (their lists
+    come anew from the server)."""
+
+    counts: dict[str, int]
+    resubscribing: np.ndarray
+
+
+class FaultState:
+    """The brokers up and down, who owns every zone, and the subscriptions lost, of one
+    Meghdoot network (``net``: a :class:`cnsim.brokers.meghdoot.MeghdootCN`, whose
+    ``zones.owner``, ``gateway``, ``last_hop`` and ``held`` it keeps current)."""
+
+    def __init__(self, net, section: Mapping[str, Any], schedule: FaultSchedule,
+                 subscription_bytes: int):  # fmt: skip
+        self.net, self.schedule = net, schedule
+        zones = net.zones
+        self.original = zones.owner.copy()  # who owns every zone when all are up
+        self.up = np.ones(net.world.n_brokers, bool)
+        self.volume = zones.volumes()
+        self.replicas = _replica_zones(zones, self.volume, section["replication"])
+        self.detection = section["detection"]
+        self.subscription_bytes = subscription_bytes
+        m = len(net.gateway)
+        self.lost = np.zeros(m, bool)
+        self.lost_at = np.zeros(m, np.int64)
+        self.missed: dict[str, np.ndarray] = {}  # per approach: lost ones that missed one
+        self._missed_count: dict[str, int] = {}
+
+    def step(self, first: int, stop: int) -> FaultStep:
+        """Re-subscriptions due, then repairs, then failures, before the batch."""
+        counts = dict.fromkeys(COUNTS, 0)
+        due = np.flatnonzero(self.lost & (self.lost_at + self.detection <= first))
+        self._found(due)
+        resubscribing = due[self.net.present[due]]
+        counts["resubscriptions"] = len(resubscribing)
+        failing, repaired = self.schedule.due(first, stop)
+        for b in repaired.tolist():
+            self._repair(b, counts)
+        for b in failing.tolist():
+            self._fail(b, first)
+        counts["failures"], counts["repairs"] = len(failing), len(repaired)
+        if len(due) or len(failing) or len(repaired):
+            self.net.count_held()
+        counts["lost_subs"] = int((self.lost & self.net.present).sum())
+        return FaultStep(counts, resubscribing)
+
+    def _found(self, subs: np.ndarray) -> None:
+        """Subscriptions ``subs`` are held again: no longer lost, nothing missed."""
+        self.lost[subs] = False
+        for name, missed in self.missed.items():
+            self._missed_count[name] -= int(missed[subs].sum())
+            missed[subs] = False
+
+    def _fail(self, b: int, now: int) -> None:
+        """Broker ``b`` fails: each zone it owns to a neighbour (a replica holder if one
+        is up); a zone with none loses its subscriptions until they re-subscribe."""
+        self.up[b] = False
+        owner = self.net.zones.owner
+        for z in np.flatnonzero(owner == b).tolist():
+            holders = [w for w in self.replicas[z] if self.up[owner[w]]]
+            served = bool(holders)
+            if not served:
+                holders = [w for w in self.net.zones.neighbours(z).tolist() if self.up[owner[w]]]
+            if holders:
+                w = min(holders, key=lambda w: (self.volume[w], w))
+                new = int(owner[w])
+            else:  # no neighbour up: the first broker up takes it
+                new = int(np.flatnonzero(self.up)[0])
+            self.net.hand_over(z, new)
+            if not served:
+                subs = self.net.zone_subscriptions(z)
+                subs = subs[self.net.present[subs] & ~self.lost[subs]]
+                self.lost[subs] = True
+                self.lost_at[subs] = now
+
+    def _repair(self, b: int, counts: dict[str, int]) -> None:
+        """Broker ``b`` is back: it takes its own zones back, with the subscriptions
+        their brokers hold (one message per zone)."""
+        self.up[b] = True
+        owner, hops = self.net.zones.owner, self.net.world.broker_hops
+        for z in np.flatnonzero(self.original == b).tolist():
+            holder = int(owner[z])
+            if holder == b:
+                continue
+            subs = self.net.zone_subscriptions(z)
+            held = int((self.net.present[subs] & ~self.lost[subs]).sum())
+            if held:
+                size = held * self.subscription_bytes
+                counts["handback_msgs"] += 1
+                counts["handback_bytes"] += size
+                counts["handback_ip_bytes"] += size * int(hops[holder, b])
+            self.net.hand_over(z, b)
+
+    def drop(self, name: str, subs: np.ndarray) -> np.ndarray:
+        """Which deliveries to ``subs`` are kept (their subscription is not lost); the
+        dropped ones' subscriptions have missed a notification under ``name``."""
+        if name not in self.missed:
+            self.missed[name] = np.zeros(len(self.lost), bool)
+            self._missed_count[name] = 0
+        dropped = self.lost[subs]
+        if dropped.any():
+            missed = self.missed[name]
+            hit = np.unique(subs[dropped])
+            self._missed_count[name] += int((~missed[hit]).sum())
+            missed[hit] = True
+        return ~dropped
+
+    def stale(self, name: str) -> int:
+        """Lost subscriptions that have missed a notification under ``name`` (their
+        list may differ from the truth until they re-subscribe)."""
+        return self._missed_count.get(name, 0)
+
+
+def _replica_zones(zones, volume: np.ndarray, r: int) -> list[list[int]]:
+    """Each zone's ``r`` smallest neighbouring zones (by volume, then id), whose
+    brokers hold a copy of its subscriptions; ``r`` above a zone's neighbours is
+    refused."""
+    out = []
+    for z in range(zones.n_zones):
+        nbr = zones.neighbours(z)
+        if r > len(nbr):
+            from cnsim.schema import config_error
+
+            fewest = int(np.diff(zones.nbr_ptr).min())
+            raise config_error(
+                "", "faults.replication", r,
+                f"is more than the {len(nbr)} neighbours of zone {z}",
+                f"at most {fewest}, the fewest neighbours a zone of this overlay has",
+            )  # fmt: skip
+        order = np.lexsort((nbr, volume[nbr]))
+        out.append(nbr[order[:r]].tolist())
+    return out

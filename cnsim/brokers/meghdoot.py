@@ -34,6 +34,8 @@ approach runs).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from cnsim.algorithms.base import ApproachSpec
@@ -48,11 +50,13 @@ from cnsim.brokers.base import (
     Traffic,
 )
 from cnsim.brokers.endpoints import Endpoints, diagonal_servers
+from cnsim.brokers.faults import FaultSchedule, FaultState, FaultStep
 from cnsim.brokers.gateways import Gateways
 from cnsim.brokers.routing import route
 from cnsim.brokers.zones import Zones, build_zones
 from cnsim.network.cache import build_world
 from cnsim.network.world import World
+from cnsim.schema import config_error
 
 
 class MeghdootCN(Network):
@@ -60,6 +64,7 @@ class MeghdootCN(Network):
 
     kind = "meghdoot"
     churns = True  # a gateway takes and drops subscriptions of its zone in place
+    fails = True  # a neighbour takes a failed broker's zones over (cnsim/brokers/faults.py)
     carries = ALL_CARRIED | {("publisher", "ranked")}  # ranked delivery: zone score bounds
 
     def __init__(self, subscriptions, zones: Zones, world: World, endpoints: Endpoints):
@@ -78,6 +83,8 @@ class MeghdootCN(Network):
         self.last_hop_latency_s = latency_ms.astype(np.float64) / 1000.0
         self.held = np.zeros(world.n_brokers, np.int64)  # what each broker's store holds
         self.held[zones.owner] = self.gateways.held()
+        self.present = np.ones(len(points), bool)  # subscribed now ([churn])
+        self.faults: FaultState | None = None  # brokers that fail ([faults])
         self.server = zones.server
         self.zone_of_broker = np.empty(zones.n_zones, np.int64)
         self.zone_of_broker[zones.owner] = np.arange(zones.n_zones)
@@ -98,7 +105,22 @@ class MeghdootCN(Network):
             ordered=setup.kind.ordered,
         )
         endpoints = Endpoints.place(world, zones.server, len(subscriptions), n_events, seeds)
+        if setup.faults is not None:  # who owns a zone changes: an owner array of its own
+            zones = replace(zones, owner=zones.owner.copy())
         cn = cls(subscriptions, zones, world, endpoints)
+        if setup.faults is not None:
+            server = zones.server
+            if server in setup.faults["brokers"]:
+                raise config_error(
+                    "", "faults.brokers", list(setup.faults["brokers"]),
+                    f"names broker {server}, the server's, which does not fail",
+                    f"brokers other than {server} (the broker at the centre of S, this "
+                    "network's server)",
+                )  # fmt: skip
+            schedule = FaultSchedule.draw(
+                setup.faults, world.n_brokers, server, n_events, seeds.rng("faults")
+            )
+            cn.faults = FaultState(cn, setup.faults, schedule, setup.subscription_bytes)
         if setup.ranked is not None:
             from cnsim.brokers.ranked import RankedOverlay
 
@@ -130,7 +152,7 @@ class MeghdootCN(Network):
         if servers is not None and approach.entry == "server":
             entry = self.endpoints.server_entry(servers)
         if approach.message == "targeted":
-            return self._targeted(messages, handled, entry)
+            return self._targeted(messages, handled, entry, approach.name)
         source = self.zone_of_broker[self.endpoints.entry_brokers(approach, update_events)]
         if approach.message == "ranked":
             return self.ranked.deliver(messages, source, self.last_hop, handled, update_events)
@@ -141,24 +163,76 @@ class MeghdootCN(Network):
         r = messages.rects
         routes = route(self.zones, r, source)
         offsets, pos = self.gateways.deliver_positions(r, routes.reach_ptr, routes.reach_zone)
+        costs = {}
+        if self.faults is not None:  # deliveries to lost subscriptions are dropped
+            offsets, pos, costs = self._drop(approach.name, offsets, pos)
         delivery = Delivery.of(messages, offsets, self.gateways.ids[pos], rows=pos)
         owner = self.zones.owner
         hop_from, hop_to = owner[routes.hop_from], owner[routes.hop_to]
         sources = np.broadcast_to(source, len(messages))
         np.add.at(handled, hop_to, 1)
         np.add.at(handled, owner[sources], 1)
+        # a hop between two zones of one broker (after a takeover) is none
+        hops = len(hop_from) if self.faults is None else int((hop_from != hop_to).sum())
         traffic = Traffic(
-            overlay_hops=int(len(hop_from)),
+            overlay_hops=int(hops),
             ip_hops=int(self.world.broker_hops[hop_from, hop_to].sum(dtype=np.int64)),
             last_hop_ip_hops=int(self._last_hop_at[pos].sum(dtype=np.int64)),
             paths=Paths(sources, routes.hop_ptr, routes.hop_from, routes.hop_to),
+            costs=costs,
         )
         return delivery, traffic
+
+    def _drop(self, name: str, offsets: np.ndarray, pos: np.ndarray):
+        """The deliveries (CSR ``offsets`` over forest positions ``pos``) to subscriptions
+        not lost, and the costs: deliveries dropped, lost ones that missed one."""
+        keep = self.faults.drop(name, self.gateways.ids[pos])
+        kept = np.concatenate([[0], np.cumsum(keep)])[offsets]
+        costs = {"lost_msgs": int(len(pos) - kept[-1]), "stale_subs": self.faults.stale(name)}
+        return kept, pos[keep], costs
 
     def set_alive(self, ids: np.ndarray, alive: bool) -> None:
         """Subscriptions ``ids`` join or leave the stores of their gateway brokers."""
         self.gateways.set_alive(ids, alive)
-        np.add.at(self.held, self.gateway[ids], 1 if alive else -1)
+        self.present[ids] = alive
+        held = ids if self.faults is None else ids[~self.faults.lost[ids]]
+        np.add.at(self.held, self.gateway[held], 1 if alive else -1)
+
+    def apply_faults(self, first: int, stop: int) -> FaultStep:
+        """The brokers due fail and come back (:class:`FaultState`)."""
+        return self.faults.step(first, stop)
+
+    def lost_mask(self) -> np.ndarray:
+        """Which subscriptions are lost now (subscribed, held by no broker up)."""
+        return self.faults.lost & self.present
+
+    def stale_subs(self, name: str) -> int:
+        """Lost subscriptions that missed a notification under approach ``name``."""
+        return self.faults.stale(name)
+
+    def zone_subscriptions(self, z: int) -> np.ndarray:
+        """Every subscription of the pool whose point is in zone ``z``."""
+        g = self.gateways
+        return g.ids[g.zone_ptr[z] : g.zone_ptr[z + 1]]
+
+    def hand_over(self, z: int, broker: int) -> None:
+        """Broker ``broker`` owns zone ``z`` from now: its subscriptions' gateway and
+        last hops change (the counts held: :meth:`count_held`)."""
+        self.zones.owner[z] = broker
+        g = self.gateways
+        pos = np.arange(g.zone_ptr[z], g.zone_ptr[z + 1])
+        subs = g.ids[pos]
+        self.gateway[subs] = broker
+        nodes = self.endpoints.subscriber_node[subs]
+        hops = self.world.last_hops(np.full(len(subs), broker), nodes)
+        self.last_hop[subs] = hops
+        self._last_hop_at[pos] = hops
+
+    def count_held(self) -> None:
+        """What each broker's store holds: the present subscriptions of its zones that
+        are not lost."""
+        kept = self.present if self.faults is None else self.present & ~self.faults.lost
+        self.held[:] = np.bincount(self.gateway[kept], minlength=len(self.held))
 
     def join_ip_hops(self, ids: np.ndarray, entry: str) -> np.ndarray:
         """Server to gateway broker (``broker_hops``) and on to the node (the last hop),
@@ -174,7 +248,7 @@ class MeghdootCN(Network):
         return self.gateways.ids
 
     def _targeted(
-        self, messages: Messages, handled: np.ndarray, entry: np.ndarray | None = None
+        self, messages: Messages, handled: np.ndarray, entry: np.ndarray | None, name: str
     ) -> tuple[Delivery, Traffic]:
         """Each message straight from the server (``entry``: the broker of its server,
         when there are several) to the gateway holding its target."""
@@ -190,18 +264,27 @@ class MeghdootCN(Network):
         remote = gateways != server
         np.add.at(handled, gateways[remote], 1)
         gateway_zones = self.gateway_zone[messages.target][remote]
+        delivery, costs = Delivery.targeted(messages), {}
+        if self.faults is not None:  # a message to a lost subscription reaches no one
+            keep = self.faults.drop(name, messages.target)
+            d = delivery
+            delivery = Delivery(np.concatenate([[0], np.cumsum(keep)]), d.subs[keep],
+                                d.obj[keep], d.y[keep], d.evict[keep])  # fmt: skip
+            costs = {"lost_msgs": int((~keep).sum()),
+                     "stale_subs": self.faults.stale(name)}  # fmt: skip
         traffic = Traffic(
             overlay_hops=int(remote.sum()),
             ip_hops=int(self.world.broker_hops[server, gateways].sum(dtype=np.int64)),
-            last_hop_ip_hops=int(self.last_hop[messages.target].sum()),
+            last_hop_ip_hops=int(self.last_hop[delivery.subs].sum()),
             paths=Paths(
                 sources,
                 np.concatenate([[0], np.cumsum(remote)]),
                 sources[remote],
                 gateway_zones,
             ),
+            costs=costs,
         )
-        return Delivery.targeted(messages), traffic
+        return delivery, traffic
 
     def publish_ip_hops(self, approach: ApproachSpec, first: int, stop: int) -> int:
         """IP hops of events ``first .. stop - 1`` from their publishers to their entry."""

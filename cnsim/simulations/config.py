@@ -23,6 +23,7 @@ import numpy as np
 from cnsim.algorithms.registry import allowed as allowed_approaches
 from cnsim.algorithms.registry import canonical_name, parse
 from cnsim.brokers import NETWORKS
+from cnsim.brokers.faults import faulty
 from cnsim.brokers.forwarding import COVERINGS
 from cnsim.brokers.ranked import PRUNING
 from cnsim.brokers.zones import ZONE_MODES
@@ -156,6 +157,16 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "mean_lifetime": Key(float, 1000.0, low=1e-9, high=1e15, doc="mean lifetime, in events"),
         "pareto_shape": Key(float, 2.0, low=1.01, high=1e3, doc="shape a of Pareto lifetimes"),
     },
+    "faults": {  # brokers that fail and come back (cnsim/brokers/faults.py)
+        "rate": Key(float, 0.0, low=0.0, high=1e3, doc="brokers failing per event (Poisson)"),
+        "brokers": Key(list, [], items=int, low=0, doc="brokers that fail (beside faults.at)"),
+        "at": Key(list, [], items=int, low=0, doc="the event before which each of them fails"),
+        "repair_time": Key(
+            float, 0.0, low=0.0, high=1e15, doc="mean events until a broker is back (0: never)"
+        ),
+        "replication": Key(int, 0, low=0, high=64, doc="neighbours holding each zone's copy"),
+        "detection": Key(int, 10, low=0, doc="events until a lost subscriber re-subscribes"),
+    },
     "ranked": {  # ranked delivery, approach 'ranked' (cnsim/brokers/ranked.py)
         "k": Key(int, 10, low=1, high=1000, doc="recipients per event: the k best-scoring"),
         "scores": Key(str, "uniform", SCORE_MODELS, doc="subscription scores (a bid, 1 - length)"),
@@ -175,7 +186,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
 
 # Sections left out of Scenario.as_dict() (summary.json, sweep run ids) while every key
 # has its default, so runs that do not use them are recorded exactly as before.
-OMITTED_AT_DEFAULT = ("server", "ranked", "churn")
+OMITTED_AT_DEFAULT = ("server", "ranked", "churn", "faults")
 # Keys left out of Scenario.as_dict() while all of them are at their default, likewise
 # (1.5-d range subscriptions).
 OMITTED_KEYS_AT_DEFAULT = {
@@ -334,6 +345,10 @@ def _read_only(keys: tuple[str, ...], used, when: str) -> tuple[Rule, ...]:
     return tuple(rule(path) for path in keys)
 
 
+def _faults(values: dict[str, dict[str, Any]]) -> bool:
+    return faulty(values["faults"])
+
+
 def _server_approach(values: dict[str, dict[str, Any]]) -> bool:
     return any(parse(a).entry == "server" for a in values["algorithm"]["approaches"])
 
@@ -371,6 +386,11 @@ UNUSED_RULES: tuple[Rule, ...] = (
         "churn.lifetime = 'pareto'",
     ),
     *_read_only(
+        ("faults.repair_time", "faults.replication", "faults.detection"),
+        _faults,
+        "brokers fail (faults.rate > 0 or faults.brokers)",
+    ),
+    *_read_only(
         ("server.count",),
         _server_approach,
         "an approach with a server runs (paint-*, unicast, batch; not only cn-relax)",
@@ -404,6 +424,80 @@ def _churn_rules() -> tuple[Rule, ...]:
 
 
 CHURN_RULES: tuple[Rule, ...] = _churn_rules()
+
+
+def _listed_beyond(values: dict[str, dict[str, Any]]) -> list[int]:
+    """The brokers ``faults.brokers`` names that the network does not have."""
+    return [b for b in values["faults"]["brokers"] if b >= values["network"]["brokers"]]
+
+
+def _fault_rules() -> tuple[Rule, ...]:
+    """Where and how brokers may fail: each ``[faults]`` key that makes them fail,
+    refused where its failures cannot run; and the failures listed, checked."""
+    overlays = " or ".join(repr(k) for k, n in NETWORKS.items() if n.fails)
+    rules = []
+    for key, off in (("rate", 0.0), ("brokers", [])):
+        def on(v, key=key, off=off):
+            return v["faults"][key] != off
+
+        rules += [
+            Rule(
+                f"faults.{key}",
+                lambda v, on=on: not on(v) or NETWORKS[v["overlay"]["kind"]].fails,
+                "needs an overlay of brokers whose zones a neighbour can take over",
+                f"{off!r} unless overlay.kind is {overlays} (not {{overlay[kind]!r}})",
+            ),
+            Rule(
+                f"faults.{key}",
+                lambda v, on=on: not on(v) or not _timed(v),
+                "runs in counting mode only (timed mode does not replay takeovers yet)",
+                f"{off!r} when run.mode = 'timed'",
+            ),
+            Rule(
+                f"faults.{key}",
+                lambda v, on=on: not on(v) or v["server"]["count"] == 1,
+                "needs one server (several servers' brokers would have to fail over too)",
+                f"{off!r} when server.count > 1",
+            ),
+            Rule(
+                f"faults.{key}",
+                lambda v, on=on: not on(v)
+                or not any(parse(a).message == "ranked" for a in v["algorithm"]["approaches"]),
+                "does not apply to ranked delivery (its zones' score bounds are not taken over)",
+                f"{off!r} when algorithm.approaches has 'ranked'",
+            ),
+        ]
+    rules += [
+        Rule(
+            "faults.rate",
+            lambda v: v["faults"]["rate"] == 0 or not v["faults"]["brokers"],
+            "is set beside faults.brokers (failures are drawn, or listed)",
+            "0.0 when faults.brokers lists the failures",
+        ),
+        Rule(
+            "faults.at",
+            lambda v: len(v["faults"]["at"]) == len(v["faults"]["brokers"]),
+            "does not give one event for each of faults.brokers",
+            "as many events as faults.brokers has brokers ({faults[brokers]})",
+        ),
+        Rule(
+            "faults.brokers",
+            lambda v: not _listed_beyond(v),
+            "names brokers the network does not have",
+            "brokers 0 .. {network[brokers]} - 1 (network.brokers)",
+            value=_listed_beyond,
+        ),
+        Rule(
+            "faults.at",
+            lambda v: all(t < v["events"]["count"] for t in v["faults"]["at"]),
+            "names events the run does not have",
+            "events 0 .. {events[count]} - 1 (events.count)",
+        ),
+    ]
+    return tuple(rules)
+
+
+FAULT_RULES: tuple[Rule, ...] = _fault_rules()
 
 
 RULES: tuple[Rule, ...] = (  # rules across the scenario's keys, checked after SCHEMA
@@ -529,6 +623,7 @@ RULES: tuple[Rule, ...] = (  # rules across the scenario's keys, checked after S
         "0.5 (the default) unless ranked.commands > 0",
     ),
     *CHURN_RULES,
+    *FAULT_RULES,
     *KIND_RULES,
     *UNUSED_RULES,
 )

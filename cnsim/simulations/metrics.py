@@ -47,7 +47,7 @@ AGGREGATES = ("mean", "max", "total", "p50", "p95", "p99", "run")
 #: of consecutive blocks of batches its batch means are taken over
 CONFIDENCE, BLOCKS = 0.90, 20
 INTERVAL = "ci90"  # its summary entries: ci90_{name}
-MODES = ("counting", "timed", "distributed", "churn", "churn-timed", "joins", "ranked")
+MODES = ("counting", "timed", "distributed", "churn", "churn-timed", "joins", "faults", "ranked")
 
 
 @dataclass(frozen=True)
@@ -350,6 +350,44 @@ def _join_metrics() -> list[Metric]:
     ]  # fmt: skip
 
 
+def _fault(name: str):
+    """The collect function of what broker failures and repairs cost a batch
+    (:class:`cnsim.brokers.faults.FaultState`, ``[faults]``)."""
+    return lambda o: o.faults[name]
+
+
+def _fault_metrics() -> list[Metric]:
+    """Brokers that fail and come back over the Meghdoot overlay (``[faults]``, mode
+    "faults"): failures and repairs before the batch; the subscriptions lost (held by a
+    failed broker with no replica up) and the deliveries to them dropped; those that
+    missed a notification (their lists may be wrong until they re-subscribe); and the
+    repair: zones handed back to repaired brokers, re-subscriptions with their first
+    lists."""
+    sums = ("mean", "total")
+    return [
+        Metric("failures", "brokers", "brokers failing", aggregates=sums, mode="faults",
+               collect=_fault("failures")),
+        Metric("repairs", "brokers", "brokers back", aggregates=sums, mode="faults",
+               collect=_fault("repairs")),
+        Metric("lost_subs", "subscriptions", "subscriptions lost", aggregates=("mean", "max"),
+               mode="faults", collect=_fault("lost_subs")),
+        Metric("lost_msgs", "messages", "notifications lost", aggregates=sums, mode="faults",
+               collect=_fault("lost_msgs")),
+        Metric("stale_subs", "subscriptions", "lost subscriptions that missed a notification",
+               aggregates=("mean", "max"), mode="faults", collect=_fault("stale_subs")),
+        Metric("resubscriptions", "subscriptions", "lost subscriptions re-subscribing",
+               aggregates=sums, mode="faults", collect=_fault("resubscriptions")),
+        Metric("repair_calls", "calls", "min_y calls for re-subscribing lists",
+               aggregates=sums, mode="faults", collect=_fault("repair_calls")),
+        Metric("repair_msgs", "messages", "repair messages (hand-backs, re-subscriptions)",
+               aggregates=sums, mode="faults", collect=_fault("repair_msgs")),
+        Metric("repair_bytes", "bytes", "repair bytes", aggregates=sums, mode="faults",
+               collect=_fault("repair_bytes")),
+        Metric("repair_ip_bytes", "bytes", "repair IP bytes", aggregates=sums, mode="faults",
+               collect=_fault("repair_ip_bytes")),
+    ]  # fmt: skip
+
+
 def _server(o) -> int:
     return 0 if o.spec.entry == "publisher" else len(o.messages)
 
@@ -643,6 +681,9 @@ CATALOG = Catalog(
         # -- subscribers that come and go during a run ([churn]): per batch, who joined
         # and left before it and what the joining ones' first lists cost
         *_join_metrics(),
+        # -- brokers that fail and come back ([faults], Meghdoot): per batch, what was
+        # lost and what the repair cost
+        *_fault_metrics(),
         # -- ranked delivery (approach 'ranked'): per batch the cost of finding
         # and notifying the global top-k of its events, and the flood baseline's beside;
         # per approach the pruning ratios (threshold / flood, over the run) and the bound

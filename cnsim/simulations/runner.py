@@ -30,6 +30,7 @@ from cnsim.algorithms.messages import Messages, reach
 from cnsim.algorithms.registry import make_approach, parse
 from cnsim.brokers import NETWORKS
 from cnsim.brokers.base import Delivery, Network, NetworkSetup, RankedSetup, Traffic
+from cnsim.brokers.faults import FaultStep, faulty
 from cnsim.brokers.forwarding import Covering
 from cnsim.errors import CLI, Names
 from cnsim.server.distributed import Zones
@@ -71,6 +72,8 @@ class Outcome:
     commands: dict[str, float] = field(default_factory=dict)
     # [churn]: who joined and left before the batch, what the joining ones' lists cost
     joins: dict[str, float] = field(default_factory=dict)
+    # [faults]: brokers failed and repaired before the batch, what was lost, the repair
+    faults: dict[str, float] = field(default_factory=dict)
 
 
 class Simulation:
@@ -92,7 +95,7 @@ class Simulation:
         self.workload: Workload = w
         self.batch_size = scenario["events"]["batch_size"]
         self.subscriptions = w.kind.index(w)
-        setup = network_setup(scenario, w.kind, len(w.events), self.seeds)
+        setup = self._setup = network_setup(scenario, w.kind, len(w.events), self.seeds)
         self.network: Network = NETWORKS[scenario["overlay"]["kind"]].create(
             setup, self.subscriptions
         )
@@ -114,14 +117,20 @@ class Simulation:
             links = self.network.place_servers(zones, w.events)
             self.server_load = ServerLoad(zones, self.approaches, links)
         self.lists: dict[str, TopKLists] = {}
+        self._server_lists: dict[str, TopKLists] = {}
         # approaches whose server keeps its subscribers' lists in step (Unicast): their
         # lists are shared, not applied twice
         self._in_step: set[str] = set()
         if track_lists:
             keep = [a for a in self.approaches if a.spec.stores == "top-k"]
-            fresh = [a.name for a in keep if _subscriber_lists(a) is None]
+            # with faults a server's copy (Unicast's) and its subscribers' lists part:
+            # a message to a lost subscription is sent, never received
+            shared = [a for a in keep if _subscriber_lists(a) is not None and not setup.faults]
+            fresh = [a.name for a in keep if a not in shared]
+            apart = [a for a in keep if _subscriber_lists(a) is not None and a not in shared]
+            self._server_lists = {a.name: _subscriber_lists(a) for a in apart}
             for a in keep:  # a range store needs no list of k
-                if _subscriber_lists(a) is not None:
+                if a in shared:
                     self.lists[a.name] = _subscriber_lists(a)
                     self._in_step.add(a.name)
             for j, name in enumerate(fresh):
@@ -137,13 +146,15 @@ class Simulation:
             for a in self.approaches
         }
         self.live: np.ndarray | None = None  # [churn]: which subscriptions are live
-        self._truth: Truth | None = None  # [churn] with a range store: the objects now
+        self._truth: Truth | None = None  # a range store's arrivals: the objects now
+        if (self.churn is not None or setup.faults) and any(
+            a.spec.stores == "range" for a in self.approaches
+        ):
+            self._truth = Truth(w)
         if self.churn is not None:
             self.live = np.ones(self.churn.pool, np.bool_)
             self._live_count = self.churn.pool
             self._set_alive(np.arange(self.churn.initial, self.churn.pool), False)
-            if any(a.spec.stores == "range" for a in self.approaches):
-                self._truth = Truth(w)
 
     @property
     def n_events(self) -> int:
@@ -162,6 +173,8 @@ class Simulation:
         modes = ("counting",) if self.server_load is None else ("counting", "distributed")
         if self.churn is not None:  # subscribers that come and go
             modes = (*modes, "joins")
+        if self._setup.faults is not None:  # brokers that fail
+            modes = (*modes, "faults")
         if runs_ranked(self.approaches):  # ranked delivery's columns
             modes = (*modes, "ranked")
         return modes
@@ -193,15 +206,26 @@ class Simulation:
         for b, (first, stop) in enumerate(self.batches()):
             updates = ev.updates(first, stop)
             update_events = np.repeat(np.arange(first, stop), np.diff(ev.start[first : stop + 1]))
+            fault = None if self._setup.faults is None else self.network.apply_faults(first, stop)
+            back = None if fault is None else self._arrivals(fault.resubscribing)
             joining = None if self.churn is None else self._churn(first, stop)
             outcomes = {}
             for a in self.approaches:
-                joins = {} if joining is None else self._join(a, joining)
-                outcomes[a.name] = self._process(a, updates, update_events, first, stop)
-                outcomes[a.name].joins = joins
+                joins = {} if joining is None else self._join(a, *joining)
+                repair = {} if fault is None else self._repair(a, fault, back)
+                o = outcomes[a.name] = self._process(a, updates, update_events, first, stop)
+                o.joins = joins
+                if fault is not None:  # what the lost subscriptions missed
+                    o.faults = {**repair, "lost_msgs": o.traffic.costs.get("lost_msgs", 0),
+                                "stale_subs": self.network.stale_subs(a.name)}  # fmt: skip
             if self._truth is not None:
                 self._truth.apply(updates)
             yield b, outcomes
+
+    def lost(self) -> np.ndarray | None:
+        """Which subscriptions are lost now (held by a failed broker with no replica
+        up, ``[faults]``), or None: none can be."""
+        return None if self._setup.faults is None else self.network.lost_mask()
 
     def _set_alive(self, ids: np.ndarray, alive: bool) -> None:
         """Subscriptions ``ids`` join or leave: the run's index of S (the server's), the
@@ -213,45 +237,73 @@ class Simulation:
         self.live[ids] = alive
         self._live_count += len(ids) if alive else -len(ids)
 
-    def _churn(self, first: int, stop: int) -> Joining:
+    def _churn(self, first: int, stop: int) -> tuple[Arrivals, dict[str, float]]:
         """Let the subscriptions due before the batch ``first .. stop - 1`` join and
-        leave; who joined, and their first lists from the server."""
+        leave; who joined, with their first lists, and the counts rows record."""
         joining, leaving = self.churn.due(first, stop)
         self._set_alive(joining, True)
         self._set_alive(leaving, False)
         counts = {"joins": len(joining), "leaves": len(leaving), "live_subs": self._live_count}
-        lists = None
-        served = [a for a in self.approaches if a.object_index() is not None]
-        if len(joining) and served:
-            # every server holds the same objects at a batch's start: one answer for all
-            lo, hi = (b[joining] for b in self._bounds())
-            lists = self._view.server.top_k(served[0].object_index(), lo, hi, self.workload.k)
-        return Joining(joining, counts, lists)
+        return self._arrivals(joining), counts
 
-    def _join(self, approach, joining: Joining) -> dict[str, float]:
-        """What the joining subscriptions' first lists cost under ``approach``, and the
-        lists set: a top-k list from its server (the ``min_y`` calls k rounds of it
-        make), or — a range store (CN-Relax) — every object of the range, from the
-        gateway broker; each one message over the network's IP hops
-        (:meth:`Network.join_ip_hops`)."""
-        subs, spec = joining.subs, approach.spec
-        cost = {**joining.counts, "join_calls": 0, "join_msgs": len(subs), "join_bytes": 0,
-                "join_ip_bytes": 0}  # fmt: skip
+    def _arrivals(self, subs: np.ndarray) -> Arrivals:
+        """Subscriptions ``subs`` arriving at their gateways, with their first lists from
+        the server: every server holds the same objects at a batch's start, so one
+        answer serves all approaches."""
+        served = [a for a in self.approaches if a.object_index() is not None]
+        if not len(subs) or not served:
+            return Arrivals(subs, None)
+        lo, hi = (b[subs] for b in self._bounds())
+        return Arrivals(subs, self._view.server.top_k(served[0].object_index(), lo, hi,
+                                                       self.workload.k))  # fmt: skip
+
+    def _receive(self, approach, arrivals: Arrivals) -> tuple[int, int, int]:
+        """The arriving subscriptions' first lists under ``approach``, set in its lists:
+        a top-k list from its server, or — a range store (CN-Relax) — every object of the
+        range, from the gateway broker; ``(calls, bytes, IP bytes)`` of the one message
+        each gets (calls: the ``min_y`` calls k rounds of it make; IP hops:
+        :meth:`Network.join_ip_hops`)."""
+        subs = arrivals.subs
         if not len(subs):
-            return cost
-        if spec.stores == "range":
+            return 0, 0, 0
+        calls = 0
+        if approach.spec.stores == "range":
             entries = self._truth.inside(subs)
         else:
-            ids, ys = joining.lists
-            cost["join_calls"] = min_y_calls(ids)
+            ids, ys = arrivals.lists
+            calls = min_y_calls(ids)
             if approach.name in self.lists:
                 self.lists[approach.name].assign(subs, ids, ys)
+            if approach.name in self._server_lists:  # the server's own copy, apart
+                self._server_lists[approach.name].assign(subs, ids, ys)
             entries = (ids >= 0).sum(axis=1)
         object_bytes = self.scenario["messages"]["object_bytes"]
-        hops = self.network.join_ip_hops(subs, spec.entry)
-        cost["join_bytes"] = int(entries.sum()) * object_bytes
-        cost["join_ip_bytes"] = int((entries * hops).sum()) * object_bytes
-        return cost
+        hops = self.network.join_ip_hops(subs, approach.spec.entry)
+        return calls, int(entries.sum()) * object_bytes, int((entries * hops).sum()) * object_bytes
+
+    def _join(self, approach, arrivals: Arrivals, counts: dict[str, float]) -> dict[str, float]:
+        """What the joining subscriptions cost under ``approach`` (catalog mode
+        "joins")."""
+        calls, size, ip = self._receive(approach, arrivals)
+        return {**counts, "join_calls": calls, "join_msgs": len(arrivals.subs),
+                "join_bytes": size, "join_ip_bytes": ip}  # fmt: skip
+
+    def _repair(self, approach, step: FaultStep, arrivals: Arrivals) -> dict[str, float]:
+        """What the failures and repairs before the batch cost under ``approach``
+        (catalog mode "faults"): zones handed back, and each re-subscribing subscriber's
+        subscription (to its gateway, over the last hop) and first list."""
+        c = step.counts
+        calls, size, ip = self._receive(approach, arrivals)
+        subs = arrivals.subs
+        sub_bytes = self._setup.subscription_bytes
+        last_hops = int(self.network.join_ip_hops(subs, "publisher").sum())
+        return {
+            "failures": c["failures"], "repairs": c["repairs"], "lost_subs": c["lost_subs"],
+            "resubscriptions": c["resubscriptions"], "repair_calls": calls,
+            "repair_msgs": c["handback_msgs"] + 2 * len(subs),
+            "repair_bytes": c["handback_bytes"] + len(subs) * sub_bytes + size,
+            "repair_ip_bytes": c["handback_ip_bytes"] + last_hops * sub_bytes + ip,
+        }  # fmt: skip
 
     def _bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """Every subscription as a box over the objects' attributes (made once)."""
@@ -285,12 +337,12 @@ class Simulation:
 
 
 @dataclass(frozen=True)
-class Joining:
-    """The subscriptions joining before a batch ([churn]): their ids, the counts every
-    approach's row records, and their first lists from the server (ids, ys), or None."""
+class Arrivals:
+    """Subscriptions arriving at their gateways before a batch (joining, [churn], or
+    re-subscribing after a broker failure, [faults]), with their first lists from the
+    server (ids, ys), or None (no approach with a server)."""
 
     subs: np.ndarray
-    counts: dict[str, float]
     lists: tuple[np.ndarray, np.ndarray] | None
 
 
@@ -473,9 +525,11 @@ def network_setup(scenario: Scenario, kind, n_events: int, seeds: Seeds) -> Netw
             r["churn"], s["distribution"], s["spread"],
         )  # fmt: skip
     covering = Covering.of(o)
+    faults = scenario["faults"] if faulty(scenario["faults"]) else None
     return NetworkSetup(
-        scenario.network, kind, o["split"], o["degree"], covering, n_events, seeds, ranked
-    )
+        scenario.network, kind, o["split"], o["degree"], covering, n_events, seeds, ranked,
+        faults=faults, subscription_bytes=4 * (kind.space_dims + 1),
+    )  # fmt: skip
 
 
 def server_view(

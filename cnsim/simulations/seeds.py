@@ -27,6 +27,7 @@ STREAMS = (
     "ranked_churn",  # ranked delivery's joins and leaves ([ranked] commands, churn)
     "churn",  # when subscriptions join and leave ([churn]; cnsim/subscriptions/churn.py)
     "churn_subscriptions",  # the points of the joining subscriptions
+    "faults",  # which brokers fail when, and their repair times ([faults])
 )
 
 

@@ -190,7 +190,10 @@ def verify(scenario: Scenario, events: int | None = None) -> Report:
         ideal = IdealCN(sim.subscriptions)
         ref_out = {spec: ideal.reach(a.process(updates)) for spec, a in refs.items()}
         live = None if sim.live is None else sim.live.copy()  # [churn]: who is there
-        state = BatchState(b, updates, y_before, before, after, truth, live)
+        lost = sim.lost()  # [faults]: who is held by no broker up
+        if lost is not None:
+            live = ~lost if live is None else live & ~lost
+        state = BatchState(b, updates, y_before, before, after, truth, live, lost)
         for a in sim.approaches:
             _check_approach(report, sim, a, outcomes[a.name], ref_out, state)
         before = after
@@ -267,7 +270,10 @@ class BatchState:
     before: tuple
     after: tuple
     truth: Truth
-    live: np.ndarray | None = None  # [churn]: the subscriptions live in the batch
+    # the subscriptions live ([churn]) and not lost ([faults]) in the batch: every check
+    # but the losses reads them only
+    live: np.ndarray | None = None
+    lost: np.ndarray | None = None  # [faults]: the subscriptions lost in the batch
 
     def affected(self) -> np.ndarray:
         """Live subscriptions whose top-k list changed over the batch."""
@@ -290,7 +296,9 @@ def _check_approach(report: Report, sim: Simulation, a, o: Outcome, ref_out: dic
         check_ranked(report, sim, a.name, st.batch, o)
         return
     if sim.network.has_brokers and spec.message == "region":
-        _check_overlay(report, sim, a.name, st.batch, o)
+        _check_overlay(report, sim, a.name, st.batch, o, st.lost)
+    if st.lost is not None:
+        _check_lost(report, sim, a, st.batch, o, st.lost)
     if spec.stores == "range":
         _check_ranges(report, sim, a.name, st, o)
         return
@@ -305,7 +313,9 @@ def _check_approach(report: Report, sim: Simulation, a, o: Outcome, ref_out: dic
         _check_eps(report, sim, a, o, st)
     if spec.family == "paint-sparse":
         ref = spec.with_family("paint-dense")
-        _check_sparse(report, a, st.batch, o, ref_out[ref], ref.name)
+        # a server-side property: with faults, against what its messages reach, lost or not
+        sent = o.delivery if st.lost is None else IdealCN(sim.subscriptions).reach(o.messages)
+        _check_sparse(report, a, st.batch, o, sent, ref_out[ref], ref.name)
     if spec.batch == "paint-batch" and a.exact:
         _check_batch(report, sim, a, o, ref_out, st)
 
@@ -325,9 +335,12 @@ def _references(sim: Simulation) -> dict[ApproachSpec, object]:
     return {s: make_approach(s, view) for s in sorted(specs, key=lambda s: s.name)}
 
 
-def _check_overlay(report: Report, sim: Simulation, name: str, b: int, o: Outcome) -> None:
+def _check_overlay(report: Report, sim: Simulation, name: str, b: int, o: Outcome, lost) -> None:
+    """The overlay delivers what the ideal CN does (with faults: but to the lost)."""
     ideal = IdealCN(sim.subscriptions).reach(o.messages)
     want, got = ideal.pairs(), o.delivery.pairs()
+    if lost is not None:
+        want = want[~lost[want[:, 1]]]
     if want.shape != got.shape or not np.array_equal(want, got):
         lost = len(np.setdiff1d(ideal.subs, o.delivery.subs))
         report.fail(
@@ -337,6 +350,18 @@ def _check_overlay(report: Report, sim: Simulation, name: str, b: int, o: Outcom
             f"{len(o.delivery)} deliveries through the overlay, {len(ideal)} directly "
             f"({lost} subscriptions missed)",
         )
+
+
+def _check_lost(report: Report, sim: Simulation, a, b: int, o: Outcome, lost) -> None:
+    """``lost_msgs`` is what the lost subscriptions should have received: the ideal
+    CN's deliveries (a targeted message's, its target) to them."""
+    if a.spec.message == "targeted":
+        want = int(lost[o.messages.target].sum())
+    else:
+        want = int(lost[IdealCN(sim.subscriptions).reach(o.messages).subs].sum())
+    if o.faults["lost_msgs"] != want:
+        report.fail(a.name, "lost-as-counted", b,
+                    f"lost_msgs = {o.faults['lost_msgs']}, the lost should have had {want}")
 
 
 def _check_ranges(report: Report, sim: Simulation, name: str, st: BatchState, o: Outcome):
@@ -380,8 +405,10 @@ def _per_subscription(d: Delivery) -> np.ndarray:
     return np.stack([d.subs[order].astype(float), d.obj[order].astype(float), d.y[order]])
 
 
-def _check_sparse(report: Report, a, b: int, o: Outcome, ref: Delivery, ref_name: str) -> None:
-    reached = o.delivery.per_message()
+def _check_sparse(
+    report: Report, a, b: int, o: Outcome, sent: Delivery, ref: Delivery, ref_name: str
+) -> None:
+    reached = sent.per_message()
     if (reached == 0).any():
         report.fail(a.name, "sparse-no-empty-message", b, f"{(reached == 0).sum()} empty messages")
     n_ref = len(ref.offsets) - 1
@@ -393,7 +420,7 @@ def _check_sparse(report: Report, a, b: int, o: Outcome, ref: Delivery, ref_name
             f"{len(o.messages)} messages against {ref_name}'s {n_ref}",
         )
     if a.exact:
-        mine, theirs = _per_subscription(o.delivery), _per_subscription(ref)
+        mine, theirs = _per_subscription(sent), _per_subscription(ref)
         if mine.shape != theirs.shape or not np.array_equal(mine, theirs):
             report.fail(
                 a.name,
@@ -432,7 +459,8 @@ def _check_batch(report: Report, sim: Simulation, a, o: Outcome, ref_out: dict, 
     for other in _BATCH_REFERENCES:
         spec = a.spec.with_batch(other)
         ref = spec.name
-        counts[ref] = theirs = np.bincount(ref_out[spec].subs, minlength=m)
+        # the references deliver directly (the ideal CN): not to the lost
+        counts[ref] = theirs = st.of_live(np.bincount(ref_out[spec].subs, minlength=m))
         report.violate_at(
             a.name, f"batch-not-more-than-{other}", st.batch, np.flatnonzero(mine > theirs),
             lambda j, theirs=theirs, other=other: (

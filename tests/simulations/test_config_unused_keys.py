@@ -31,6 +31,9 @@ USED = {
     "server.count": {"overlay": {"kind": "meghdoot"}, "algorithm": {"approaches": ["unicast"]}},
     "churn.mean_lifetime": {"churn": {"lifetime": "exponential"}},
     "churn.pareto_shape": {"churn": {"lifetime": "pareto"}},
+    "faults.repair_time": {"faults": {"rate": 0.01}, "overlay": {"kind": "meghdoot"}},
+    "faults.replication": {"faults": {"rate": 0.01}, "overlay": {"kind": "meghdoot"}},
+    "faults.detection": {"faults": {"rate": 0.01}, "overlay": {"kind": "meghdoot"}},
 }
 # Where it is not: every other key at the default of the cases' scenario (ideal overlay).
 UNUSED = {"server.count": CN_RELAX}

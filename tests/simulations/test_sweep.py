@@ -297,6 +297,25 @@ def test_serial_and_spark_give_identical_rows(tmp_path, spark):
     assert run_sweep(sweep, tmp_path / "spark", spark=spark, progress=False).ran == 0
 
 
+@pytest.mark.slow
+def test_churn_and_faults_are_the_same_serially_and_on_spark(tmp_path, spark):
+    doc = sweep_doc(
+        grid={"faults.replication": [0, 1]},
+        zip={"churn.joins": [1.0, 3.0], "churn.lifetime": ["exponential", "pareto"]},
+    )
+    doc["overlay"] = {"kind": "meghdoot"}
+    doc["network"] = {"ip_nodes": 200, "brokers": 16}
+    doc["faults"] = {"rate": 0.1, "repair_time": 5.0}
+    doc["churn"] = {"lifetime": "exponential", "mean_lifetime": 30.0}
+    sweep = expand(doc)
+    serial = run_sweep(sweep, tmp_path / "serial", serial=True, progress=False)
+    on_spark = run_sweep(sweep, tmp_path / "spark", spark=spark, progress=False)
+    assert serial.ran == on_spark.ran == 4 and not on_spark.failed and not serial.failed
+    a, b = read_results(tmp_path / "serial"), read_results(tmp_path / "spark")
+    pd.testing.assert_frame_equal(no_time(a), no_time(b))
+    assert (a["total_failures"] > 0).all() and (a["total_joins"] > 0).all()
+
+
 # ----------------------------------------------------------------- command line
 
 

@@ -1,0 +1,158 @@
+"""Brokers that fail and come back during a run over the Meghdoot overlay
+(``[faults]``): verify after every batch (every subscription not lost exact, the
+notifications lost equal to what the ideal CN would have delivered to the lost ones),
+the takeover rule, losses ending with re-subscription, replicas that lose nothing,
+hand-backs on repair, and the run without faults unchanged."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from cnsim.errors import ConfigError
+from cnsim.simulations.config import from_dict
+from cnsim.simulations.metrics import CATALOG
+from cnsim.simulations.runner import Simulation, run
+from cnsim.simulations.verify import verify
+
+COUNTS = CATALOG.names("batch", "counting", wall=False)
+FAULTS = CATALOG.names("batch", "faults")
+
+
+@pytest.fixture(autouse=True)
+def cache(tmp_path_factory, monkeypatch):
+    monkeypatch.setenv("CNSIM_CACHE", str(tmp_path_factory.getbasetemp() / "worlds"))
+
+
+def scenario(faults=None, n_events=80, approaches=None, **sections):
+    tables = {
+        "seed": 4,
+        "objects": {"count": 150},
+        "subscriptions": {"count": 300, "k": 3},
+        "events": {"count": n_events},
+        "network": {"ip_nodes": 200, "brokers": 16},
+        "run": {"progress": False},
+        "algorithm": {"approaches": approaches or ["paint-dense", "paint-sparse", "unicast",
+                                                   "cn-relax"]},
+        "faults": {"rate": 0.1, "repair_time": 20.0, "detection": 4}
+        if faults is None else faults,
+    }  # fmt: skip
+    for section, values in sections.items():
+        tables[section] = {**tables.get(section, {}), **values}
+    return from_dict(tables)
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {},
+        {"subscriptions": {"kind": "box", "dims": 2}},
+        {"subscriptions": {"kind": "range-1.5d"}},
+        {"churn": {"joins": 2.0, "lifetime": "exponential", "mean_lifetime": 40.0}},
+        {"events": {"batch_size": 3, "inserts": 0.1, "deletes": 0.1}},
+    ],
+    ids=["range", "box", "range-1.5d", "churn", "batches"],
+)
+def test_every_list_not_lost_is_exact_and_the_loss_is_counted(extra):
+    approaches = None
+    if "events" in extra:
+        approaches = ["paint-batch(paint-dense)", "paint-sparse", "unicast", "cn-relax"]
+    s = scenario(approaches=approaches, **extra)
+    report = verify(s)
+    assert report.ok, report.text()
+    frame, summary = run(s)
+    rows = frame[frame.approach == "paint-sparse"]
+    assert rows["failures"].sum() >= 3 and frame["lost_msgs"].sum() > 0  # CN-Relax's, at least
+    assert rows["resubscriptions"].sum() > 0 and rows["repairs"].sum() > 0
+
+
+def test_a_lost_zone_is_exact_again_after_the_detection_delay():
+    """One failure at event 10, detection 5, never repaired: the zone's subscriptions
+    are lost over events 10-14 and re-subscribe before event 15, all of them."""
+    s = scenario({"brokers": [3], "at": [10], "detection": 5})
+    sim = Simulation(s)
+    zone = int(np.flatnonzero(sim.network.zones.owner == 3)[0])
+    held = len(sim.network.zone_subscriptions(zone))
+    lost = {}
+    for b, outcomes in sim.steps():
+        o = outcomes["paint-dense"]
+        lost[b] = (o.faults["lost_subs"], o.faults["resubscriptions"])
+    assert all(lost[b] == (0, 0) for b in range(10))
+    assert all(lost[b] == (held, 0) for b in range(10, 15))
+    assert lost[15] == (0, held) and all(lost[b] == (0, 0) for b in range(16, 80))
+    report = verify(s)
+    assert report.ok, report.text()
+
+
+def test_takeover_goes_to_the_smallest_neighbour_and_repair_gives_back():
+    s = scenario({"brokers": [5], "at": [2], "repair_time": 1e-9, "replication": 1})
+    sim = Simulation(s)
+    net = sim.network
+    zones = net.zones
+    zone = int(np.flatnonzero(zones.owner == 5)[0])
+    nbr = zones.neighbours(zone)
+    smallest = nbr[np.lexsort((nbr, zones.volumes()[nbr]))[0]]
+    expected = int(zones.owner[smallest])
+    held_before = net.held.copy()
+    steps = sim.steps()
+    for _ in range(3):  # events 0, 1, 2: the failure before event 2
+        b, outcomes = next(steps)
+    assert zones.owner[zone] == expected
+    subs = net.zone_subscriptions(zone)
+    assert (net.gateway[subs] == expected).all()
+    assert net.held[5] == 0 and net.held[expected] == held_before[expected] + held_before[5]
+    assert outcomes["paint-dense"].faults["lost_subs"] == 0  # the replica serves
+    b, outcomes = next(steps)  # back before event 3: the zone handed back
+    assert zones.owner[zone] == 5 and (net.held == held_before).all()
+    f = outcomes["paint-dense"].faults
+    assert f["repairs"] == 1 and f["repair_msgs"] == 1
+    assert f["repair_bytes"] == held_before[5] * 4 * 3  # (l, r) and an id, 4 bytes each
+    hops = int(net.world.broker_hops[expected, 5])
+    assert f["repair_ip_bytes"] == f["repair_bytes"] * hops
+
+
+def test_replicas_lose_nothing():
+    frame, _ = run(scenario({"rate": 0.05, "repair_time": 15.0, "replication": 2}))
+    assert frame["failures"].sum() >= 3
+    assert (frame["lost_subs"] == 0).all() and (frame["lost_msgs"] == 0).all()
+
+
+def test_without_faults_the_run_is_unchanged_and_a_seed_gives_one_run():
+    plain, summary = run(scenario({}))
+    defaults = {"rate": 0.0, "brokers": [], "at": [], "repair_time": 0.0, "replication": 0,
+                "detection": 10}  # fmt: skip
+    again, _ = run(scenario(defaults))
+    pd.testing.assert_frame_equal(plain[COUNTS], again[COUNTS])
+    assert "faults" not in summary["scenario"] and not set(FAULTS) & set(plain.columns)
+    a, _ = run(scenario())
+    b, _ = run(scenario())
+    pd.testing.assert_frame_equal(a[COUNTS + FAULTS], b[COUNTS + FAULTS])
+
+
+@pytest.mark.parametrize(
+    ("faults", "extra", "words"),
+    [
+        ({"rate": -0.5}, {}, r"faults.rate = -0.5"),
+        ({"rate": float("nan")}, {}, r"faults.rate = nan"),
+        ({"brokers": [99], "at": [3]}, {}, r"faults.brokers = \[99\] names brokers the network"),
+        ({"brokers": [2, 3], "at": [3]}, {}, r"faults.at = \[3\] does not give one event"),
+        ({"brokers": [2], "at": [500]}, {}, r"faults.at = \[500\] names events the run"),
+        ({"rate": 0.1}, {"overlay": {"kind": "ideal"}}, r"faults.rate = 0.1 needs an overlay"),
+        ({"rate": 0.1, "brokers": [2], "at": [1]}, {}, r"faults.rate = 0.1 is set beside"),
+        ({"replication": 1}, {}, r"faults.replication = 1 is read only when brokers fail"),
+        ({"rate": 0.1}, {"run": {"mode": "timed"}}, r"counting mode only"),
+    ],
+)
+def test_bad_faults_are_refused_in_one_line(faults, extra, words):
+    with pytest.raises(ConfigError, match=words) as e:
+        scenario(faults, **extra)
+    assert "\n" not in str(e.value)
+
+
+def test_more_replicas_than_neighbours_and_the_servers_broker_are_refused():
+    with pytest.raises(ConfigError, match=r"faults.replication = 64 is more than the \d+ neigh"):
+        Simulation(scenario({"rate": 0.1, "replication": 64}))
+    server = Simulation(scenario({})).network.server
+    with pytest.raises(ConfigError, match=rf"names broker {server}, the server's"):
+        Simulation(scenario({"brokers": [server], "at": [1]}))
