@@ -406,3 +406,40 @@ def test_queue_panels_share_a_labelled_y_axis():
         (line,) = ax.get_lines()
         np.testing.assert_array_equal(line.get_ydata(), events.loc[events["approach"] == name,
                                       "server_queue_len"])  # fmt: skip
+
+
+def dynamics_metrics(approach: str, j: int, **p) -> dict:
+    """Made-up summary metrics of sweeps over broker failures and joins."""
+    rate, r = p.get("faults.rate", 0.0), p.get("faults.replication", 0)
+    joins = p.get("churn.joins", 0.0)
+    return {
+        "mean_server_out_msgs": 1.0,
+        "mean_delivered_msgs": 5.0,
+        "mean_lost_msgs": 0.0 if r else 100.0 * rate * (j + 1),
+        "mean_repair_ip_bytes": 1000.0 * rate / (1 + r),
+        "total_joins": 1000.0 * joins,
+        "total_join_ip_bytes": 80_000.0 * joins * (j + 1),
+        "total_join_calls": 5000.0 * joins,
+    }
+
+
+def test_sweeps_over_failures_and_joins_draw_loss_repair_and_join_cost(tmp_path):
+    grid = {"faults.rate": [0.01, 0.02], "faults.replication": [0, 1]}
+    src = write_sweep(tmp_path / "f", "faults", grid, dynamics_metrics, approaches=TIMED_SWEEP)
+    out = tmp_path / "rf"
+    text = build_report(src, out).read_text()
+    assert ">Broker failures</h2>" in text and "faults.png" in text
+    assert "Other swept parameters" not in text  # both axes drawn
+    table = pd.read_csv(out / "faults.csv", index_col=[0, 1, 2])
+    lost = LABELS["mean_lost_msgs"]
+    assert table.loc[(0, "unicast", lost), "faults.rate=0.02"] == pytest.approx(4.0)
+    assert table.loc[(1, "unicast", lost)].eq(0).all()
+    grid = {"churn.joins": [1.0, 4.0]}
+    src = write_sweep(tmp_path / "c", "churn", grid, dynamics_metrics, approaches=TIMED_SWEEP)
+    out = tmp_path / "rc"
+    text = build_report(src, out).read_text()
+    assert ">Subscribers joining</h2>" in text
+    table = pd.read_csv(out / "joins.csv", index_col=[0, 1])
+    bytes_per = table.loc[("cn-relax", "join IP bytes per subscriber")]
+    assert bytes_per.tolist() == pytest.approx([240.0, 240.0])  # 80 x (j + 1), j = 2
+    assert table.loc[("paint-dense", "min_y calls per subscriber")].tolist() == [5.0, 5.0]

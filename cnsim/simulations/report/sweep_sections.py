@@ -115,7 +115,9 @@ def sweep_report(doc: Document, src: Path) -> Path:
     if sweep.ok.empty:
         doc.skipped.append("Every run of the sweep failed: no figures.")
     else:
-        for section in (_server, _broker, _received, _calls, _workloads, _batch, _other_axes):
+        sections = (_server, _broker, _received, _calls, _workloads, _batch, _faults, _churn,
+                    _other_axes)  # fmt: skip
+        for section in sections:
             section(doc, sweep)
     failed = len(_failed_runs(sweep)) if len(sweep.failed) else 0
     subtitle = html.escape(
@@ -321,6 +323,82 @@ def _batch(doc: Document, sweep: SweepData) -> None:
         f"received by subscriptions and min_y calls. Mirrors {PAPER} Fig. 16(a), (b), (c).{fixed}"
     )
     doc.section("Batch processing", [doc.figure(fig, "batch", cap)])
+
+
+FAULT_RATE, REPLICATION, JOINS = "faults.rate", "faults.replication", "churn.joins"
+
+
+def _faults(doc: Document, sweep: SweepData) -> None:
+    """Notifications lost and repair traffic against the broker failure rate, per
+    approach, a pair of panels per replication factor (``[faults]``)."""
+    if FAULT_RATE not in sweep.varying() or not sweep.has(key("lost_msgs")):
+        return
+    by_r = REPLICATION in sweep.varying()
+    rs = sorted(sweep.ok[REPLICATION].dropna().unique()) if by_r else [None]
+    metrics = [
+        (key("lost_msgs"), "notifications lost"),
+        (key("repair_ip_bytes"), "repair IP bytes"),
+    ]
+    fig, axes = grid(len(metrics) * len(rs), per_row=len(metrics), height=2.8, legend=0.4)
+    fixed, tables = "", []
+    for i, r in enumerate(rs):
+        sub = sweep if r is None else sweep.subset(sweep.ok[_is(sweep.ok[REPLICATION], r)])
+        rows, _ = _hold_others(sub, FAULT_RATE)
+        table = _by_axis(sub, rows, FAULT_RATE, [m for m, _ in metrics], "per event")
+        if r is not None:
+            table = pd.concat({int(r): table}, names=["replication"])
+        tables.append(table)
+        for j, (metric, title) in enumerate(metrics):
+            ax = axes[i * len(metrics) + j]
+            fixed = _lines(ax, sub, FAULT_RATE, metric, log=False)[1]
+            ax.set_xlabel("broker failures per event")
+            ax.set_ylabel(axis_label(metric), fontsize=9)
+            ax.set_title(title if r is None else f"{title}, replication {int(r)}", fontsize=9)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=4, fontsize=8)
+    sweep.drawn.update({FAULT_RATE, REPLICATION} if by_r else {FAULT_RATE})
+    cap = (
+        "What broker failures cost each approach over the Meghdoot overlay: notifications "
+        "lost (deliveries to subscriptions no broker up holds, until they re-subscribe) "
+        "and repair traffic (zones handed back, re-subscriptions and their first lists), "
+        f"per event, against the failure rate{', one row per replication factor' if by_r else ''}"
+        f".{fixed}"
+    )
+    table = doc.table(pd.concat(tables), "faults", "The figure's values.")
+    doc.section("Broker failures", [doc.figure(fig, "faults", cap), table])
+
+
+def _churn(doc: Document, sweep: SweepData) -> None:
+    """What a joining subscriber costs against the join rate, per approach
+    (``[churn]``)."""
+    if JOINS not in sweep.varying() or not sweep.has(key("join_ip_bytes", "total")):
+        return
+    ok = sweep.ok
+    joined = ok[key("joins", "total")].where(ok[key("joins", "total")] > 0)
+    per = {
+        "join IP bytes per subscriber": ok[key("join_ip_bytes", "total")] / joined,
+        "min_y calls per subscriber": ok[key("join_calls", "total")] / joined,
+    }
+    sub = sweep.subset(ok.assign(**per))
+    fig, axes = grid(len(per), height=2.9, legend=0.4)
+    fixed = ""
+    for ax, metric in zip(axes, per, strict=True):
+        fixed = _lines(ax, sub, JOINS, metric, log=False)[1]
+        ax.set_xlabel("subscriptions joining per event")
+        ax.set_ylabel(metric, fontsize=9)
+        ax.set_title(f"{metric} joining", fontsize=9)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=4, fontsize=8)
+    sweep.drawn.add(JOINS)
+    cap = (
+        "What a joining subscriber costs each approach: the IP bytes of its first list (from "
+        "the server through its gateway broker; CN-Relax: its whole range from the gateway) "
+        f"and the server's min_y calls for it, against the join rate.{fixed}"
+    )
+    rows, _ = _hold_others(sub, JOINS)
+    table = doc.table(_by_axis(sub, rows, JOINS, list(per), "per subscriber joining"), "joins",
+                      "The figure's values.")  # fmt: skip
+    doc.section("Subscribers joining", [doc.figure(fig, "joins", cap), table])
 
 
 def _eps_trend(doc: Document, sweep: SweepData) -> list[str]:
