@@ -227,6 +227,10 @@ class MeghdootCN(Network):
         hops = self.world.last_hops(np.full(len(subs), broker), nodes)
         self.last_hop[subs] = hops
         self._last_hop_at[pos] = hops
+        # copied, not changed in place: timed mode holds the one of every event in flight
+        latency_ms = np.asarray(self.world.node_latency)[broker, nodes]
+        self.last_hop_latency_s = self.last_hop_latency_s.copy()
+        self.last_hop_latency_s[subs] = latency_ms.astype(np.float64) / 1000.0
 
     def count_held(self) -> None:
         """What each broker's store holds: the present subscriptions of its zones that

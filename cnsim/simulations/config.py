@@ -449,12 +449,6 @@ def _fault_rules() -> tuple[Rule, ...]:
             ),
             Rule(
                 f"faults.{key}",
-                lambda v, on=on: not on(v) or not _timed(v),
-                "runs in counting mode only (timed mode does not replay takeovers yet)",
-                f"{off!r} when run.mode = 'timed'",
-            ),
-            Rule(
-                f"faults.{key}",
                 lambda v, on=on: not on(v) or v["server"]["count"] == 1,
                 "needs one server (several servers' brokers would have to fail over too)",
                 f"{off!r} when server.count > 1",

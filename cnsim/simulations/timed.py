@@ -166,6 +166,10 @@ class _EventInFlight:
     children: tuple[list, list]  # child hops of each hop, CSR
     departure: list  # per hop: when the message left the hop's broker
     source_departure: list  # per message: when it left its source broker
+    # who owned every zone and the subscriptions' last hops when it was published (brokers
+    # that fail hand zones over: cnsim/brokers/faults.py)
+    owner: np.ndarray
+    last_hop_s: np.ndarray
 
 
 class FixedClock(Clock):
@@ -175,9 +179,9 @@ class FixedClock(Clock):
     def __init__(self, env: simpy.Environment, sim, spec: ApproachSpec, timing: dict, times):
         view = sim.network.timed_view()
         super().__init__(env, view.world.n_brokers, timing["broker_service_s"])
+        self.network = sim.network  # its view is read again at every event
         self.view = view
         self.ordered = spec.ordered  # hold back messages that overtook earlier-sent ones
-        self.owner = view.owner.astype(np.int64)
         self.latency_s = np.asarray(view.world.broker_latency, np.float64) / 1000.0
         self.serialise_s = sim.message_bytes(spec) * 8 / (timing["bandwidth_mbps"] * 1e6)
         self.server_s = timing["server_service_s"]
@@ -201,14 +205,16 @@ class FixedClock(Clock):
         firsts, children = _hop_tree(
             paths.source, paths.hop_ptr, paths.hop_from, paths.hop_to, n_zones
         )
-        frm, to = self.owner[paths.hop_from], self.owner[paths.hop_to]
+        view = self.network.timed_view()  # who owns the zones now
+        owner = view.owner.astype(np.int64)
+        frm, to = owner[paths.hop_from], owner[paths.hop_to]
         n_msgs, n_hops = len(outcome.messages), len(to)
         state = _EventInFlight(
             event, self.env.now, paths, outcome.delivery, n_msgs + n_hops,
-            self.owner[paths.source].tolist(), to.tolist(),
+            owner[paths.source].tolist(), to.tolist(),
             (self.latency_s[frm, to] + self.serialise_s).tolist(),
             (firsts[0].tolist(), firsts[1].tolist()), (children[0].tolist(), children[1].tolist()),
-            [0.0] * n_hops, [0.0] * n_msgs,
+            [0.0] * n_hops, [0.0] * n_msgs, owner, view.last_hop_latency_s,
         )  # fmt: skip
         arrive = self._at_server if outcome.spec.entry == "server" else self._at_publisher_broker
         self._after(entry_delay, arrive, state)
@@ -274,8 +280,8 @@ class FixedClock(Clock):
         d, p, view = state.delivery, state.paths, self.view
         first, last, reordered = _arrivals(
             d.offsets, d.subs, p.source, p.hop_ptr, p.hop_to, np.array(state.departure),
-            np.array(state.source_departure), view.gateway_zone, self.owner,
-            view.last_hop_latency_s, self.serialise_s, self.last_applied, state.published,
+            np.array(state.source_departure), view.gateway_zone, state.owner,
+            state.last_hop_s, self.serialise_s, self.last_applied, state.published,
             view.n_zones, self.ordered,
         )  # fmt: skip
         queue_len, wait = self.per_event.pop(state.event, (0, 0.0))

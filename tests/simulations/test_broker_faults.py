@@ -112,6 +112,14 @@ def test_takeover_goes_to_the_smallest_neighbour_and_repair_gives_back():
     assert f["repair_ip_bytes"] == f["repair_bytes"] * hops
 
 
+def test_timed_mode_counts_what_counting_mode_counts():
+    timed, summary = run(scenario(run={"mode": "timed", "progress": False}))
+    counting, _ = run(scenario())
+    pd.testing.assert_frame_equal(timed[COUNTS + FAULTS], counting[COUNTS + FAULTS])
+    assert timed["failures"].sum() >= 3 and summary["simulated_time_s"] > 0
+    assert timed["latency_last_s"].notna().any()
+
+
 def test_replicas_lose_nothing():
     frame, _ = run(scenario({"rate": 0.05, "repair_time": 15.0, "replication": 2}))
     assert frame["failures"].sum() >= 3
@@ -141,7 +149,6 @@ def test_without_faults_the_run_is_unchanged_and_a_seed_gives_one_run():
         ({"rate": 0.1}, {"overlay": {"kind": "ideal"}}, r"faults.rate = 0.1 needs an overlay"),
         ({"rate": 0.1, "brokers": [2], "at": [1]}, {}, r"faults.rate = 0.1 is set beside"),
         ({"replication": 1}, {}, r"faults.replication = 1 is read only when brokers fail"),
-        ({"rate": 0.1}, {"run": {"mode": "timed"}}, r"counting mode only"),
     ],
 )
 def test_bad_faults_are_refused_in_one_line(faults, extra, words):
