@@ -663,6 +663,10 @@ CATALOG = Catalog(
         # -- per approach, whole run -----------------------------------------------------------
         # k objects per subscription; CN-Relax keeps every object of its range
         Metric("subscriber_memory_bytes", "bytes", "subscriber memory", level="run"),
+        # [faults] in timed mode: lost subscriptions that missed a notification, times the
+        # time until the next event, summed (subscriber-seconds a list may be wrong)
+        Metric("stale_subscriber_s", "subscriber-s", "stale subscriber-seconds", level="run",
+               mode="timed", integer=False),
         Metric(
             "max_broker_utilisation",
             "",

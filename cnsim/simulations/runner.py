@@ -746,6 +746,10 @@ def _summary(scenario: Scenario, sim, frame: pd.DataFrame, setup_s, total_s, tim
         if timer is not None:
             util = timer.utilisation(a.name)
             s["max_broker_utilisation"] = float(util.max()) if len(util) else 0.0
+            if "stale_subs" in part:  # each event's stale count, until the next event
+                until = np.append(timer.times[1:], timer.env.now)[: len(part)]
+                spans = until - timer.times[: len(part)]
+                s["stale_subscriber_s"] = float((part["stale_subs"].to_numpy() * spans).sum())
         per_approach[a.name] = s
     summary = {
         "scenario": scenario.as_dict(),

@@ -14,6 +14,8 @@ from cnsim.errors import ConfigError
 from cnsim.simulations.config import from_dict
 from cnsim.simulations.metrics import CATALOG
 from cnsim.simulations.runner import Simulation, run
+from cnsim.simulations.seeds import Seeds
+from cnsim.simulations.timed import publication_times
 from cnsim.simulations.verify import verify
 
 COUNTS = CATALOG.names("batch", "counting", wall=False)
@@ -113,11 +115,19 @@ def test_takeover_goes_to_the_smallest_neighbour_and_repair_gives_back():
 
 
 def test_timed_mode_counts_what_counting_mode_counts():
-    timed, summary = run(scenario(run={"mode": "timed", "progress": False}))
+    s = scenario(run={"mode": "timed", "progress": False})
+    timed, summary = run(s)
+    times = publication_times(s["timing"], 80, Seeds(s.seed))
     counting, _ = run(scenario())
     pd.testing.assert_frame_equal(timed[COUNTS + FAULTS], counting[COUNTS + FAULTS])
     assert timed["failures"].sum() >= 3 and summary["simulated_time_s"] > 0
     assert timed["latency_last_s"].notna().any()
+    for name, s in summary["approaches"].items():  # stale count x time to the next event
+        part = timed[timed.approach == name]
+        spans = np.diff(np.append(times, summary["simulated_time_s"]))
+        want = float((part["stale_subs"] * spans).sum())
+        assert s["stale_subscriber_s"] == pytest.approx(want)
+    assert summary["approaches"]["cn-relax"]["stale_subscriber_s"] > 0
 
 
 def test_replicas_lose_nothing():
