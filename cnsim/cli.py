@@ -375,7 +375,7 @@ BENCHES = {  # name -> (module with run_bench(quick, full, **named) -> dict, wha
     ),
     "churn": (
         "cnsim.bench.churn",
-        "Subscribers joining and leaving (1% per 1,000 events) against none, per event.",
+        "Subscribers joining and leaving, brokers failing, against neither, per event.",
     ),
     "layout": ("cnsim.bench.layout", "Subscriber lists in delivery order: cost per delivery."),
     "fidelity": ("cnsim.bench.fidelity", "Seed 003 Tables I-III: Paint-Sparse's calls, readings."),

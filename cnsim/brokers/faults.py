@@ -31,6 +31,7 @@ broker never fails (the server would go with it).
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -126,18 +127,22 @@ class FaultState:
         self.replicas = _replica_zones(zones, self.volume, section["replication"])
         self.detection = section["detection"]
         self.subscription_bytes = subscription_bytes
-        m = len(net.gateway)
-        self.lost = np.zeros(m, bool)
-        self.lost_at = np.zeros(m, np.int64)
+        self.lost = np.zeros(len(net.gateway), bool)  # subscribed, held by no broker up
+        self.n_lost = 0
+        # (event, subscriptions) of every loss, in time order: they re-subscribe then
+        self._noticed: deque[tuple[int, np.ndarray]] = deque()
         self.missed: dict[str, np.ndarray] = {}  # per approach: lost ones that missed one
         self._missed_count: dict[str, int] = {}
 
     def step(self, first: int, stop: int) -> FaultStep:
         """Re-subscriptions due, then repairs, then failures, before the batch."""
         counts = dict.fromkeys(COUNTS, 0)
-        due = np.flatnonzero(self.lost & (self.lost_at + self.detection <= first))
-        self._found(due)
-        resubscribing = due[self.net.present[due]]
+        due = []
+        while self._noticed and self._noticed[0][0] <= first:
+            subs = self._noticed.popleft()[1]
+            due.append(subs[self.lost[subs]])  # not left since
+        resubscribing = np.concatenate(due) if due else np.zeros(0, np.int64)
+        self.found(resubscribing)
         counts["resubscriptions"] = len(resubscribing)
         failing, repaired = self.schedule.due(first, stop)
         for b in repaired.tolist():
@@ -145,14 +150,16 @@ class FaultState:
         for b in failing.tolist():
             self._fail(b, first)
         counts["failures"], counts["repairs"] = len(failing), len(repaired)
-        if len(due) or len(failing) or len(repaired):
+        if len(resubscribing) or len(failing) or len(repaired):
             self.net.count_held()
-        counts["lost_subs"] = int((self.lost & self.net.present).sum())
+        counts["lost_subs"] = self.n_lost
         return FaultStep(counts, resubscribing)
 
-    def _found(self, subs: np.ndarray) -> None:
-        """Subscriptions ``subs`` are held again: no longer lost, nothing missed."""
+    def found(self, subs: np.ndarray) -> None:
+        """Lost subscriptions ``subs`` are lost no more (re-subscribed, or left):
+        nothing missed."""
         self.lost[subs] = False
+        self.n_lost -= len(subs)
         for name, missed in self.missed.items():
             self._missed_count[name] -= int(missed[subs].sum())
             missed[subs] = False
@@ -177,7 +184,8 @@ class FaultState:
                 subs = self.net.zone_subscriptions(z)
                 subs = subs[self.net.present[subs] & ~self.lost[subs]]
                 self.lost[subs] = True
-                self.lost_at[subs] = now
+                self.n_lost += len(subs)
+                self._noticed.append((now + self.detection, subs))
 
     def _repair(self, b: int, counts: dict[str, int]) -> None:
         """Broker ``b`` is back: it takes its own zones back, with the subscriptions

@@ -185,17 +185,23 @@ class MeghdootCN(Network):
 
     def _drop(self, name: str, offsets: np.ndarray, pos: np.ndarray):
         """The deliveries (CSR ``offsets`` over forest positions ``pos``) to subscriptions
-        not lost, and the costs: deliveries dropped, lost ones that missed one."""
+        not lost, and the deliveries dropped (``lost_msgs``)."""
+        if not self.faults.n_lost:  # nothing to drop (most batches)
+            return offsets, pos, {"lost_msgs": 0}
         keep = self.faults.drop(name, self.gateways.ids[pos])
         kept = np.concatenate([[0], np.cumsum(keep)])[offsets]
-        costs = {"lost_msgs": int(len(pos) - kept[-1]), "stale_subs": self.faults.stale(name)}
+        costs = {"lost_msgs": int(len(pos) - kept[-1])}
         return kept, pos[keep], costs
 
     def set_alive(self, ids: np.ndarray, alive: bool) -> None:
         """Subscriptions ``ids`` join or leave the stores of their gateway brokers."""
         self.gateways.set_alive(ids, alive)
         self.present[ids] = alive
-        held = ids if self.faults is None else ids[~self.faults.lost[ids]]
+        held = ids
+        if self.faults is not None:  # a lost one leaving is lost no more
+            lost = self.faults.lost[ids]
+            self.faults.found(ids[lost])
+            held = ids[~lost]
         np.add.at(self.held, self.gateway[held], 1 if alive else -1)
 
     def apply_faults(self, first: int, stop: int) -> FaultStep:
@@ -204,7 +210,7 @@ class MeghdootCN(Network):
 
     def lost_mask(self) -> np.ndarray:
         """Which subscriptions are lost now (subscribed, held by no broker up)."""
-        return self.faults.lost & self.present
+        return self.faults.lost
 
     def stale_subs(self, name: str) -> int:
         """Lost subscriptions that missed a notification under approach ``name``."""
@@ -269,13 +275,12 @@ class MeghdootCN(Network):
         np.add.at(handled, gateways[remote], 1)
         gateway_zones = self.gateway_zone[messages.target][remote]
         delivery, costs = Delivery.targeted(messages), {}
-        if self.faults is not None:  # a message to a lost subscription reaches no one
+        if self.faults is not None and self.faults.n_lost:  # to a lost one: reaches no one
             keep = self.faults.drop(name, messages.target)
             d = delivery
             delivery = Delivery(np.concatenate([[0], np.cumsum(keep)]), d.subs[keep],
                                 d.obj[keep], d.y[keep], d.evict[keep])  # fmt: skip
-            costs = {"lost_msgs": int((~keep).sum()),
-                     "stale_subs": self.faults.stale(name)}  # fmt: skip
+            costs = {"lost_msgs": int((~keep).sum())}
         traffic = Traffic(
             overlay_hops=int(remote.sum()),
             ip_hops=int(self.world.broker_hops[server, gateways].sum(dtype=np.int64)),

@@ -8,6 +8,11 @@ network applies the commands due before each event, its ``joins`` capability); b
 give the loop the same steps, metrics, frame and summary, and declare the clock the
 one timed driver runs for each approach (``clock``).
 
+A run's subscribers may also join and leave (``[churn]``,
+:mod:`cnsim.subscriptions.churn`) and its Meghdoot brokers fail and come back
+(``[faults]``, :mod:`cnsim.brokers.faults`): both happen between batches, in the same
+loop.
+
 Events are taken in batches of ``events.batch_size`` (1: every event alone). For
 each batch, every approach applies its updates to its own object index and turns
 them into messages, the network delivers them from the brokers' own state, and the
@@ -200,8 +205,10 @@ class Simulation:
             yield first, min(first + self.batch_size, n)
 
     def steps(self) -> Iterator[tuple[int, dict[str, Outcome]]]:
-        """Process the batches in order, yielding each batch's outcome per approach
-        (with ``[churn]``, the subscriptions due join and leave first)."""
+        """Process the batches in order, yielding each batch's outcome per approach;
+        before each, the brokers due fail and come back (``[faults]``), then the
+        subscriptions due join and leave (``[churn]``), those arriving with their first
+        lists."""
         ev = self.workload.events
         for b, (first, stop) in enumerate(self.batches()):
             updates = ev.updates(first, stop)
