@@ -50,8 +50,9 @@ from cnsim.algorithms.base import ApproachSpec
 from cnsim.brokers.base import Delivery, Network, NetworkSetup, Paths, TimedView, Traffic
 from cnsim.brokers.batch_forwarding import BatchForwarding, EventRouter
 from cnsim.brokers.endpoints import Endpoints, _nearest
+from cnsim.brokers.faults import COUNTS, FaultSchedule, FaultStep, Losses
 from cnsim.brokers.forwarding import SUB, Covering, Forwarding
-from cnsim.brokers.spanning import Tree, overlay_tree
+from cnsim.brokers.spanning import Tree, degree_bounded_tree, overlay_tree, tree_of
 from cnsim.errors import InputError
 from cnsim.network.cache import build_world
 from cnsim.network.params import NetworkParams
@@ -120,6 +121,7 @@ class ContentBasedCN(Network):
     #: and go (:attr:`NetworkSetup.commands`), events as points
     streams: ClassVar[frozenset[str]] = frozenset({"box"})
     joins = True  # a command stream's subscribes and unsubscribes, between events
+    fails = True  # brokers leave the tree and come back (TreeFaults)
 
     def __init__(
         self, overlay: TreeOverlay, covering: Covering, d: int, domain, batch: bool,
@@ -139,6 +141,9 @@ class ContentBasedCN(Network):
                 self.tree, d, self.home, covering.index, domain, self.forwarding.match_cost
             )
         self.commands: CommandWorkload | None = None
+        self.faults: TreeFaults | None = None  # brokers that fail ([faults])
+        self.ranges: tuple[np.ndarray, np.ndarray] | None = None  # the subscriptions
+        self._tree_id: np.ndarray | None = None  # with faults: each broker's in the tree
         nodes = self.endpoints.subscriber_node
         latency_ms = np.asarray(self.world.node_latency)[self.home, nodes]
         self.last_hop_latency_s = latency_ms.astype(np.float64) / 1000.0
@@ -159,6 +164,8 @@ class ContentBasedCN(Network):
                 f"not {covering.describe()}"
             )
         batch = engine == "batch" or (engine == "auto" and covering.batched)
+        # brokers that fail: the reference brokers, whose routing tables a repair compares
+        batch = batch and setup.faults is None
         m = len(subscriptions) if stream is None else len(stream.stream)
         overlay = TreeOverlay.build(setup.network, setup.degree, m, setup.n_events, setup.seeds)
         if stream is not None:
@@ -167,6 +174,13 @@ class ContentBasedCN(Network):
             return cn
         cn = cls(overlay, covering, 1, DOMAIN, batch)
         cn._subscribe_all(subscriptions.l, subscriptions.r)
+        if setup.faults is not None:
+            n = overlay.world.n_brokers
+            rng = setup.seeds.rng("faults")
+            schedule = FaultSchedule.draw(setup.faults, n, -1, setup.n_events, rng)
+            cn.faults = TreeFaults(cn, setup.faults, schedule, setup.subscription_bytes,
+                                   setup.degree)  # fmt: skip
+            cn._tree_id = np.arange(n)
         if setup.ranked is not None:
             from cnsim.brokers.ranked_content import RankedTreeOverlay
 
@@ -179,6 +193,7 @@ class ContentBasedCN(Network):
 
     def _subscribe_all(self, lo: np.ndarray, hi: np.ndarray) -> None:
         """Subscribe every range ``[lo, hi]``, in id order, at its subscriber's broker."""
+        self.ranges = (lo, hi)
         f, m = self.forwarding, len(lo)
         if self.batch:
             f.replay(np.full(m, SUB, np.int8), np.arange(m), self.home, lo, hi)
@@ -260,12 +275,21 @@ class ContentBasedCN(Network):
         # the boxes holding x (not asserted here: the check took 12 us of an event's ~50)
         points = messages.rects[:, 1::4]
         source = self.endpoints.entry_brokers(approach, update_events).astype(np.int64)
+        start = source  # where each event enters the routing
+        if self.faults is not None:  # at the broker up nearest its publisher; tree ids
+            source = source.copy()
+            down = ~self.faults.up[source]
+            nodes = self.endpoints.publisher_node[update_events[down]]
+            source[down] = self.faults.nearest_up(nodes)
+            start = self._tree_id[source]
         offsets = np.zeros(len(messages) + 1, np.int64)
         hop_ptr = np.zeros(len(messages) + 1, np.int64)
         subs, hop_from, hop_to = [], [], []
         match_before = self.forwarding.match_cost.copy()
         for m in range(len(messages)):
-            s, f, t = self.router.publish(source[m], points[m])
+            s, f, t = self.router.publish(start[m], points[m])
+            if self.faults is not None:  # tree ids to brokers
+                f, t = self.faults.brokers[f], self.faults.brokers[t]
             subs.append(s)
             hop_from.append(f)
             hop_to.append(t)
@@ -277,14 +301,60 @@ class ContentBasedCN(Network):
         to = np.concatenate(hop_to) if hop_to else empty
         np.add.at(handled, to, 1)
         np.add.at(handled, source, 1)
+        costs = self._event_costs(match_before, update_events)
+        if self.faults is not None:
+            costs["lost_msgs"] = self._lost(approach.name, points)
         traffic = Traffic(
             overlay_hops=int(len(frm)),
             ip_hops=int(self.world.broker_hops[frm, to].sum(dtype=np.int64)),
             last_hop_ip_hops=int(self.last_hop[subs_a].sum()),
             paths=Paths(source, hop_ptr, frm, to),
-            costs=self._event_costs(match_before, update_events),
+            costs=costs,
         )
         return Delivery.of(messages, offsets, subs_a), traffic
+
+    def _lost(self, name: str, points: np.ndarray) -> int:
+        """The deliveries the events at ``points`` would have made to the lost
+        subscriptions (marked missed under approach ``name``)."""
+        if not self.faults.n_lost:
+            return 0
+        lost = np.flatnonzero(self.faults.lost)
+        lo, hi = self.ranges[0][lost], self.ranges[1][lost]
+        hits = [lost[(lo <= x) & (x <= hi)] for x in points[:, 0].tolist()]
+        hit = np.concatenate(hits)
+        self.faults.drop(name, hit)
+        return len(hit)
+
+    def apply_faults(self, first: int, stop: int) -> FaultStep:
+        """The brokers due fail and come back (:class:`TreeFaults`)."""
+        return self.faults.step(first, stop)
+
+    def use(self, forwarding: Forwarding, tree: Tree) -> None:
+        """Route over ``tree`` (of the brokers up) and ``forwarding``'s tables from now."""
+        self.forwarding = self.router = forwarding
+        self.tree = tree
+        self._tree_id = np.full(self.world.n_brokers, -1, np.int64)
+        self._tree_id[self.faults.brokers] = np.arange(len(self.faults.brokers))
+
+    def rehome(self, subs: np.ndarray, brokers: np.ndarray) -> None:
+        """Subscriptions ``subs`` are held by ``brokers`` from now (re-subscribed)."""
+        nodes = self.endpoints.subscriber_node[subs]
+        self.home[subs] = brokers
+        self.last_hop[subs] = self.world.last_hops(brokers, nodes)
+        latency_ms = np.asarray(self.world.node_latency)[brokers, nodes]
+        self.last_hop_latency_s[subs] = latency_ms.astype(np.float64) / 1000.0
+
+    def lost_mask(self) -> np.ndarray:
+        """Which subscriptions are lost now (their broker failed, not yet noticed)."""
+        return self.faults.lost
+
+    def stale_subs(self, name: str) -> int:
+        """Lost subscriptions that missed a notification under approach ``name``."""
+        return self.faults.stale(name)
+
+    def join_ip_hops(self, ids: np.ndarray, entry: str) -> np.ndarray:
+        """The last hop from each subscriber's broker (no server here)."""
+        return self.last_hop[ids].astype(np.int64)
 
     def publish_ip_hops(self, approach: ApproachSpec, first: int, stop: int) -> int:
         """IP hops of events ``first .. stop - 1`` from their publishers to their broker."""
@@ -311,4 +381,93 @@ class ContentBasedCN(Network):
         and messages handled per approach."""
         f = self.forwarding
         held = f.routing_entries() + f.local_subscriptions()
+        if self.faults is not None:  # the tree's brokers; a failed one holds nothing
+            full = np.zeros(self.world.n_brokers, np.int64)
+            full[self.faults.brokers] = held
+            held = full
         return {"subscriptions_held": held, **self.handled}
+
+
+class TreeFaults(Losses):
+    """Brokers of the content-based overlay that fail and come back (``[faults]``).
+
+    A failed broker leaves the overlay: the degree-bounded latency tree is built anew
+    over the brokers up (as :func:`~cnsim.brokers.spanning.overlay_tree` builds it over
+    all), and the brokers forward the subscriptions they hold over it again, pruned by
+    the same covering (the reference brokers, message by message). What the repair
+    sends is what the new routing tables hold that the old ones on the same link did
+    not: per directed link of the new tree, the subscriptions forwarded anew (a link
+    the old tree lacked: all it holds) — so a covering setting's repair cost stands
+    beside flooding's (``overlay.covering = "none"``). The failed broker's own
+    subscribers are lost until they notice (``detection`` events later) and re-subscribe
+    at the broker up nearest their node; a repaired broker rejoins the tree empty.
+    Events published at a failed broker enter at the broker up nearest the publisher.
+    """
+
+    def __init__(self, net: ContentBasedCN, section, schedule: FaultSchedule,
+                 subscription_bytes: int, degree: int):  # fmt: skip
+        Losses.__init__(self, len(net.home), section["detection"])
+        self.net, self.schedule, self.degree = net, schedule, degree
+        self.subscription_bytes = subscription_bytes
+        self.up = np.ones(net.world.n_brokers, bool)
+        self.brokers = np.arange(net.world.n_brokers)  # the tree's brokers, by tree id
+        self.sets = _link_sets(net.forwarding, self.brokers)
+
+    def step(self, first: int, stop: int) -> FaultStep:
+        """Re-subscriptions due, repairs, failures; the tree and its routing tables
+        built anew if any."""
+        counts = dict.fromkeys(COUNTS, 0)
+        resubscribing = self.noticed(first)
+        counts["resubscriptions"] = len(resubscribing)
+        failing, repaired = self.schedule.due(first, stop)
+        self.up[repaired] = True
+        self.up[failing] = False
+        if len(failing):
+            homed = np.isin(self.net.home, failing) & ~self.lost
+            self.lose(np.flatnonzero(homed), first)
+        if len(resubscribing):  # at the broker up nearest each subscriber
+            self.net.rehome(resubscribing, self.nearest_up(
+                self.net.endpoints.subscriber_node[resubscribing]))  # fmt: skip
+        counts["failures"], counts["repairs"] = len(failing), len(repaired)
+        if len(failing) or len(repaired) or len(resubscribing):
+            counts.update(self._rebuild())
+        counts["lost_subs"] = self.n_lost
+        return FaultStep(counts, resubscribing)
+
+    def nearest_up(self, nodes: np.ndarray) -> np.ndarray:
+        """The broker up with the fewest IP hops to each of ``nodes``."""
+        up = np.flatnonzero(self.up)
+        return up[self.net.world.hops_from_brokers(nodes)[up].argmin(axis=0)]
+
+    def _rebuild(self) -> dict[str, int]:
+        """The tree over the brokers up, every subscription not lost forwarded over it
+        from its broker; what the new routing tables hold anew, per directed link."""
+        net, up = self.net, np.flatnonzero(self.up)
+        tree_id = np.full(len(self.up), -1, np.int64)
+        tree_id[up] = np.arange(len(up))
+        latency = np.asarray(net.world.broker_latency)[np.ix_(up, up)]
+        tree = tree_of(degree_bounded_tree(latency, self.degree), len(up))
+        f = Forwarding(tree, 1, net.covering, net.domain)
+        lo, hi = net.ranges
+        for sid in np.flatnonzero(~self.lost).tolist():
+            f.subscribe(sid, int(tree_id[net.home[sid]]), lo[sid], hi[sid])
+        sets = _link_sets(f, up)
+        fresh = {link: len(s - self.sets.get(link, set())) for link, s in sets.items()}
+        hops = net.world.broker_hops
+        moved = sum(fresh.values())
+        ip = sum(n * int(hops[u, v]) for (u, v), n in fresh.items())
+        self.sets, self.brokers = sets, up
+        net.use(f, tree)
+        b = self.subscription_bytes
+        return {"moved_msgs": moved, "moved_bytes": moved * b, "moved_ip_bytes": ip * b}
+
+
+def _link_sets(f: Forwarding, brokers: np.ndarray) -> dict[tuple[int, int], set[int]]:
+    """The routing table of every directed link of ``f``'s tree, by the (global) brokers
+    it joins (``brokers``: the global id of every tree broker)."""
+    tree = f.tree
+    return {
+        (int(brokers[tree.src[j]]), int(brokers[tree.nbr[j]])): set(t.sids().tolist())
+        for j, t in enumerate(f.tables)
+        if t is not None and len(t)
+    }

@@ -39,8 +39,8 @@ from typing import Any
 import numpy as np
 
 #: the per-batch counts a network with faults reports (catalog mode "faults")
-COUNTS = ("failures", "repairs", "lost_subs", "resubscriptions", "handback_msgs",
-          "handback_bytes", "handback_ip_bytes")  # fmt: skip
+COUNTS = ("failures", "repairs", "lost_subs", "resubscriptions", "moved_msgs",
+          "moved_bytes", "moved_ip_bytes")  # fmt: skip
 
 
 def faulty(section: Mapping[str, Any]) -> bool:
@@ -112,48 +112,36 @@ class FaultStep:
     resubscribing: np.ndarray
 
 
-class FaultState:
-    """The brokers up and down, who owns every zone, and the subscriptions lost, of one
-    Meghdoot network (``net``: a :class:`cnsim.brokers.meghdoot.MeghdootCN`, whose
-    ``zones.owner``, ``gateway``, ``last_hop`` and ``held`` it keeps current)."""
+class Losses:
+    """The subscriptions lost — subscribed, but held by no broker up — of one network:
+    when their subscribers notice (``detection`` events after the loss) and
+    re-subscribe, and, per approach, which of them missed a notification."""
 
-    def __init__(self, net, section: Mapping[str, Any], schedule: FaultSchedule,
-                 subscription_bytes: int):  # fmt: skip
-        self.net, self.schedule = net, schedule
-        zones = net.zones
-        self.original = zones.owner.copy()  # who owns every zone when all are up
-        self.up = np.ones(net.world.n_brokers, bool)
-        self.volume = zones.volumes()
-        self.replicas = _replica_zones(zones, self.volume, section["replication"])
-        self.detection = section["detection"]
-        self.subscription_bytes = subscription_bytes
-        self.lost = np.zeros(len(net.gateway), bool)  # subscribed, held by no broker up
+    def __init__(self, m: int, detection: int):
+        self.detection = detection
+        self.lost = np.zeros(m, bool)
         self.n_lost = 0
         # (event, subscriptions) of every loss, in time order: they re-subscribe then
         self._noticed: deque[tuple[int, np.ndarray]] = deque()
         self.missed: dict[str, np.ndarray] = {}  # per approach: lost ones that missed one
         self._missed_count: dict[str, int] = {}
 
-    def step(self, first: int, stop: int) -> FaultStep:
-        """Re-subscriptions due, then repairs, then failures, before the batch."""
-        counts = dict.fromkeys(COUNTS, 0)
+    def lose(self, subs: np.ndarray, now: int) -> None:
+        """Subscriptions ``subs`` (none lost already) are lost before event ``now``."""
+        self.lost[subs] = True
+        self.n_lost += len(subs)
+        self._noticed.append((now + self.detection, subs))
+
+    def noticed(self, first: int) -> np.ndarray:
+        """The lost subscriptions whose subscribers notice before event ``first`` (and
+        re-subscribe): lost no more."""
         due = []
         while self._noticed and self._noticed[0][0] <= first:
             subs = self._noticed.popleft()[1]
             due.append(subs[self.lost[subs]])  # not left since
         resubscribing = np.concatenate(due) if due else np.zeros(0, np.int64)
         self.found(resubscribing)
-        counts["resubscriptions"] = len(resubscribing)
-        failing, repaired = self.schedule.due(first, stop)
-        for b in repaired.tolist():
-            self._repair(b, counts)
-        for b in failing.tolist():
-            self._fail(b, first)
-        counts["failures"], counts["repairs"] = len(failing), len(repaired)
-        if len(resubscribing) or len(failing) or len(repaired):
-            self.net.count_held()
-        counts["lost_subs"] = self.n_lost
-        return FaultStep(counts, resubscribing)
+        return resubscribing
 
     def found(self, subs: np.ndarray) -> None:
         """Lost subscriptions ``subs`` are lost no more (re-subscribed, or left):
@@ -163,47 +151,6 @@ class FaultState:
         for name, missed in self.missed.items():
             self._missed_count[name] -= int(missed[subs].sum())
             missed[subs] = False
-
-    def _fail(self, b: int, now: int) -> None:
-        """Broker ``b`` fails: each zone it owns to a neighbour (a replica holder if one
-        is up); a zone with none loses its subscriptions until they re-subscribe."""
-        self.up[b] = False
-        owner = self.net.zones.owner
-        for z in np.flatnonzero(owner == b).tolist():
-            holders = [w for w in self.replicas[z] if self.up[owner[w]]]
-            served = bool(holders)
-            if not served:
-                holders = [w for w in self.net.zones.neighbours(z).tolist() if self.up[owner[w]]]
-            if holders:
-                w = min(holders, key=lambda w: (self.volume[w], w))
-                new = int(owner[w])
-            else:  # no neighbour up: the first broker up takes it
-                new = int(np.flatnonzero(self.up)[0])
-            self.net.hand_over(z, new)
-            if not served:
-                subs = self.net.zone_subscriptions(z)
-                subs = subs[self.net.present[subs] & ~self.lost[subs]]
-                self.lost[subs] = True
-                self.n_lost += len(subs)
-                self._noticed.append((now + self.detection, subs))
-
-    def _repair(self, b: int, counts: dict[str, int]) -> None:
-        """Broker ``b`` is back: it takes its own zones back, with the subscriptions
-        their brokers hold (one message per zone)."""
-        self.up[b] = True
-        owner, hops = self.net.zones.owner, self.net.world.broker_hops
-        for z in np.flatnonzero(self.original == b).tolist():
-            holder = int(owner[z])
-            if holder == b:
-                continue
-            subs = self.net.zone_subscriptions(z)
-            held = int((self.net.present[subs] & ~self.lost[subs]).sum())
-            if held:
-                size = held * self.subscription_bytes
-                counts["handback_msgs"] += 1
-                counts["handback_bytes"] += size
-                counts["handback_ip_bytes"] += size * int(hops[holder, b])
-            self.net.hand_over(z, b)
 
     def drop(self, name: str, subs: np.ndarray) -> np.ndarray:
         """Which deliveries to ``subs`` are kept (their subscription is not lost); the
@@ -224,6 +171,78 @@ class FaultState:
         list may differ from the truth until they re-subscribe)."""
         return self._missed_count.get(name, 0)
 
+
+
+class FaultState(Losses):
+    """The brokers up and down, who owns every zone, and the subscriptions lost, of one
+    Meghdoot network (``net``: a :class:`cnsim.brokers.meghdoot.MeghdootCN`, whose
+    ``zones.owner``, ``gateway``, ``last_hop`` and ``held`` it keeps current)."""
+
+    def __init__(self, net, section: Mapping[str, Any], schedule: FaultSchedule,
+                 subscription_bytes: int):  # fmt: skip
+        self.net, self.schedule = net, schedule
+        zones = net.zones
+        self.original = zones.owner.copy()  # who owns every zone when all are up
+        self.up = np.ones(net.world.n_brokers, bool)
+        self.volume = zones.volumes()
+        self.replicas = _replica_zones(zones, self.volume, section["replication"])
+        self.detection = section["detection"]
+        self.subscription_bytes = subscription_bytes
+        Losses.__init__(self, len(net.gateway), self.detection)
+
+    def step(self, first: int, stop: int) -> FaultStep:
+        """Re-subscriptions due, then repairs, then failures, before the batch."""
+        counts = dict.fromkeys(COUNTS, 0)
+        resubscribing = self.noticed(first)
+        counts["resubscriptions"] = len(resubscribing)
+        failing, repaired = self.schedule.due(first, stop)
+        for b in repaired.tolist():
+            self._repair(b, counts)
+        for b in failing.tolist():
+            self._fail(b, first)
+        counts["failures"], counts["repairs"] = len(failing), len(repaired)
+        if len(resubscribing) or len(failing) or len(repaired):
+            self.net.count_held()
+        counts["lost_subs"] = self.n_lost
+        return FaultStep(counts, resubscribing)
+
+    def _fail(self, b: int, now: int) -> None:
+        """Broker ``b`` fails: each zone it owns to a neighbour (a replica holder if one
+        is up); a zone with none loses its subscriptions until they re-subscribe."""
+        self.up[b] = False
+        owner = self.net.zones.owner
+        for z in np.flatnonzero(owner == b).tolist():
+            holders = [w for w in self.replicas[z] if self.up[owner[w]]]
+            served = bool(holders)
+            if not served:
+                holders = [w for w in self.net.zones.neighbours(z).tolist() if self.up[owner[w]]]
+            if holders:
+                w = min(holders, key=lambda w: (self.volume[w], w))
+                new = int(owner[w])
+            else:  # no neighbour up: the first broker up takes it
+                new = int(np.flatnonzero(self.up)[0])
+            self.net.hand_over(z, new)
+            if not served:
+                subs = self.net.zone_subscriptions(z)
+                self.lose(subs[self.net.present[subs] & ~self.lost[subs]], now)
+
+    def _repair(self, b: int, counts: dict[str, int]) -> None:
+        """Broker ``b`` is back: it takes its own zones back, with the subscriptions
+        their brokers hold (one message per zone)."""
+        self.up[b] = True
+        owner, hops = self.net.zones.owner, self.net.world.broker_hops
+        for z in np.flatnonzero(self.original == b).tolist():
+            holder = int(owner[z])
+            if holder == b:
+                continue
+            subs = self.net.zone_subscriptions(z)
+            held = int((self.net.present[subs] & ~self.lost[subs]).sum())
+            if held:
+                size = held * self.subscription_bytes
+                counts["moved_msgs"] += 1
+                counts["moved_bytes"] += size
+                counts["moved_ip_bytes"] += size * int(hops[holder, b])
+            self.net.hand_over(z, b)
 
 def _replica_zones(zones, volume: np.ndarray, r: int) -> list[list[int]]:
     """Each zone's ``r`` smallest neighbouring zones (by volume, then id), whose

@@ -449,6 +449,20 @@ def _fault_rules() -> tuple[Rule, ...]:
             ),
             Rule(
                 f"faults.{key}",
+                lambda v, on=on: not on(v) or not commands(v),
+                "does not apply to seed 001's command stream (its subscriptions come and go)",
+                f"{off!r} when subscriptions.kind = 'box' and overlay.kind = 'content-based'",
+            ),
+            Rule(
+                f"faults.{key}",
+                lambda v, on=on: not on(v)
+                or not (_timed(v) and v["overlay"]["kind"] == "content-based"),
+                "runs in counting mode over the content-based overlay (timed mode does not "
+                "replay a tree built anew)",
+                f"{off!r} when run.mode = 'timed' and overlay.kind = 'content-based'",
+            ),
+            Rule(
+                f"faults.{key}",
                 lambda v, on=on: not on(v) or v["server"]["count"] == 1,
                 "needs one server (several servers' brokers would have to fail over too)",
                 f"{off!r} when server.count > 1",
@@ -462,6 +476,12 @@ def _fault_rules() -> tuple[Rule, ...]:
             ),
         ]
     rules += [
+        Rule(
+            "faults.replication",
+            lambda v: v["faults"]["replication"] == 0 or v["overlay"]["kind"] == "meghdoot",
+            "applies to the Meghdoot zones (the content-based tree is built anew instead)",
+            "0 (the default) unless overlay.kind = 'meghdoot'",
+        ),
         Rule(
             "faults.rate",
             lambda v: v["faults"]["rate"] == 0 or not v["faults"]["brokers"],

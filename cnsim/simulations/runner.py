@@ -307,9 +307,9 @@ class Simulation:
         return {
             "failures": c["failures"], "repairs": c["repairs"], "lost_subs": c["lost_subs"],
             "resubscriptions": c["resubscriptions"], "repair_calls": calls,
-            "repair_msgs": c["handback_msgs"] + 2 * len(subs),
-            "repair_bytes": c["handback_bytes"] + len(subs) * sub_bytes + size,
-            "repair_ip_bytes": c["handback_ip_bytes"] + last_hops * sub_bytes + ip,
+            "repair_msgs": c["moved_msgs"] + 2 * len(subs),
+            "repair_bytes": c["moved_bytes"] + len(subs) * sub_bytes + size,
+            "repair_ip_bytes": c["moved_ip_bytes"] + last_hops * sub_bytes + ip,
         }  # fmt: skip
 
     def _bounds(self) -> tuple[np.ndarray, np.ndarray]:

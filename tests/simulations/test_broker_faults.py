@@ -173,3 +173,63 @@ def test_more_replicas_than_neighbours_and_the_servers_broker_are_refused():
     server = Simulation(scenario({})).network.server
     with pytest.raises(ConfigError, match=rf"names broker {server}, the server's"):
         Simulation(scenario({"brokers": [server], "at": [1]}))
+
+
+# -- the content-based overlay: the tree built anew -------------------------------------------
+
+
+def tree_scenario(covering="g1", faults=None, **sections):
+    s = {"overlay": {"kind": "content-based", "covering": covering}}
+    return scenario(faults, approaches=["cn-relax"], **{**s, **sections})
+
+
+@pytest.mark.parametrize("covering", ["none", "g1", "poset"])
+def test_over_the_tree_deliveries_are_the_ideal_ones_but_to_the_lost(covering):
+    report = verify(tree_scenario(covering))
+    assert report.ok, report.text()
+
+
+def test_covering_repairs_the_tree_with_fewer_messages_than_flooding():
+    runs = {c: run(tree_scenario(c))[0] for c in ("none", "g1", "poset")}
+    for frame in runs.values():  # the same failures, losses and re-subscriptions
+        pd.testing.assert_frame_equal(
+            frame[["failures", "lost_msgs", "resubscriptions"]],
+            runs["none"][["failures", "lost_msgs", "resubscriptions"]],
+        )
+    msgs = {c: int(f["repair_msgs"].sum()) for c, f in runs.items()}
+    assert msgs["poset"] <= msgs["g1"] < msgs["none"]
+
+
+def test_a_failed_brokers_subscribers_are_lost_until_they_re_subscribe():
+    s = tree_scenario(faults={"brokers": [6], "at": [10], "detection": 5})
+    sim = Simulation(s)
+    homed = int((sim.network.home == 6).sum())
+    assert homed > 0
+    seen = {b: (o["cn-relax"].faults["lost_subs"], o["cn-relax"].faults["resubscriptions"])
+            for b, o in sim.steps()}  # fmt: skip
+    assert all(seen[b] == (homed, 0) for b in range(10, 15)) and seen[15] == (0, homed)
+    assert (sim.network.home != 6).all()  # re-subscribed elsewhere
+    assert sim.network.broker_load()["subscriptions_held"][6] == 0
+
+
+@pytest.mark.parametrize(
+    ("faults", "extra", "words"),
+    [
+        ({"rate": 0.1, "replication": 1}, {}, r"faults.replication = 1 applies to the Meghdoot"),
+        ({"rate": 0.1}, {"run": {"mode": "timed", "progress": False}}, r"timed mode does not"),
+    ],
+)
+def test_what_the_tree_does_not_take_is_refused(faults, extra, words):
+    with pytest.raises(ConfigError, match=words):
+        tree_scenario(faults=faults, **extra)
+
+
+def test_faults_in_a_command_stream_are_refused():
+    with pytest.raises(ConfigError, match=r"faults.rate = 0.1 does not apply to seed 001"):
+        from_dict({
+            "subscriptions": {"kind": "box", "dims": 2, "count": 100},
+            "overlay": {"kind": "content-based"},
+            "algorithm": {"approaches": ["cn-relax"]},
+            "network": {"ip_nodes": 200, "brokers": 16},
+            "faults": {"rate": 0.1},
+        })
