@@ -277,6 +277,20 @@ class Network(ABC):
         :class:`cnsim.brokers.faults.FaultStep`."""
         raise NotImplementedError(f"the {self.kind!r} network has no brokers that fail")
 
+    def lost_mask(self) -> np.ndarray:
+        """Which subscriptions are lost now: held by no broker up (``fails``)."""
+        raise NotImplementedError(f"the {self.kind!r} network has no brokers that fail")
+
+    def stale_subs(self, name: str) -> int:
+        """Lost subscriptions that missed a notification under approach ``name``
+        (``fails``)."""
+        raise NotImplementedError(f"the {self.kind!r} network has no brokers that fail")
+
+    def repair_events(self) -> float | None:
+        """The mean events a lost subscription stayed lost, or None: none was held
+        again (``fails``)."""
+        raise NotImplementedError(f"the {self.kind!r} network has no brokers that fail")
+
     def join_ip_hops(self, ids: np.ndarray, entry: str) -> np.ndarray:
         """IP hops of the message carrying each joining subscription's first list: from
         the server (``entry`` "server") through its gateway broker to its node, or from

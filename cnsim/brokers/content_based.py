@@ -50,7 +50,7 @@ from cnsim.algorithms.base import ApproachSpec
 from cnsim.brokers.base import Delivery, Network, NetworkSetup, Paths, TimedView, Traffic
 from cnsim.brokers.batch_forwarding import BatchForwarding, EventRouter
 from cnsim.brokers.endpoints import Endpoints, _nearest
-from cnsim.brokers.faults import COUNTS, FaultSchedule, FaultStep, Losses
+from cnsim.brokers.faults import COUNTS, FaultSchedule, FaultStep, LinkSchedule, Losses
 from cnsim.brokers.forwarding import SUB, Covering, Forwarding
 from cnsim.brokers.spanning import Tree, degree_bounded_tree, overlay_tree, tree_of
 from cnsim.errors import InputError
@@ -178,7 +178,8 @@ class ContentBasedCN(Network):
             n = overlay.world.n_brokers
             rng = setup.seeds.rng("faults")
             schedule = FaultSchedule.draw(setup.faults, n, -1, setup.n_events, rng)
-            cn.faults = TreeFaults(cn, setup.faults, schedule, setup.subscription_bytes,
+            links = LinkSchedule.draw(setup.faults, setup.n_events, rng)
+            cn.faults = TreeFaults(cn, setup.faults, schedule, links, setup.subscription_bytes,
                                    setup.degree)  # fmt: skip
             cn._tree_id = np.arange(n)
         if setup.ranked is not None:
@@ -352,6 +353,10 @@ class ContentBasedCN(Network):
         """Lost subscriptions that missed a notification under approach ``name``."""
         return self.faults.stale(name)
 
+    def repair_events(self) -> float | None:
+        """The mean events a lost subscription stayed lost."""
+        return self.faults.repair_events()
+
     def join_ip_hops(self, ids: np.ndarray, entry: str) -> np.ndarray:
         """The last hop from each subscriber's broker (no server here)."""
         return self.last_hop[ids].astype(np.int64)
@@ -402,16 +407,20 @@ class TreeFaults(Losses):
     subscribers are lost until they notice (``detection`` events later) and re-subscribe
     at the broker up nearest their node; a repaired broker rejoins the tree empty.
     Events published at a failed broker enter at the broker up nearest the publisher.
+    A failed link of the tree (``faults.link_rate``) is left out of the trees built
+    until it is back; its brokers stay up, so nobody is lost — only the repair is sent.
     """
 
     def __init__(self, net: ContentBasedCN, section, schedule: FaultSchedule,
-                 subscription_bytes: int, degree: int):  # fmt: skip
+                 links: LinkSchedule, subscription_bytes: int, degree: int):  # fmt: skip
         Losses.__init__(self, len(net.home), section["detection"])
-        self.net, self.schedule, self.degree = net, schedule, degree
+        self.net, self.schedule, self.links, self.degree = net, schedule, links, degree
         self.subscription_bytes = subscription_bytes
         self.up = np.ones(net.world.n_brokers, bool)
         self.brokers = np.arange(net.world.n_brokers)  # the tree's brokers, by tree id
         self.sets = _link_sets(net.forwarding, self.brokers)
+        self.edges = net.tree.edges()  # the tree's links (u < v, brokers), in order
+        self.cut: dict[tuple[int, int], int] = {}  # failed links: the event they are back
 
     def step(self, first: int, stop: int) -> FaultStep:
         """Re-subscriptions due, repairs, failures; the tree and its routing tables
@@ -429,10 +438,28 @@ class TreeFaults(Losses):
             self.net.rehome(resubscribing, self.nearest_up(
                 self.net.endpoints.subscriber_node[resubscribing]))  # fmt: skip
         counts["failures"], counts["repairs"] = len(failing), len(repaired)
-        if len(failing) or len(repaired) or len(resubscribing):
+        links_changed = self._links(first, stop, counts)
+        if len(failing) or len(repaired) or len(resubscribing) or links_changed:
             counts.update(self._rebuild())
         counts["lost_subs"] = self.n_lost
         return FaultStep(counts, resubscribing)
+
+    def _links(self, first: int, stop: int, counts: dict[str, int]) -> bool:
+        """Links due back leave the cut ones; links due to fail join them (each the
+        link of today's tree its draw picks); whether any did."""
+        back = [link for link, at in self.cut.items() if at < stop]
+        for link in back:
+            del self.cut[link]
+        s = self.links
+        due = np.flatnonzero((s.fail_at >= first) & (s.fail_at < stop))
+        for f in due.tolist():
+            open_ = [tuple(e) for e in self.edges.tolist() if tuple(e) not in self.cut]
+            if not open_:
+                continue
+            link = open_[min(int(s.pick[f] * len(open_)), len(open_) - 1)]
+            self.cut[link] = first + int(min(s.repair_after[f], 2**62))
+            counts["link_failures"] += 1
+        return bool(back) or counts["link_failures"] > 0
 
     def nearest_up(self, nodes: np.ndarray) -> np.ndarray:
         """The broker up with the fewest IP hops to each of ``nodes``."""
@@ -445,7 +472,10 @@ class TreeFaults(Losses):
         net, up = self.net, np.flatnonzero(self.up)
         tree_id = np.full(len(self.up), -1, np.int64)
         tree_id[up] = np.arange(len(up))
-        latency = np.asarray(net.world.broker_latency)[np.ix_(up, up)]
+        latency = np.asarray(net.world.broker_latency, np.float64)[np.ix_(up, up)]
+        for u, v in self.cut:  # a failed link is no tree edge while others remain
+            if self.up[u] and self.up[v]:
+                latency[tree_id[u], tree_id[v]] = latency[tree_id[v], tree_id[u]] = np.inf
         tree = tree_of(degree_bounded_tree(latency, self.degree), len(up))
         f = Forwarding(tree, 1, net.covering, net.domain)
         lo, hi = net.ranges
@@ -457,6 +487,8 @@ class TreeFaults(Losses):
         moved = sum(fresh.values())
         ip = sum(n * int(hops[u, v]) for (u, v), n in fresh.items())
         self.sets, self.brokers = sets, up
+        self.edges = np.sort(up[tree.edges()], axis=1)
+        self.edges = self.edges[np.lexsort((self.edges[:, 1], self.edges[:, 0]))]
         net.use(f, tree)
         b = self.subscription_bytes
         return {"moved_msgs": moved, "moved_bytes": moved * b, "moved_ip_bytes": ip * b}

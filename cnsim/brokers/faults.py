@@ -39,13 +39,34 @@ from typing import Any
 import numpy as np
 
 #: the per-batch counts a network with faults reports (catalog mode "faults")
-COUNTS = ("failures", "repairs", "lost_subs", "resubscriptions", "moved_msgs",
-          "moved_bytes", "moved_ip_bytes")  # fmt: skip
+COUNTS = ("failures", "repairs", "link_failures", "lost_subs", "resubscriptions",
+          "moved_msgs", "moved_bytes", "moved_ip_bytes")  # fmt: skip
 
 
 def faulty(section: Mapping[str, Any]) -> bool:
-    """Whether a ``[faults]`` section makes brokers fail."""
-    return section["rate"] > 0 or bool(section["brokers"])
+    """Whether a ``[faults]`` section makes brokers (or links) fail."""
+    return section["rate"] > 0 or bool(section["brokers"]) or section["link_rate"] > 0
+
+
+@dataclass(frozen=True)
+class LinkSchedule:
+    """When a link of the content-based tree fails and comes back: which link is left
+    to the tree of the moment (``pick``: a uniform draw, the link at that quantile of
+    the tree's links in order)."""
+
+    fail_at: np.ndarray  # (L,) event before which failure l happens, non-decreasing
+    pick: np.ndarray  # (L,) uniform in [0, 1)
+    repair_after: np.ndarray  # (L,) events until the link is back (inf: not in the run)
+
+    @classmethod
+    def draw(cls, section: Mapping[str, Any], n_events: int, rng) -> LinkSchedule:
+        """Poisson link failures at ``faults.link_rate`` per event, repairs as brokers'."""
+        rate = section["link_rate"]
+        counts = rng.poisson(rate, n_events) if rate > 0 else np.zeros(n_events, np.int64)
+        at = np.repeat(np.arange(n_events, dtype=np.int64), counts)
+        mean = section["repair_time"]
+        back = rng.exponential(mean, len(at)) if mean > 0 else np.full(len(at), np.inf)
+        return cls(at, rng.random(len(at)), np.maximum(1, np.ceil(back)))
 
 
 @dataclass(frozen=True)
@@ -125,6 +146,7 @@ class Losses:
         self._noticed: deque[tuple[int, np.ndarray]] = deque()
         self.missed: dict[str, np.ndarray] = {}  # per approach: lost ones that missed one
         self._missed_count: dict[str, int] = {}
+        self.repaired = [0, 0]  # subscriptions held again, and the events they were lost
 
     def lose(self, subs: np.ndarray, now: int) -> None:
         """Subscriptions ``subs`` (none lost already) are lost before event ``now``."""
@@ -132,13 +154,22 @@ class Losses:
         self.n_lost += len(subs)
         self._noticed.append((now + self.detection, subs))
 
+    def repair_events(self) -> float | None:
+        """The mean number of events a lost subscription stayed lost (those that left
+        while lost aside), or None if none was lost and held again."""
+        held, events = self.repaired
+        return events / held if held else None
+
     def noticed(self, first: int) -> np.ndarray:
         """The lost subscriptions whose subscribers notice before event ``first`` (and
         re-subscribe): lost no more."""
         due = []
         while self._noticed and self._noticed[0][0] <= first:
-            subs = self._noticed.popleft()[1]
-            due.append(subs[self.lost[subs]])  # not left since
+            at, subs = self._noticed.popleft()
+            subs = subs[self.lost[subs]]  # not left since
+            due.append(subs)
+            self.repaired[0] += len(subs)
+            self.repaired[1] += len(subs) * (first - (at - self.detection))  # since lost
         resubscribing = np.concatenate(due) if due else np.zeros(0, np.int64)
         self.found(resubscribing)
         return resubscribing

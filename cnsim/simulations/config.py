@@ -161,6 +161,9 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "rate": Key(float, 0.0, low=0.0, high=1e3, doc="brokers failing per event (Poisson)"),
         "brokers": Key(list, [], items=int, low=0, doc="brokers that fail (beside faults.at)"),
         "at": Key(list, [], items=int, low=0, doc="the event before which each of them fails"),
+        "link_rate": Key(
+            float, 0.0, low=0.0, high=1e3, doc="content-based: tree links failing per event"
+        ),
         "repair_time": Key(
             float, 0.0, low=0.0, high=1e15, doc="mean events until a broker is back (0: never)"
         ),
@@ -436,7 +439,7 @@ def _fault_rules() -> tuple[Rule, ...]:
     refused where its failures cannot run; and the failures listed, checked."""
     overlays = " or ".join(repr(k) for k, n in NETWORKS.items() if n.fails)
     rules = []
-    for key, off in (("rate", 0.0), ("brokers", [])):
+    for key, off in (("rate", 0.0), ("brokers", []), ("link_rate", 0.0)):
         def on(v, key=key, off=off):
             return v["faults"][key] != off
 
@@ -477,8 +480,16 @@ def _fault_rules() -> tuple[Rule, ...]:
         ]
     rules += [
         Rule(
+            "faults.link_rate",
+            lambda v: v["faults"]["link_rate"] == 0 or v["overlay"]["kind"] == "content-based",
+            "applies to the content-based tree's links (Meghdoot's zones have no links to cut)",
+            "0.0 unless overlay.kind = 'content-based'",
+        ),
+        Rule(
             "faults.replication",
-            lambda v: v["faults"]["replication"] == 0 or v["overlay"]["kind"] == "meghdoot",
+            lambda v: v["faults"]["replication"] == 0
+            or not _faults(v)  # then the key is read by nothing: refused as such
+            or v["overlay"]["kind"] == "meghdoot",
             "applies to the Meghdoot zones (the content-based tree is built anew instead)",
             "0 (the default) unless overlay.kind = 'meghdoot'",
         ),

@@ -369,6 +369,8 @@ def _fault_metrics() -> list[Metric]:
                collect=_fault("failures")),
         Metric("repairs", "brokers", "brokers back", aggregates=sums, mode="faults",
                collect=_fault("repairs")),
+        Metric("link_failures", "links", "tree links failing (content-based)", aggregates=sums,
+               mode="faults", collect=_fault("link_failures")),
         Metric("lost_subs", "subscriptions", "subscriptions lost", aggregates=("mean", "max"),
                mode="faults", collect=_fault("lost_subs")),
         Metric("lost_msgs", "messages", "notifications lost", aggregates=sums, mode="faults",
@@ -663,6 +665,10 @@ CATALOG = Catalog(
         # -- per approach, whole run -----------------------------------------------------------
         # k objects per subscription; CN-Relax keeps every object of its range
         Metric("subscriber_memory_bytes", "bytes", "subscriber memory", level="run"),
+        # [faults]: how long a lost subscription stayed lost, on average (the detection
+        # delay, by the model, unless the run ended first)
+        Metric("repair_events", "events", "events a lost subscription stayed lost (mean)",
+               level="run", mode="faults", integer=False),
         # [faults] in timed mode: lost subscriptions that missed a notification, times the
         # time until the next event, summed (subscriber-seconds a list may be wrong)
         Metric("stale_subscriber_s", "subscriber-s", "stale subscriber-seconds", level="run",

@@ -305,7 +305,8 @@ class Simulation:
         sub_bytes = self._setup.subscription_bytes
         last_hops = int(self.network.join_ip_hops(subs, "publisher").sum())
         return {
-            "failures": c["failures"], "repairs": c["repairs"], "lost_subs": c["lost_subs"],
+            "failures": c["failures"], "repairs": c["repairs"],
+            "link_failures": c["link_failures"], "lost_subs": c["lost_subs"],
             "resubscriptions": c["resubscriptions"], "repair_calls": calls,
             "repair_msgs": c["moved_msgs"] + 2 * len(subs),
             "repair_bytes": c["moved_bytes"] + len(subs) * sub_bytes + size,
@@ -748,6 +749,8 @@ def _summary(scenario: Scenario, sim, frame: pd.DataFrame, setup_s, total_s, tim
         s["subscriber_memory_bytes"] = _memory(a, sim, object_bytes)
         if sim.server_load is not None:
             s.update(sim.server_load.summary(a))
+        if sim.lost() is not None:  # [faults]
+            s["repair_events"] = sim.network.repair_events()
         if a.spec.message == "ranked":
             s.update(ranked_summary(part, sim.network))
         if timer is not None:

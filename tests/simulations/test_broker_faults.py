@@ -85,6 +85,8 @@ def test_a_lost_zone_is_exact_again_after_the_detection_delay():
     assert lost[15] == (0, held) and all(lost[b] == (0, 0) for b in range(16, 80))
     report = verify(s)
     assert report.ok, report.text()
+    _, summary = run(s)
+    assert summary["approaches"]["unicast"]["repair_events"] == 5.0
 
 
 def test_takeover_goes_to_the_smallest_neighbour_and_repair_gives_back():
@@ -131,9 +133,10 @@ def test_timed_mode_counts_what_counting_mode_counts():
 
 
 def test_replicas_lose_nothing():
-    frame, _ = run(scenario({"rate": 0.05, "repair_time": 15.0, "replication": 2}))
+    frame, summary = run(scenario({"rate": 0.05, "repair_time": 15.0, "replication": 2}))
     assert frame["failures"].sum() >= 3
     assert (frame["lost_subs"] == 0).all() and (frame["lost_msgs"] == 0).all()
+    assert summary["approaches"]["cn-relax"]["repair_events"] is None  # none was lost
 
 
 def test_without_faults_the_run_is_unchanged_and_a_seed_gives_one_run():
@@ -233,3 +236,21 @@ def test_faults_in_a_command_stream_are_refused():
             "network": {"ip_nodes": 200, "brokers": 16},
             "faults": {"rate": 0.1},
         })
+
+
+def test_a_failed_link_rebuilds_the_tree_and_loses_nobody():
+    s = tree_scenario(faults={"link_rate": 0.1, "repair_time": 10.0})
+    report = verify(s)
+    assert report.ok, report.text()
+    frame, _ = run(s)
+    assert frame["link_failures"].sum() >= 3 and frame["failures"].sum() == 0
+    assert (frame["lost_subs"] == 0).all() and frame["repair_msgs"].sum() > 0
+    sim = Simulation(s)
+    for b, _ in sim.steps():
+        edges = {tuple(e) for e in sim.network.faults.edges.tolist()}
+        assert not edges & set(sim.network.faults.cut)  # no failed link in the tree
+
+
+def test_link_failures_are_the_tree_overlays_only():
+    with pytest.raises(ConfigError, match=r"faults.link_rate = 0.1 applies to the content"):
+        scenario({"link_rate": 0.1})
