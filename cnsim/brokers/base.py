@@ -286,9 +286,10 @@ class Network(ABC):
         (``fails``)."""
         raise NotImplementedError(f"the {self.kind!r} network has no brokers that fail")
 
-    def repair_events(self) -> float | None:
-        """The mean events a lost subscription stayed lost, or None: none was held
-        again (``fails``)."""
+    def fault_summary(self, name: str) -> dict[str, float | None]:
+        """The run's summary entries of the losses under approach ``name`` (``fails``):
+        ``repair_events``, ``late_msgs``, ``late_delay_events``
+        (:class:`cnsim.brokers.faults.Losses`)."""
         raise NotImplementedError(f"the {self.kind!r} network has no brokers that fail")
 
     def join_ip_hops(self, ids: np.ndarray, entry: str) -> np.ndarray:

@@ -353,9 +353,9 @@ class ContentBasedCN(Network):
         """Lost subscriptions that missed a notification under approach ``name``."""
         return self.faults.stale(name)
 
-    def repair_events(self) -> float | None:
-        """The mean events a lost subscription stayed lost."""
-        return self.faults.repair_events()
+    def fault_summary(self, name: str) -> dict[str, float | None]:
+        """The summary entries of the losses under approach ``name``."""
+        return self.faults.summary(name)
 
     def join_ip_hops(self, ids: np.ndarray, entry: str) -> np.ndarray:
         """The last hop from each subscriber's broker (no server here)."""

@@ -1,6 +1,9 @@
-"""Brokers that fail and come back during a run over the Meghdoot overlay (``[faults]``).
+"""Brokers that fail and come back during a run (``[faults]``): the schedules, the
+subscriptions lost (:class:`Losses`, shared by both overlays), and the Meghdoot
+overlay's takeover (:class:`FaultState`); the content-based tree, built anew, is
+:class:`cnsim.brokers.content_based.TreeFaults`.
 
-Model, in units of events (event ``e`` happens at time ``e``), as CAN handles a
+Meghdoot's model, in units of events (event ``e`` happens at time ``e``), as CAN handles a
 departed node (Ratnasamy et al., "A Scalable Content-Addressable Network"):
 
 * **failures**: a Poisson number of brokers fails before each event (mean
@@ -136,7 +139,10 @@ class FaultStep:
 class Losses:
     """The subscriptions lost — subscribed, but held by no broker up — of one network:
     when their subscribers notice (``detection`` events after the loss) and
-    re-subscribe, and, per approach, which of them missed a notification."""
+    re-subscribe, and, per approach, which of them missed a notification. A
+    notification dropped for a subscription that later re-subscribes is *late*: what it
+    said reaches the subscriber with the first list of its re-subscription, that many
+    events after its batch (:meth:`late`)."""
 
     def __init__(self, m: int, detection: int):
         self.detection = detection
@@ -147,6 +153,11 @@ class Losses:
         self.missed: dict[str, np.ndarray] = {}  # per approach: lost ones that missed one
         self._missed_count: dict[str, int] = {}
         self.repaired = [0, 0]  # subscriptions held again, and the events they were lost
+        self.now = 0  # the first event of the batch being processed
+        # per approach and subscription: notifications dropped, and the sum of their
+        # batches' first events; per approach: late ones, and their delays summed
+        self._dropped: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._late: dict[str, list[int]] = {}
 
     def lose(self, subs: np.ndarray, now: int) -> None:
         """Subscriptions ``subs`` (none lost already) are lost before event ``now``."""
@@ -163,6 +174,7 @@ class Losses:
     def noticed(self, first: int) -> np.ndarray:
         """The lost subscriptions whose subscribers notice before event ``first`` (and
         re-subscribe): lost no more."""
+        self.now = first
         due = []
         while self._noticed and self._noticed[0][0] <= first:
             at, subs = self._noticed.popleft()
@@ -171,31 +183,51 @@ class Losses:
             self.repaired[0] += len(subs)
             self.repaired[1] += len(subs) * (first - (at - self.detection))  # since lost
         resubscribing = np.concatenate(due) if due else np.zeros(0, np.int64)
-        self.found(resubscribing)
+        self.found(resubscribing, resubscribed=True)
         return resubscribing
 
-    def found(self, subs: np.ndarray) -> None:
-        """Lost subscriptions ``subs`` are lost no more (re-subscribed, or left):
-        nothing missed."""
+    def found(self, subs: np.ndarray, resubscribed: bool = False) -> None:
+        """Lost subscriptions ``subs`` are lost no more — ``resubscribed`` (what they
+        missed arrives now, late), or left (it never does): nothing missed."""
         self.lost[subs] = False
         self.n_lost -= len(subs)
         for name, missed in self.missed.items():
             self._missed_count[name] -= int(missed[subs].sum())
             missed[subs] = False
+            n, first_sum = self._dropped[name]
+            if resubscribed:
+                late = self._late[name]
+                late[0] += int(n[subs].sum())
+                late[1] += int((n[subs] * self.now - first_sum[subs]).sum())
+            n[subs] = first_sum[subs] = 0
 
     def drop(self, name: str, subs: np.ndarray) -> np.ndarray:
         """Which deliveries to ``subs`` are kept (their subscription is not lost); the
         dropped ones' subscriptions have missed a notification under ``name``."""
         if name not in self.missed:
-            self.missed[name] = np.zeros(len(self.lost), bool)
+            m = len(self.lost)
+            self.missed[name] = np.zeros(m, bool)
             self._missed_count[name] = 0
+            self._dropped[name] = (np.zeros(m, np.int64), np.zeros(m, np.int64))
+            self._late[name] = [0, 0]
         dropped = self.lost[subs]
         if dropped.any():
             missed = self.missed[name]
             hit = np.unique(subs[dropped])
             self._missed_count[name] += int((~missed[hit]).sum())
             missed[hit] = True
+            n, first_sum = self._dropped[name]
+            np.add.at(n, subs[dropped], 1)
+            np.add.at(first_sum, subs[dropped], self.now)
         return ~dropped
+
+    def summary(self, name: str) -> dict[str, float | None]:
+        """Under approach ``name``: the mean events a lost subscription stayed lost
+        (:meth:`repair_events`), the late notifications (dropped, then brought by a
+        re-subscription's first list) and their mean delay in events (None: none)."""
+        count, delay = self._late.get(name, [0, 0])
+        return {"repair_events": self.repair_events(), "late_msgs": count,
+                "late_delay_events": delay / count if count else None}  # fmt: skip
 
     def stale(self, name: str) -> int:
         """Lost subscriptions that have missed a notification under ``name`` (their

@@ -216,9 +216,9 @@ class MeghdootCN(Network):
         """Lost subscriptions that missed a notification under approach ``name``."""
         return self.faults.stale(name)
 
-    def repair_events(self) -> float | None:
-        """The mean events a lost subscription stayed lost."""
-        return self.faults.repair_events()
+    def fault_summary(self, name: str) -> dict[str, float | None]:
+        """The summary entries of the losses under approach ``name``."""
+        return self.faults.summary(name)
 
     def zone_subscriptions(self, z: int) -> np.ndarray:
         """Every subscription of the pool whose point is in zone ``z``."""

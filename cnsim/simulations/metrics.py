@@ -669,6 +669,11 @@ CATALOG = Catalog(
         # delay, by the model, unless the run ended first)
         Metric("repair_events", "events", "events a lost subscription stayed lost (mean)",
                level="run", mode="faults", integer=False),
+        # notifications dropped for a lost subscription that re-subscribed later: what
+        # they said arrives with its first list, late by this many events on average
+        Metric("late_msgs", "messages", "late notifications", level="run", mode="faults"),
+        Metric("late_delay_events", "events", "delay of a late notification (mean)",
+               level="run", mode="faults", integer=False),
         # [faults] in timed mode: lost subscriptions that missed a notification, times the
         # time until the next event, summed (subscriber-seconds a list may be wrong)
         Metric("stale_subscriber_s", "subscriber-s", "stale subscriber-seconds", level="run",

@@ -750,7 +750,7 @@ def _summary(scenario: Scenario, sim, frame: pd.DataFrame, setup_s, total_s, tim
         if sim.server_load is not None:
             s.update(sim.server_load.summary(a))
         if sim.lost() is not None:  # [faults]
-            s["repair_events"] = sim.network.repair_events()
+            s.update(sim.network.fault_summary(a.name))
         if a.spec.message == "ranked":
             s.update(ranked_summary(part, sim.network))
         if timer is not None:
