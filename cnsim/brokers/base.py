@@ -73,6 +73,9 @@ class NetworkSetup:
     # declares ``fails``; None: none fail
     faults: Mapping[str, Any] | None = None
     subscription_bytes: int = 0  # bytes of one subscription handed between brokers
+    # subscriptions that come and go ([churn]): the first ``present`` of the run's
+    # subscriptions are there at the start, the others join later (None: all there)
+    present: int | None = None
 
 
 @dataclass(frozen=True)
@@ -291,6 +294,12 @@ class Network(ABC):
         ``repair_events``, ``late_msgs``, ``late_delay_events``
         (:class:`cnsim.brokers.faults.Losses`)."""
         raise NotImplementedError(f"the {self.kind!r} network has no brokers that fail")
+
+    def churn_messages(self) -> int:
+        """Subscription and unsubscription messages between brokers that the joins and
+        leaves since the last call sent (``churns``; none where a subscription goes to
+        its gateway's store directly)."""
+        return 0
 
     def join_ip_hops(self, ids: np.ndarray, entry: str) -> np.ndarray:
         """IP hops of the message carrying each joining subscription's first list: from

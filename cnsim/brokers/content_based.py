@@ -122,6 +122,7 @@ class ContentBasedCN(Network):
     streams: ClassVar[frozenset[str]] = frozenset({"box"})
     joins = True  # a command stream's subscribes and unsubscribes, between events
     fails = True  # brokers leave the tree and come back (TreeFaults)
+    churns = True  # the run's subscriptions join and leave (the reference brokers)
 
     def __init__(
         self, overlay: TreeOverlay, covering: Covering, d: int, domain, batch: bool,
@@ -144,6 +145,7 @@ class ContentBasedCN(Network):
         self.faults: TreeFaults | None = None  # brokers that fail ([faults])
         self.ranges: tuple[np.ndarray, np.ndarray] | None = None  # the subscriptions
         self._tree_id: np.ndarray | None = None  # with faults: each broker's in the tree
+        self._sent = 0  # subscription messages sent so far (churn_messages)
         nodes = self.endpoints.subscriber_node
         latency_ms = np.asarray(self.world.node_latency)[self.home, nodes]
         self.last_hop_latency_s = latency_ms.astype(np.float64) / 1000.0
@@ -164,8 +166,9 @@ class ContentBasedCN(Network):
                 f"not {covering.describe()}"
             )
         batch = engine == "batch" or (engine == "auto" and covering.batched)
-        # brokers that fail: the reference brokers, whose routing tables a repair compares
-        batch = batch and setup.faults is None
+        # brokers that fail, subscriptions that come and go: the reference brokers, whose
+        # routing tables a repair compares and which subscribe and unsubscribe one by one
+        batch = batch and setup.faults is None and setup.present is None
         m = len(subscriptions) if stream is None else len(stream.stream)
         overlay = TreeOverlay.build(setup.network, setup.degree, m, setup.n_events, setup.seeds)
         if stream is not None:
@@ -173,7 +176,7 @@ class ContentBasedCN(Network):
             cn._stream(stream)
             return cn
         cn = cls(overlay, covering, 1, DOMAIN, batch)
-        cn._subscribe_all(subscriptions.l, subscriptions.r)
+        cn._subscribe_all(subscriptions.l, subscriptions.r, setup.present)
         if setup.faults is not None:
             n = overlay.world.n_brokers
             rng = setup.seeds.rng("faults")
@@ -192,10 +195,11 @@ class ContentBasedCN(Network):
             )  # fmt: skip
         return cn
 
-    def _subscribe_all(self, lo: np.ndarray, hi: np.ndarray) -> None:
-        """Subscribe every range ``[lo, hi]``, in id order, at its subscriber's broker."""
+    def _subscribe_all(self, lo: np.ndarray, hi: np.ndarray, present: int | None) -> None:
+        """Subscribe every range ``[lo, hi]`` (the first ``present``: the others join
+        later), in id order, at its subscriber's broker."""
         self.ranges = (lo, hi)
-        f, m = self.forwarding, len(lo)
+        f, m = self.forwarding, len(lo) if present is None else present
         if self.batch:
             f.replay(np.full(m, SUB, np.int8), np.arange(m), self.home, lo, hi)
             for sid in range(m):
@@ -203,6 +207,7 @@ class ContentBasedCN(Network):
         else:
             for sid in range(m):
                 f.subscribe(sid, self.home[sid], lo[sid], hi[sid])
+            self._sent = f.sub_msgs + f.unsub_msgs  # the joins' and leaves' come after
 
     def _stream(self, commands: CommandWorkload) -> None:
         """Take a command stream: the batch replay sends every command's messages link
@@ -325,6 +330,26 @@ class ContentBasedCN(Network):
         hit = np.concatenate(hits)
         self.faults.drop(name, hit)
         return len(hit)
+
+    def set_alive(self, ids: np.ndarray, alive: bool) -> None:
+        """Subscriptions ``ids`` subscribe at (or unsubscribe from) their subscribers'
+        brokers, forwarded over the tree as covering prunes it. One not yet subscribed
+        that leaves (the run's first call, for those joining later) sends nothing."""
+        f = self.forwarding
+        lo, hi = self.ranges
+        for sid in np.asarray(ids, np.int64).tolist():
+            live = sid < len(f.home) and f.home[sid] >= 0
+            if alive and not live:
+                f.subscribe(sid, self.home[sid], lo[sid], hi[sid])
+            elif not alive and live:
+                f.unsubscribe(sid)
+
+    def churn_messages(self) -> int:
+        """Subscription and unsubscription messages the joins and leaves since the last
+        call forwarded between brokers."""
+        sent = self.forwarding.sub_msgs + self.forwarding.unsub_msgs
+        new, self._sent = sent - self._sent, sent
+        return int(new)
 
     def apply_faults(self, first: int, stop: int) -> FaultStep:
         """The brokers due fail and come back (:class:`TreeFaults`)."""

@@ -417,6 +417,22 @@ def _churn_rules() -> tuple[Rule, ...]:
             ),
             Rule(
                 f"churn.{key}",
+                lambda v, key=key, off=off: v["churn"][key] == off or not commands(v),
+                "does not apply to seed 001's command stream (its commands subscribe and "
+                "unsubscribe)",
+                f"{off!r} when subscriptions.kind = 'box' and overlay.kind = 'content-based'",
+            ),
+            Rule(
+                f"churn.{key}",
+                lambda v, key=key, off=off: v["churn"][key] == off
+                or not _faults(v)
+                or v["overlay"]["kind"] != "content-based",
+                "cannot run beside [faults] over the content-based overlay yet (its tree is "
+                "built anew from the subscriptions held)",
+                f"{off!r} when overlay.kind = 'content-based' and brokers fail",
+            ),
+            Rule(
+                f"churn.{key}",
                 lambda v, key=key, off=off: v["churn"][key] == off
                 or not any(parse(a).message == "ranked" for a in v["algorithm"]["approaches"]),
                 "does not apply to ranked delivery (its joins and leaves are ranked.commands)",

@@ -339,6 +339,8 @@ def _join_metrics() -> list[Metric]:
                mode="joins", collect=_join("leaves")),
         Metric("live_subs", "subscriptions", "live subscriptions", aggregates=("mean", "max"),
                mode="joins", collect=_join("live_subs")),
+        Metric("join_forward_msgs", "messages", "(un)subscription messages between brokers",
+               aggregates=sums, mode="joins", collect=_join("join_forward_msgs")),
         Metric("join_calls", "calls", "min_y calls for joining subscriptions' lists",
                aggregates=sums, mode="joins", collect=_join("join_calls")),
         Metric("join_msgs", "messages", "first-list messages to joining subscriptions",

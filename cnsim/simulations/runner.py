@@ -100,7 +100,10 @@ class Simulation:
         self.workload: Workload = w
         self.batch_size = scenario["events"]["batch_size"]
         self.subscriptions = w.kind.index(w)
-        setup = self._setup = network_setup(scenario, w.kind, len(w.events), self.seeds)
+        setup = network_setup(scenario, w.kind, len(w.events), self.seeds)
+        if self.churn is not None:  # the network subscribes the others as they join
+            setup = replace(setup, present=self.churn.initial)
+        self._setup = setup
         self.network: Network = NETWORKS[scenario["overlay"]["kind"]].create(
             setup, self.subscriptions
         )
@@ -250,7 +253,8 @@ class Simulation:
         joining, leaving = self.churn.due(first, stop)
         self._set_alive(joining, True)
         self._set_alive(leaving, False)
-        counts = {"joins": len(joining), "leaves": len(leaving), "live_subs": self._live_count}
+        counts = {"joins": len(joining), "leaves": len(leaving), "live_subs": self._live_count,
+                  "join_forward_msgs": self.network.churn_messages()}  # fmt: skip
         return self._arrivals(joining), counts
 
     def _arrivals(self, subs: np.ndarray) -> Arrivals:

@@ -167,11 +167,6 @@ def test_timed_mode_counts_what_counting_mode_counts():
         ({"lifetime": "exponential", "pareto_shape": 3.0}, {}, r"churn.pareto_shape = 3.0"),
         ({"lifetime": "pareto", "pareto_shape": 1.0}, {}, r"churn.pareto_shape = 1.0"),
         ({"joins": 1.0}, {"algorithm": {"approaches": ["ranked"]}}, r"ranked delivery"),
-        (
-            {"lifetime": "exponential"},
-            {"overlay": {"kind": "content-based"}, "algorithm": {"approaches": ["cn-relax"]}},
-            r"churn.lifetime = 'exponential' needs an overlay whose brokers take",
-        ),
     ],
 )
 def test_bad_churn_is_refused_in_one_line(churn, extra, words):
@@ -260,3 +255,34 @@ def test_churn_over_the_distributed_object_database():
     s = scenario(server={"count": 4}, approaches=["paint-dense", "unicast"])
     report = verify(s)
     assert report.ok, report.text()
+
+
+# -- the content-based overlay: joins and leaves forwarded over the tree ---------------------
+
+
+@pytest.mark.parametrize("covering", ["none", "g1", "poset"])
+def test_over_the_tree_every_event_reaches_exactly_the_live_ranges(covering):
+    s = scenario(approaches=["cn-relax"], overlay={"kind": "content-based", "covering": covering})
+    report = verify(s)
+    assert report.ok, report.text()
+
+
+def test_covering_prunes_the_joins_and_leaves_forwarded():
+    sent = {}
+    for covering in ("none", "g1"):
+        tables = {"kind": "content-based", "covering": covering}
+        frame, summary = run(scenario(approaches=["cn-relax"], overlay=tables))
+        assert summary["churn"]["joined"] > 100
+        sent[covering] = int(frame["join_forward_msgs"].sum())
+    assert 0 < sent["g1"] < sent["none"]
+    meghdoot, _ = run(scenario())  # a subscription goes to its zone's broker directly
+    assert (meghdoot["join_forward_msgs"] == 0).all()
+
+
+def test_churn_beside_tree_faults_or_in_a_command_stream_is_refused():
+    with pytest.raises(ConfigError, match=r"cannot run beside \[faults\] over the content"):
+        scenario(approaches=["cn-relax"], overlay={"kind": "content-based"},
+                 faults={"rate": 0.01})  # fmt: skip
+    with pytest.raises(ConfigError, match=r"churn.joins = 3.0 does not apply to seed 001"):
+        scenario(approaches=["cn-relax"], overlay={"kind": "content-based"},
+                 subscriptions={"kind": "box", "dims": 2})  # fmt: skip
