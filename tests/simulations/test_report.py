@@ -443,3 +443,29 @@ def test_sweeps_over_failures_and_joins_draw_loss_repair_and_join_cost(tmp_path)
     bytes_per = table.loc[("cn-relax", "join IP bytes per subscriber")]
     assert bytes_per.tolist() == pytest.approx([240.0, 240.0])  # 80 x (j + 1), j = 2
     assert table.loc[("paint-dense", "min_y calls per subscriber")].tolist() == [5.0, 5.0]
+
+
+def test_a_run_with_churn_and_failures_is_drawn_over_time(tmp_path, monkeypatch):
+    monkeypatch.setenv("CNSIM_CACHE", str(tmp_path / "worlds"))
+    s = from_dict({
+        "seed": 2, "objects": {"count": 100}, "subscriptions": {"count": 300, "k": 3},
+        "events": {"count": 60}, "network": {"ip_nodes": 200, "brokers": 16},
+        "algorithm": {"approaches": ["paint-dense", "cn-relax"]}, "run": {"progress": False},
+        "churn": {"joins": 2.0, "lifetime": "exponential", "mean_lifetime": 30.0},
+        "faults": {"brokers": [3], "at": [20], "detection": 5},
+    })  # fmt: skip
+    run(s, tmp_path / "run")
+    out = tmp_path / "report"
+    text = build_report(tmp_path / "run", out).read_text()
+    assert ">Churn and failures over time</h2>" in text and "dynamics.png" in text
+    assert "the 1 batches before which brokers failed" in text
+    check_links(out, text)
+
+
+def test_the_example_sweeps_of_churn_and_failures_are_valid():
+    from cnsim.simulations.sweep import load_sweep
+
+    root = Path(__file__).resolve().parents[2] / "examples" / "sweeps_dynamics"
+    for path in sorted(root.glob("*.toml")):
+        full, quick = load_sweep(path), load_sweep(path, quick=True)
+        assert 1 <= len(quick.runs) < len(full.runs), path

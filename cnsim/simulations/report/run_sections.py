@@ -1,7 +1,7 @@
 """The sections of a run's report (``cnsim run --out DIR``): the scenario, a summary per
 approach, server and broker-network traffic, messages received and redundancy, server
-calls, traffic by event kind, batch processing, per-broker load and, for timed runs,
-latency and queueing. Columns are the catalog's metrics; whatever is missing is
+calls, traffic by event kind, batch processing, churn and broker failures over time,
+per-broker load and, for timed runs, latency and queueing. Columns are the catalog's metrics; whatever is missing is
 skipped, and the report says so."""
 
 from __future__ import annotations
@@ -125,6 +125,7 @@ def run_report(doc: Document, src: Path) -> Path:
         _calls,
         _kinds,
         _batch,
+        _dynamics,
         _brokers,
         _timing,
     ):
@@ -348,6 +349,55 @@ def _batch(doc: Document, run: RunData) -> None:
     totals.index.name = "approach"
     items.append(doc.table(totals.rename(columns=cols), "batch", "The totals of the figure above."))
     doc.section("Batch processing", items)
+
+
+# What the run's churn and broker failures did over time: (column, panel title, summed
+# up to each batch), shown where the run has the column.
+DYNAMICS = (
+    ("live_subs", "live subscriptions", False),
+    ("join_ip_bytes", "IP bytes of joining subscribers' first lists", True),
+    ("lost_subs", "subscriptions lost", False),
+    ("lost_msgs", "notifications lost", True),
+    ("repair_ip_bytes", "repair IP bytes", True),
+)
+
+
+def _dynamics(doc: Document, run: RunData) -> None:
+    """Subscribers joining and leaving (``[churn]``) and brokers failing
+    (``[faults]``) over the run: one line per approach, cumulative where it adds up."""
+    panels = [(c, t, total) for c, t, total in DYNAMICS if run.has(c)]
+    if not panels:
+        return
+    fig = Figure(figsize=(PAGE_IN, 2.9 * -(-len(panels) // 2)), layout="constrained")
+    axes = fig.subplots(-(-len(panels) // 2), 2, squeeze=False).ravel()
+    look = styles(run.approaches)
+    x = "event" if "event" in run.events.columns else "batch"
+    for ax, (column, title, total) in zip(axes, panels, strict=False):
+        for name, part in run.events.groupby("approach", sort=False):
+            values = part[column].cumsum() if total else part[column]
+            colour, _ = look[name]
+            ax.plot(part[x], values, color=colour, label=name, lw=1.2)
+        ax.set_title(title + (" (cumulative)" if total else ""), fontsize=9)
+        ax.set_xlabel(x)
+        ax.grid(True, alpha=0.3)
+    for ax in axes[len(panels) :]:
+        ax.set_visible(False)
+    axes[0].legend(fontsize=8)
+    failures = run.events["failures"] if run.has("failures") else None
+    marks = ""
+    if failures is not None:
+        first = run.events[run.events.approach == run.approaches[0]]
+        at = first.loc[first["failures"] > 0, x].tolist()
+        for ax in axes[: len(panels)]:
+            for t in at:
+                ax.axvline(t, color="grey", lw=0.6, ls=":")
+        marks = f" Dotted lines: the {len(at)} batches before which brokers failed."
+    cap = (
+        "Subscribers that come and go and brokers that fail, over the run, per approach: "
+        "what joins cost, what was lost (notifications dropped for subscriptions no broker "
+        f"up holds, until they re-subscribe) and what the repair sent.{marks}"
+    )
+    doc.section("Churn and failures over time", [doc.figure(fig, "dynamics", cap)])
 
 
 def _brokers(doc: Document, run: RunData) -> None:
