@@ -50,7 +50,14 @@ from cnsim.algorithms.base import ApproachSpec
 from cnsim.brokers.base import Delivery, Network, NetworkSetup, Paths, TimedView, Traffic
 from cnsim.brokers.batch_forwarding import BatchForwarding, EventRouter
 from cnsim.brokers.endpoints import Endpoints, _nearest
-from cnsim.brokers.faults import COUNTS, FaultSchedule, FaultStep, LinkSchedule, Losses
+from cnsim.brokers.faults import (
+    COUNTS,
+    FaultSchedule,
+    FaultStep,
+    LinkSchedule,
+    Losses,
+    route_publishers,
+)
 from cnsim.brokers.forwarding import SUB, Covering, Forwarding
 from cnsim.brokers.spanning import Tree, degree_bounded_tree, overlay_tree, tree_of
 from cnsim.errors import InputError
@@ -184,6 +191,7 @@ class ContentBasedCN(Network):
             links = LinkSchedule.draw(setup.faults, setup.n_events, rng)
             cn.faults = TreeFaults(cn, setup.faults, schedule, links, setup.subscription_bytes,
                                    setup.degree)  # fmt: skip
+            cn._publisher_broker = overlay.endpoints.nearest_broker.copy()  # all up
             cn._tree_id = np.arange(n)
         if setup.ranked is not None:
             from cnsim.brokers.ranked_content import RankedTreeOverlay
@@ -281,13 +289,8 @@ class ContentBasedCN(Network):
         # the boxes holding x (not asserted here: the check took 12 us of an event's ~50)
         points = messages.rects[:, 1::4]
         source = self.endpoints.entry_brokers(approach, update_events).astype(np.int64)
-        start = source  # where each event enters the routing
-        if self.faults is not None:  # at the broker up nearest its publisher; tree ids
-            source = source.copy()
-            down = ~self.faults.up[source]
-            nodes = self.endpoints.publisher_node[update_events[down]]
-            source[down] = self.faults.nearest_up(nodes)
-            start = self._tree_id[source]
+        # where each event enters the routing (with faults: a broker up, by tree id)
+        start = source if self.faults is None else self._tree_id[source]
         offsets = np.zeros(len(messages) + 1, np.int64)
         hop_ptr = np.zeros(len(messages) + 1, np.int64)
         subs, hop_from, hop_to = [], [], []
@@ -463,6 +466,10 @@ class TreeFaults(Losses):
             self.net.rehome(resubscribing, self.nearest_up(
                 self.net.endpoints.subscriber_node[resubscribing]))  # fmt: skip
         counts["failures"], counts["repairs"] = len(failing), len(repaired)
+        if len(failing) or len(repaired):  # events enter at a broker up
+            e = self.net.endpoints
+            route_publishers(e.nearest_broker, self.net._publisher_broker, self.up,
+                             self.net.world, e.publisher_node, first)  # fmt: skip
         links_changed = self._links(first, stop, counts)
         if len(failing) or len(repaired) or len(resubscribing) or links_changed:
             counts.update(self._rebuild())

@@ -27,6 +27,8 @@ departed node (Ratnasamy et al., "A Scalable Content-Addressable Network"):
 * **repair**: the broker comes back and takes its original zones back, with the
   subscriptions the zones' brokers now hold (one message per zone over the IP hops
   between them); those still lost stay lost until they re-subscribe.
+* **publishers**: an event whose publisher's nearest broker is down enters at the
+  broker up nearest the publisher (its IP hops and, timed, its latency to that one).
 
 The schedule is drawn once, before any event, from the stream ``faults``. The server's
 broker never fails (the server would go with it).
@@ -124,6 +126,18 @@ class FaultSchedule:
         failing = self.broker[(self.fail_at >= first) & (self.fail_at < stop)]
         repaired = self.broker[(self.repair_at >= first) & (self.repair_at < stop)]
         return failing, repaired
+
+
+def route_publishers(nearest: np.ndarray, original: np.ndarray, up: np.ndarray, world,
+                     nodes: np.ndarray, now: int) -> None:  # fmt: skip
+    """Every event from ``now`` on enters at its publisher's nearest broker
+    (``original``) if it is up, else at the broker up nearest the publisher's node
+    (``nodes``); written into ``nearest`` (the endpoints' array the run reads)."""
+    nearest[now:] = original[now:]
+    down = np.flatnonzero(~up[nearest[now:]]) + now
+    if len(down):
+        alive = np.flatnonzero(up)
+        nearest[down] = alive[world.hops_from_brokers(nodes[down])[alive].argmin(axis=0)]
 
 
 @dataclass(frozen=True)
@@ -264,6 +278,8 @@ class FaultState(Losses):
         for b in failing.tolist():
             self._fail(b, first)
         counts["failures"], counts["repairs"] = len(failing), len(repaired)
+        if len(failing) or len(repaired):  # events enter at a broker up
+            self.net.route_publishers(self.up, first)
         if len(resubscribing) or len(failing) or len(repaired):
             self.net.count_held()
         counts["lost_subs"] = self.n_lost

@@ -50,7 +50,7 @@ from cnsim.brokers.base import (
     Traffic,
 )
 from cnsim.brokers.endpoints import Endpoints, diagonal_servers
-from cnsim.brokers.faults import FaultSchedule, FaultState, FaultStep
+from cnsim.brokers.faults import FaultSchedule, FaultState, FaultStep, route_publishers
 from cnsim.brokers.gateways import Gateways
 from cnsim.brokers.routing import route
 from cnsim.brokers.zones import Zones, build_zones
@@ -105,8 +105,9 @@ class MeghdootCN(Network):
             ordered=setup.kind.ordered,
         )
         endpoints = Endpoints.place(world, zones.server, len(subscriptions), n_events, seeds)
-        if setup.faults is not None:  # who owns a zone changes: an owner array of its own
+        if setup.faults is not None:  # who owns a zone, where events enter: arrays of its own
             zones = replace(zones, owner=zones.owner.copy())
+            endpoints = replace(endpoints, nearest_broker=endpoints.nearest_broker.copy())
         cn = cls(subscriptions, zones, world, endpoints)
         if setup.faults is not None:
             server = zones.server
@@ -121,6 +122,7 @@ class MeghdootCN(Network):
                 setup.faults, world.n_brokers, server, n_events, seeds.rng("faults")
             )
             cn.faults = FaultState(cn, setup.faults, schedule, setup.subscription_bytes)
+            cn._publisher_broker = endpoints.nearest_broker.copy()  # when all are up
         if setup.ranked is not None:
             from cnsim.brokers.ranked import RankedOverlay
 
@@ -207,6 +209,12 @@ class MeghdootCN(Network):
     def apply_faults(self, first: int, stop: int) -> FaultStep:
         """The brokers due fail and come back (:class:`FaultState`)."""
         return self.faults.step(first, stop)
+
+    def route_publishers(self, up: np.ndarray, now: int) -> None:
+        """Events from ``now`` on enter at a broker up (:func:`route_publishers`)."""
+        e = self.endpoints
+        route_publishers(e.nearest_broker, self._publisher_broker, up, self.world,
+                         e.publisher_node, now)  # fmt: skip
 
     def lost_mask(self) -> np.ndarray:
         """Which subscriptions are lost now (subscribed, held by no broker up)."""

@@ -263,3 +263,25 @@ def test_a_failed_link_rebuilds_the_tree_and_loses_nobody():
 def test_link_failures_are_the_tree_overlays_only():
     with pytest.raises(ConfigError, match=r"faults.link_rate = 0.1 applies to the content"):
         scenario({"link_rate": 0.1})
+
+
+@pytest.mark.parametrize("overlay", ["meghdoot", "content-based"])
+def test_an_event_enters_at_a_broker_up(overlay):
+    """A publisher whose nearest broker is down publishes at the broker up nearest it:
+    its IP hops are to that one (and its events route from there)."""
+    s = scenario({"rate": 0.15, "repair_time": 10.0, "detection": 4},
+                 overlay={"kind": overlay}, approaches=["cn-relax"])  # fmt: skip
+    sim = Simulation(s)
+    e = sim.network.endpoints
+    hops = sim.network.world.node_hops
+    down_entries = 0
+    for b, outcomes in sim.steps():
+        up = sim.network.faults.up
+        broker = int(e.nearest_broker[b])
+        assert up[broker]
+        node = e.publisher_node[b]
+        best = hops[np.flatnonzero(up), node].min()
+        assert hops[broker, node] == best  # the nearest broker up
+        assert outcomes["cn-relax"].publish_ip_hops == best
+        down_entries += int(sim.network._publisher_broker[b] != broker)
+    assert down_entries > 0  # some events did enter elsewhere

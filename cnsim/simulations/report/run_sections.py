@@ -1,8 +1,8 @@
 """The sections of a run's report (``cnsim run --out DIR``): the scenario, a summary per
 approach, server and broker-network traffic, messages received and redundancy, server
 calls, traffic by event kind, batch processing, churn and broker failures over time,
-per-broker load and, for timed runs, latency and queueing. Columns are the catalog's metrics; whatever is missing is
-skipped, and the report says so."""
+per-broker load and, for timed runs, latency and queueing. Columns are the catalog's
+metrics; whatever is missing is skipped, and the report says so."""
 
 from __future__ import annotations
 
