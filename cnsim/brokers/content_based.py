@@ -52,11 +52,11 @@ from cnsim.brokers.batch_forwarding import BatchForwarding, EventRouter
 from cnsim.brokers.endpoints import Endpoints, _nearest
 from cnsim.brokers.faults import (
     COUNTS,
+    Failing,
     FaultSchedule,
     FaultStep,
     LinkSchedule,
     Losses,
-    route_publishers,
 )
 from cnsim.brokers.forwarding import SUB, Covering, Forwarding
 from cnsim.brokers.spanning import Tree, degree_bounded_tree, overlay_tree, tree_of
@@ -114,7 +114,7 @@ class TreeOverlay:
         return cls(self.tree, d, covering, domain)
 
 
-class ContentBasedCN(Network):
+class ContentBasedCN(Failing, Network):
     """Point events routed over a spanning tree of brokers whose routing tables were
     filled by covering-pruned subscription forwarding."""
 
@@ -354,10 +354,6 @@ class ContentBasedCN(Network):
         new, self._sent = sent - self._sent, sent
         return int(new)
 
-    def apply_faults(self, first: int, stop: int) -> FaultStep:
-        """The brokers due fail and come back (:class:`TreeFaults`)."""
-        return self.faults.step(first, stop)
-
     def use(self, forwarding: Forwarding, tree: Tree) -> None:
         """Route over ``tree`` (of the brokers up) and ``forwarding``'s tables from now."""
         self.forwarding = self.router = forwarding
@@ -372,18 +368,6 @@ class ContentBasedCN(Network):
         self.last_hop[subs] = self.world.last_hops(brokers, nodes)
         latency_ms = np.asarray(self.world.node_latency)[brokers, nodes]
         self.last_hop_latency_s[subs] = latency_ms.astype(np.float64) / 1000.0
-
-    def lost_mask(self) -> np.ndarray:
-        """Which subscriptions are lost now (their broker failed, not yet noticed)."""
-        return self.faults.lost
-
-    def stale_subs(self, name: str) -> int:
-        """Lost subscriptions that missed a notification under approach ``name``."""
-        return self.faults.stale(name)
-
-    def fault_summary(self, name: str) -> dict[str, float | None]:
-        """The summary entries of the losses under approach ``name``."""
-        return self.faults.summary(name)
 
     def join_ip_hops(self, ids: np.ndarray, entry: str) -> np.ndarray:
         """The last hop from each subscriber's broker (no server here)."""
@@ -467,9 +451,7 @@ class TreeFaults(Losses):
                 self.net.endpoints.subscriber_node[resubscribing]))  # fmt: skip
         counts["failures"], counts["repairs"] = len(failing), len(repaired)
         if len(failing) or len(repaired):  # events enter at a broker up
-            e = self.net.endpoints
-            route_publishers(e.nearest_broker, self.net._publisher_broker, self.up,
-                             self.net.world, e.publisher_node, first)  # fmt: skip
+            self.net.route_publishers(self.up, first)
         links_changed = self._links(first, stop, counts)
         if len(failing) or len(repaired) or len(resubscribing) or links_changed:
             counts.update(self._rebuild())

@@ -140,6 +140,35 @@ def route_publishers(nearest: np.ndarray, original: np.ndarray, up: np.ndarray, 
         nearest[down] = alive[world.hops_from_brokers(nodes[down])[alive].argmin(axis=0)]
 
 
+class Failing:
+    """What a network that declares ``fails`` provides (:class:`cnsim.brokers.base.
+    Network`), from its ``faults`` (a :class:`Losses` with ``step``), ``endpoints``,
+    ``world`` and ``_publisher_broker`` (every event's publisher's nearest broker, when
+    all are up). A network lists it before ``Network`` among its bases."""
+
+    def apply_faults(self, first: int, stop: int) -> FaultStep:
+        """The brokers due fail and come back before the batch ``first .. stop - 1``."""
+        return self.faults.step(first, stop)
+
+    def route_publishers(self, up: np.ndarray, now: int) -> None:
+        """Events from ``now`` on enter at a broker up (:func:`route_publishers`)."""
+        e = self.endpoints
+        route_publishers(e.nearest_broker, self._publisher_broker, up, self.world,
+                         e.publisher_node, now)  # fmt: skip
+
+    def lost_mask(self) -> np.ndarray:
+        """Which subscriptions are lost now (subscribed, held by no broker up)."""
+        return self.faults.lost
+
+    def stale_subs(self, name: str) -> int:
+        """Lost subscriptions that missed a notification under approach ``name``."""
+        return self.faults.stale(name)
+
+    def fault_summary(self, name: str) -> dict[str, float | None]:
+        """The summary entries of the losses under approach ``name``."""
+        return self.faults.summary(name)
+
+
 @dataclass(frozen=True)
 class FaultStep:
     """What the failures and repairs before a batch did: the counts every approach's

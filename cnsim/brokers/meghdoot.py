@@ -50,7 +50,7 @@ from cnsim.brokers.base import (
     Traffic,
 )
 from cnsim.brokers.endpoints import Endpoints, diagonal_servers
-from cnsim.brokers.faults import FaultSchedule, FaultState, FaultStep, route_publishers
+from cnsim.brokers.faults import Failing, FaultSchedule, FaultState
 from cnsim.brokers.gateways import Gateways
 from cnsim.brokers.routing import route
 from cnsim.brokers.zones import Zones, build_zones
@@ -59,7 +59,7 @@ from cnsim.network.world import World
 from cnsim.schema import config_error
 
 
-class MeghdootCN(Network):
+class MeghdootCN(Failing, Network):
     """Delivery over CAN zones and an IP network; per-broker load is accumulated."""
 
     kind = "meghdoot"
@@ -205,28 +205,6 @@ class MeghdootCN(Network):
             self.faults.found(ids[lost])
             held = ids[~lost]
         np.add.at(self.held, self.gateway[held], 1 if alive else -1)
-
-    def apply_faults(self, first: int, stop: int) -> FaultStep:
-        """The brokers due fail and come back (:class:`FaultState`)."""
-        return self.faults.step(first, stop)
-
-    def route_publishers(self, up: np.ndarray, now: int) -> None:
-        """Events from ``now`` on enter at a broker up (:func:`route_publishers`)."""
-        e = self.endpoints
-        route_publishers(e.nearest_broker, self._publisher_broker, up, self.world,
-                         e.publisher_node, now)  # fmt: skip
-
-    def lost_mask(self) -> np.ndarray:
-        """Which subscriptions are lost now (subscribed, held by no broker up)."""
-        return self.faults.lost
-
-    def stale_subs(self, name: str) -> int:
-        """Lost subscriptions that missed a notification under approach ``name``."""
-        return self.faults.stale(name)
-
-    def fault_summary(self, name: str) -> dict[str, float | None]:
-        """The summary entries of the losses under approach ``name``."""
-        return self.faults.summary(name)
 
     def zone_subscriptions(self, z: int) -> np.ndarray:
         """Every subscription of the pool whose point is in zone ``z``."""
