@@ -391,7 +391,7 @@ UNUSED_RULES: tuple[Rule, ...] = (
     *_read_only(
         ("faults.repair_time", "faults.replication", "faults.detection"),
         _faults,
-        "brokers fail (faults.rate > 0 or faults.brokers)",
+        "brokers or links fail (faults.rate > 0, faults.brokers or faults.link_rate > 0)",
     ),
     *_read_only(
         ("server.count",),
@@ -451,8 +451,8 @@ def _listed_beyond(values: dict[str, dict[str, Any]]) -> list[int]:
 
 
 def _fault_rules() -> tuple[Rule, ...]:
-    """Where and how brokers may fail: each ``[faults]`` key that makes them fail,
-    refused where its failures cannot run; and the failures listed, checked."""
+    """Where and how brokers (and links) may fail: each ``[faults]`` key that makes them
+    fail, refused where its failures cannot run; and the failures listed, checked."""
     overlays = " or ".join(repr(k) for k, n in NETWORKS.items() if n.fails)
     rules = []
     for key, off in (("rate", 0.0), ("brokers", []), ("link_rate", 0.0)):
@@ -463,7 +463,8 @@ def _fault_rules() -> tuple[Rule, ...]:
             Rule(
                 f"faults.{key}",
                 lambda v, on=on: not on(v) or NETWORKS[v["overlay"]["kind"]].fails,
-                "needs an overlay of brokers whose zones a neighbour can take over",
+                "needs an overlay of brokers that can fail (zones taken over, a tree built "
+                "anew)",
                 f"{off!r} unless overlay.kind is {overlays} (not {{overlay[kind]!r}})",
             ),
             Rule(

@@ -170,7 +170,7 @@ def test_without_faults_the_run_is_unchanged_and_a_seed_gives_one_run():
         ({"brokers": [2], "at": [500]}, {}, r"faults.at = \[500\] names events the run"),
         ({"rate": 0.1}, {"overlay": {"kind": "ideal"}}, r"faults.rate = 0.1 needs an overlay"),
         ({"rate": 0.1, "brokers": [2], "at": [1]}, {}, r"faults.rate = 0.1 is set beside"),
-        ({"replication": 1}, {}, r"faults.replication = 1 is read only when brokers fail"),
+        ({"replication": 1}, {}, r"faults.replication = 1 is read only when brokers or links fail"),
     ],
 )
 def test_bad_faults_are_refused_in_one_line(faults, extra, words):
