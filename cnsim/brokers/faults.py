@@ -314,6 +314,15 @@ class FaultState(Losses):
         counts["lost_subs"] = self.n_lost
         return FaultStep(counts, resubscribing)
 
+    def replica_updates(self, ids: np.ndarray) -> int:
+        """Messages that keep the replicas of subscriptions ``ids`` (joining or leaving)
+        current: one to each replica holder up of its zone."""
+        if not len(ids) or not len(self.replicas[0]):
+            return 0
+        zones = np.asarray(self.net.gateway_zone[ids], np.int64)
+        holders = self.net.zones.owner[np.array([self.replicas[z] for z in zones.tolist()])]
+        return int(self.up[holders].sum())
+
     def _fail(self, b: int, now: int) -> None:
         """Broker ``b`` fails: each zone it owns to a neighbour (a replica holder if one
         is up); a zone with none loses its subscriptions until they re-subscribe."""

@@ -84,6 +84,7 @@ class MeghdootCN(Failing, Network):
         self.held = np.zeros(world.n_brokers, np.int64)  # what each broker's store holds
         self.held[zones.owner] = self.gateways.held()
         self.present = np.ones(len(points), bool)  # subscribed now ([churn])
+        self._replica_msgs = 0  # replica updates of joins and leaves (churn_messages)
         self.faults: FaultState | None = None  # brokers that fail ([faults])
         self.server = zones.server
         self.zone_of_broker = np.empty(zones.n_zones, np.int64)
@@ -204,7 +205,15 @@ class MeghdootCN(Failing, Network):
             lost = self.faults.lost[ids]
             self.faults.found(ids[lost])
             held = ids[~lost]
+            self._replica_msgs += self.faults.replica_updates(held)
         np.add.at(self.held, self.gateway[held], 1 if alive else -1)
+
+    def churn_messages(self) -> int:
+        """The replica updates of the joins and leaves since the last call (with
+        ``faults.replication`` r: r each; a subscription itself goes to its zone's
+        broker's store directly)."""
+        sent, self._replica_msgs = self._replica_msgs, 0
+        return sent
 
     def zone_subscriptions(self, z: int) -> np.ndarray:
         """Every subscription of the pool whose point is in zone ``z``."""

@@ -163,6 +163,7 @@ class Simulation:
             self.live = np.ones(self.churn.pool, np.bool_)
             self._live_count = self.churn.pool
             self._set_alive(np.arange(self.churn.initial, self.churn.pool), False)
+            self.network.churn_messages()  # setting the pool up sends nothing to count
 
     @property
     def n_events(self) -> int:

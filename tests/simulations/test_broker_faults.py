@@ -27,7 +27,7 @@ def cache(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("CNSIM_CACHE", str(tmp_path_factory.getbasetemp() / "worlds"))
 
 
-def scenario(faults=None, n_events=80, approaches=None, **sections):
+def scenario(faults=None, n_events=80, approaches=None, churn=None, **sections):
     tables = {
         "seed": 4,
         "objects": {"count": 150},
@@ -40,6 +40,8 @@ def scenario(faults=None, n_events=80, approaches=None, **sections):
         "faults": {"rate": 0.1, "repair_time": 20.0, "detection": 4}
         if faults is None else faults,
     }  # fmt: skip
+    if churn is not None:
+        tables["churn"] = churn
     for section, values in sections.items():
         tables[section] = {**tables.get(section, {}), **values}
     return from_dict(tables)
@@ -285,3 +287,16 @@ def test_an_event_enters_at_a_broker_up(overlay):
         assert outcomes["cn-relax"].publish_ip_hops == best
         down_entries += int(sim.network._publisher_broker[b] != broker)
     assert down_entries > 0  # some events did enter elsewhere
+
+
+@pytest.mark.parametrize("r", [0, 1, 2])
+def test_replicas_are_kept_current_by_a_message_per_holder(r):
+    """With churn, each join and leave updates its zone's r replica holders up (the
+    run's join_forward_msgs over Meghdoot)."""
+    churn = {"joins": 2.0, "lifetime": "exponential", "mean_lifetime": 40.0}
+    frame, _ = run(scenario({"rate": 0.02, "repair_time": 10.0, "replication": r},
+                            churn=churn, approaches=["paint-dense"]))  # fmt: skip
+    changes = int(frame["joins"].sum() + frame["leaves"].sum())
+    sent = int(frame["join_forward_msgs"].sum())
+    assert changes > 100
+    assert r * changes * 0.9 <= sent <= r * changes  # holders down send nothing
