@@ -153,6 +153,8 @@ class ContentBasedCN(Failing, Network):
         self.ranges: tuple[np.ndarray, np.ndarray] | None = None  # the subscriptions
         self._tree_id: np.ndarray | None = None  # with faults: each broker's in the tree
         self._sent = 0  # subscription messages sent so far (churn_messages)
+        # with faults: every event's publisher's nearest broker when all are up (Failing)
+        self._publisher_broker: np.ndarray | None = None
         nodes = self.endpoints.subscriber_node
         latency_ms = np.asarray(self.world.node_latency)[self.home, nodes]
         self.last_hop_latency_s = latency_ms.astype(np.float64) / 1000.0

@@ -291,10 +291,9 @@ class FaultState(Losses):
         self.original = zones.owner.copy()  # who owns every zone when all are up
         self.up = np.ones(net.world.n_brokers, bool)
         self.volume = zones.volumes()
-        self.replicas = _replica_zones(zones, self.volume, section["replication"])
-        self.detection = section["detection"]
+        self.replicas = _replica_zones(zones, self.volume, section["replication"])  # (Z, r)
         self.subscription_bytes = subscription_bytes
-        Losses.__init__(self, len(net.gateway), self.detection)
+        Losses.__init__(self, len(net.gateway), section["detection"])
 
     def step(self, first: int, stop: int) -> FaultStep:
         """Re-subscriptions due, then repairs, then failures, before the batch."""
@@ -317,10 +316,9 @@ class FaultState(Losses):
     def replica_updates(self, ids: np.ndarray) -> int:
         """Messages that keep the replicas of subscriptions ``ids`` (joining or leaving)
         current: one to each replica holder up of its zone."""
-        if not len(ids) or not len(self.replicas[0]):
+        if not len(ids) or not self.replicas.shape[1]:
             return 0
-        zones = np.asarray(self.net.gateway_zone[ids], np.int64)
-        holders = self.net.zones.owner[np.array([self.replicas[z] for z in zones.tolist()])]
+        holders = self.net.zones.owner[self.replicas[self.net.gateway_zone[ids]]]
         return int(self.up[holders].sum())
 
     def _fail(self, b: int, now: int) -> None:
@@ -329,7 +327,7 @@ class FaultState(Losses):
         self.up[b] = False
         owner = self.net.zones.owner
         for z in np.flatnonzero(owner == b).tolist():
-            holders = [w for w in self.replicas[z] if self.up[owner[w]]]
+            holders = [w for w in self.replicas[z].tolist() if self.up[owner[w]]]
             served = bool(holders)
             if not served:
                 holders = [w for w in self.net.zones.neighbours(z).tolist() if self.up[owner[w]]]
@@ -361,11 +359,11 @@ class FaultState(Losses):
                 counts["moved_ip_bytes"] += size * int(hops[holder, b])
             self.net.hand_over(z, b)
 
-def _replica_zones(zones, volume: np.ndarray, r: int) -> list[list[int]]:
+def _replica_zones(zones, volume: np.ndarray, r: int) -> np.ndarray:
     """Each zone's ``r`` smallest neighbouring zones (by volume, then id), whose
-    brokers hold a copy of its subscriptions; ``r`` above a zone's neighbours is
-    refused."""
-    out = []
+    brokers hold a copy of its subscriptions, as a (Z, r) array; ``r`` above a zone's
+    neighbours is refused."""
+    out = np.zeros((zones.n_zones, r), np.int64)
     for z in range(zones.n_zones):
         nbr = zones.neighbours(z)
         if r > len(nbr):
@@ -377,6 +375,5 @@ def _replica_zones(zones, volume: np.ndarray, r: int) -> list[list[int]]:
                 f"is more than the {len(nbr)} neighbours of zone {z}",
                 f"at most {fewest}, the fewest neighbours a zone of this overlay has",
             )  # fmt: skip
-        order = np.lexsort((nbr, volume[nbr]))
-        out.append(nbr[order[:r]].tolist())
+        out[z] = nbr[np.lexsort((nbr, volume[nbr]))[:r]]
     return out

@@ -85,6 +85,8 @@ class MeghdootCN(Failing, Network):
         self.held[zones.owner] = self.gateways.held()
         self.present = np.ones(len(points), bool)  # subscribed now ([churn])
         self._replica_msgs = 0  # replica updates of joins and leaves (churn_messages)
+        # with faults: every event's publisher's nearest broker when all are up (Failing)
+        self._publisher_broker: np.ndarray | None = None
         self.faults: FaultState | None = None  # brokers that fail ([faults])
         self.server = zones.server
         self.zone_of_broker = np.empty(zones.n_zones, np.int64)

@@ -295,10 +295,14 @@ def _check_approach(report: Report, sim: Simulation, a, o: Outcome, ref_out: dic
     if spec.message == "ranked":  # recipients against the global brute-force top-k
         check_ranked(report, sim, a.name, st.batch, o)
         return
-    if sim.network.has_brokers and spec.message == "region":
-        _check_overlay(report, sim, a.name, st.batch, o, st.lost)
+    # the ideal CN's deliveries of the region messages, where a check reads them: over an
+    # overlay of brokers, or with subscriptions lost
+    needed = spec.message == "region" and (sim.network.has_brokers or st.lost is not None)
+    ideal = IdealCN(sim.subscriptions).reach(o.messages) if needed else None
+    if sim.network.has_brokers and ideal is not None:
+        _check_overlay(report, a.name, st.batch, o, ideal, st.lost)
     if st.lost is not None:
-        _check_lost(report, sim, a, st.batch, o, st.lost)
+        _check_lost(report, a, st.batch, o, ideal, st.lost)
     if spec.stores == "range":
         _check_ranges(report, sim, a.name, st, o)
         return
@@ -314,7 +318,7 @@ def _check_approach(report: Report, sim: Simulation, a, o: Outcome, ref_out: dic
     if spec.family == "paint-sparse":
         ref = spec.with_family("paint-dense")
         # a server-side property: with faults, against what its messages reach, lost or not
-        sent = o.delivery if st.lost is None else IdealCN(sim.subscriptions).reach(o.messages)
+        sent = o.delivery if st.lost is None else ideal
         _check_sparse(report, a, st.batch, o, sent, ref_out[ref], ref.name)
     if spec.batch == "paint-batch" and a.exact:
         _check_batch(report, sim, a, o, ref_out, st)
@@ -335,9 +339,9 @@ def _references(sim: Simulation) -> dict[ApproachSpec, object]:
     return {s: make_approach(s, view) for s in sorted(specs, key=lambda s: s.name)}
 
 
-def _check_overlay(report: Report, sim: Simulation, name: str, b: int, o: Outcome, lost) -> None:
-    """The overlay delivers what the ideal CN does (with faults: but to the lost)."""
-    ideal = IdealCN(sim.subscriptions).reach(o.messages)
+def _check_overlay(report: Report, name: str, b: int, o: Outcome, ideal: Delivery, lost) -> None:
+    """The overlay delivers what the ideal CN does (``ideal``; with faults: but to the
+    lost)."""
     want, got = ideal.pairs(), o.delivery.pairs()
     if lost is not None:
         want = want[~lost[want[:, 1]]]
@@ -352,13 +356,11 @@ def _check_overlay(report: Report, sim: Simulation, name: str, b: int, o: Outcom
         )
 
 
-def _check_lost(report: Report, sim: Simulation, a, b: int, o: Outcome, lost) -> None:
+def _check_lost(report: Report, a, b: int, o: Outcome, ideal: Delivery | None, lost) -> None:
     """``lost_msgs`` is what the lost subscriptions should have received: the ideal
-    CN's deliveries (a targeted message's, its target) to them."""
-    if a.spec.message == "targeted":
-        want = int(lost[o.messages.target].sum())
-    else:
-        want = int(lost[IdealCN(sim.subscriptions).reach(o.messages).subs].sum())
+    CN's deliveries (``ideal``; a targeted message's, its target) to them."""
+    reached = o.messages.target if ideal is None else ideal.subs
+    want = int(lost[reached].sum())
     if o.faults["lost_msgs"] != want:
         report.fail(a.name, "lost-as-counted", b,
                     f"lost_msgs = {o.faults['lost_msgs']}, the lost should have had {want}")
