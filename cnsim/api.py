@@ -23,8 +23,9 @@ import pandas as pd
 
 from cnsim.errors import API
 from cnsim.simulations.config import Scenario
+from cnsim.simulations.launch import run_result
 from cnsim.simulations.metrics import CATALOG, Catalog, Metric
-from cnsim.simulations.runner import Result, run_result
+from cnsim.simulations.result import Result
 from cnsim.simulations.verify import Report
 
 __all__ = [
@@ -38,15 +39,18 @@ def run(
     out: str | Path | None = None,
     events: int | None = None,
     overwrite: bool = False,
+    master: str | None = None,
 ) -> Result:
     """Run ``scenario`` (counting or timed mode, as it says); write its outputs into
     ``out`` if given (a new or empty folder, or an earlier run's; ``overwrite``: any
-    folder cnsim wrote). ``events`` overrides the number of events.
+    folder cnsim wrote). ``events`` overrides the number of events. With
+    ``run.partitions`` > 1, or a Spark ``master`` URL, its subscriptions are spread over
+    Spark tasks (the same results).
 
     >>> result = cnsim.run(cnsim.Scenario.from_toml("examples/small.toml"), events=20)
     >>> result.events.groupby("approach")["delivered_msgs"].mean()  # doctest: +SKIP
     """
-    return run_result(scenario, out, events, overwrite, API)
+    return run_result(scenario, out, events, overwrite, API, master)
 
 
 def verify(scenario: Scenario, events: int | None = None) -> Report:

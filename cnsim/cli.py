@@ -148,26 +148,28 @@ def run(
     events: EventsOpt = None,
     overwrite: OverwriteOpt = False,
     dry_run: _dry_run("validate, print the memory estimate, run nothing") = False,
+    master: MasterOpt = None,
 ) -> None:
     """Run a scenario (counting or timed mode) and write its per-event metrics and summary.
     On a terminal a bar follows the events; elsewhere (a file, a pipe) a line every few
-    seconds gives the events done, the rate and the time left."""
+    seconds gives the events done, the rate and the time left. With run.partitions > 1
+    (or --master) the subscriptions are spread over Spark tasks: the same results."""
     from cnsim.simulations import config as config_mod
+    from cnsim.simulations.launch import run_result, spread
     from cnsim.simulations.runner import claim_out_dir
-    from cnsim.simulations.runner import run as run_scenario
     from cnsim.simulations.sizes import check_fits
 
     scenario = config_mod.load(config)
     n_events = config_mod.events_override(events)
     if out is not None:  # checked by a dry run too, when given
         claim_out_dir(out, overwrite)
-    estimate = check_fits(scenario, n_events)
+    estimate = check_fits(scenario, n_events, spread=spread(scenario, master))
     if dry_run:
         typer.echo(estimate.text())
         typer.echo("nothing run: --dry-run")
         return
     out = _need_out(ctx, out)
-    _, summary = run_scenario(scenario, out, n_events, overwrite)
+    summary = run_result(scenario, out, n_events, overwrite, master=master).summary
     typer.echo(_summary_table(summary))
     if summary["forced_inserts"]:
         typer.echo(

@@ -22,7 +22,16 @@ testing names:
   object's latest update wins whatever order updates of different objects arrive
   in, so it needs no ordering;
 * ``takes_eps`` and ``batchable``: whether the name may carry ε = 1/2^i, and
-  whether batch processing (Paint-Batch, Coalesce, Online) may run over it.
+  whether batch processing (Paint-Batch, Coalesce, Online) may run over it;
+* ``partition``: what its server needs of the subscriptions when a run's
+  subscriptions are spread over Spark tasks (``run.partitions``,
+  :mod:`cnsim.simulations.partitioned`) — nothing (``alike``: its messages depend on
+  the objects alone, every partition computes the same ones: Paint-Dense, CN-Relax),
+  each partition's own (``own``: it sends each subscription its own messages, so
+  partitions send theirs and the counts add up, but for the calls made once per update,
+  ``shared_calls``: Unicast), or the whole set (``whole``: its messages are cut to every
+  subscription of S, so one server over all of them computes them and the partitions
+  deliver them: Paint-Sparse).
 
 A written name (``paint-batch(paint-sparse(0.5))``) is parsed once, by
 :func:`cnsim.algorithms.registry.parse`, into an :class:`ApproachSpec`; everything
@@ -49,6 +58,7 @@ if TYPE_CHECKING:
     from cnsim.subscriptions.workload import Updates
 
 Entry = Literal["server", "publisher"]
+Partition = Literal["alike", "own", "whole"]
 MessageKind = Literal["region", "targeted", "ranked"]
 Stores = Literal["top-k", "range", "notifications"]
 
@@ -134,6 +144,17 @@ class ApproachSpec:
         """Whether subscribers apply its messages in send order (timed mode)."""
         return self.cls.ordered
 
+    @property
+    def partition(self) -> Partition:
+        """What its server needs of a partitioned run's subscriptions (module docstring)."""
+        return self.cls.partition
+
+    @property
+    def shared_calls(self) -> tuple[str, ...]:
+        """An ``own`` approach's call counters made once per update (the same in every
+        partition); its others are made per subscription and add up."""
+        return self.cls.shared_calls
+
     def with_family(self, family: str) -> ApproachSpec:
         """The same spec over another family (Paint-Dense for a Paint-Sparse)."""
         return replace(self, family=family)
@@ -217,6 +238,8 @@ class Approach(ABC):
     exact_family: ClassVar[bool] = True  # exact when run without ε
     takes_eps: ClassVar[bool] = False
     batchable: ClassVar[bool] = False
+    partition: ClassVar[Partition] = "alike"
+    shared_calls: ClassVar[tuple[str, ...]] = ()
 
     spec: ApproachSpec
     counter: CallCounter

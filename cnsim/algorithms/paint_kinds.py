@@ -80,3 +80,4 @@ class KindPaintSparse(KindPaintDense):
     """Paint-Sparse over 1.5-d range or box subscriptions: it also knows the index of S."""
 
     family = "paint-sparse"
+    partition = "whole"  # snaps every message to the subscriptions of all of S

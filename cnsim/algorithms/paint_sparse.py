@@ -54,6 +54,7 @@ class PaintSparse(PaintDense):
     """Paint-Sparse, or Paint-Sparse(ε) when ``eps`` is given."""
 
     family = "paint-sparse"
+    partition = "whole"  # snaps every message to the subscriptions of all of S
 
     def __init__(
         self,

@@ -102,6 +102,10 @@ class Unicast(Approach):
 
     family = "unicast"
     message = "targeted"  # one message per affected subscription, to its gateway
+    # a partitioned run: each partition's server finds its own subscriptions' messages;
+    # the two first_k calls of the influence interval are made once per update
+    partition = "own"
+    shared_calls = ("calls_first_k",)
 
     def __init__(self, objects: ObjectIndex, view: ServerView, lists: TopKLists | None = None):
         self.spec = ApproachSpec(self.family)

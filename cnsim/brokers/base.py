@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from cnsim.algorithms.base import ApproachSpec
     from cnsim.algorithms.messages import Messages
     from cnsim.brokers.forwarding import Covering
+    from cnsim.brokers.zones import Zones
     from cnsim.network.params import NetworkParams
     from cnsim.network.world import World
     from cnsim.subscriptions.covering.workload import CommandWorkload
@@ -48,6 +49,18 @@ class RankedSetup:
     churn: float  # share of those commands that leave
     distribution: str  # where joining subscriptions are drawn ([subscriptions])
     spread: float
+
+
+@dataclass(frozen=True)
+class Part:
+    """The subscriptions one partition of a run holds: their ids among the ``total`` the
+    scenario draws, and the zones of S planned once over all of them (None: a network
+    without zones). Whatever is drawn per subscription (a subscriber's IP node) is drawn
+    for all ``total`` and kept for ``ids``, so a partition sees what one process does."""
+
+    ids: np.ndarray  # (m_p,) int64, increasing
+    total: int
+    zones: Zones | None = None
 
 
 @dataclass(frozen=True)
@@ -76,6 +89,9 @@ class NetworkSetup:
     # subscriptions that come and go ([churn]): the first ``present`` of the run's
     # subscriptions are there at the start, the others join later (None: all there)
     present: int | None = None
+    # a partitioned run (cnsim/simulations/partitioned.py): the part of the run's
+    # subscriptions this network holds (None: all of them)
+    part: Part | None = None
 
 
 @dataclass(frozen=True)
@@ -237,6 +253,10 @@ class Network(ABC):
     # brokers fail and come back ([faults]; cnsim/brokers/faults.py): the run loop calls
     # apply_faults between batches
     fails: ClassVar[bool] = False
+    # a run's subscriptions may be spread over Spark tasks (run.partitions;
+    # cnsim/simulations/partitioned.py): built over a part of them (NetworkSetup.part), it
+    # delivers to that part alone, and routes every message as it would over them all
+    partitions: ClassVar[bool] = False
     # the ranked delivery of a run with a ranked approach (cnsim.brokers.ranked,
     # cnsim.brokers.ranked_content): built by a network that carries ranked messages
     ranked = None
@@ -245,6 +265,13 @@ class Network(ABC):
     @abstractmethod
     def create(cls, setup: NetworkSetup, subscriptions: SubscriptionIndex) -> Network:
         """The network of one run."""
+
+    @classmethod
+    def plan_zones(cls, setup: NetworkSetup, points: np.ndarray) -> Zones | None:
+        """The zones a partitioned run splits the subscriptions (``points`` of S) by
+        (:mod:`cnsim.simulations.partitioned`): its gateways' zones, planned once over
+        all of them; None: no zones, the run is split by ids."""
+        return None
 
     def timed_view(self) -> TimedView:
         """What timed mode replays the run's paths over (networks with brokers)."""

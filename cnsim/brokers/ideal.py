@@ -18,6 +18,7 @@ class IdealCN(Network):
     kind = "ideal"
     has_brokers = False
     churns = True  # it delivers from the run's index of S, which the run keeps live
+    partitions = True  # a part of the subscriptions: it delivers from that part's index
 
     def __init__(self, subscriptions: SubscriptionIndex):
         self.subscriptions = subscriptions

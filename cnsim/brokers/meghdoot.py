@@ -59,12 +59,26 @@ from cnsim.network.world import World
 from cnsim.schema import config_error
 
 
+def _zones(setup: NetworkSetup, n_brokers: int, points) -> Zones:
+    """The CAN zones ``n_brokers`` brokers make joining S one by one (``setup.split``;
+    ``points``: the subscriptions a load split balances)."""
+    return build_zones(
+        n_brokers,
+        setup.split,
+        setup.seeds.rng("zones"),
+        points=points,
+        lower_open=setup.kind.lower_open,
+        ordered=setup.kind.ordered,
+    )
+
+
 class MeghdootCN(Failing, Network):
     """Delivery over CAN zones and an IP network; per-broker load is accumulated."""
 
     kind = "meghdoot"
     churns = True  # a gateway takes and drops subscriptions of its zone in place
     fails = True  # a neighbour takes a failed broker's zones over (cnsim/brokers/faults.py)
+    partitions = True  # a part of the subscriptions, by gateway zone: its zones deliver
     carries = ALL_CARRIED | {("publisher", "ranked")}  # ranked delivery: zone score bounds
 
     def __init__(self, subscriptions, zones: Zones, world: World, endpoints: Endpoints):
@@ -98,16 +112,14 @@ class MeghdootCN(Failing, Network):
         """The run's world (cached), zones of the subscriptions' S joined by its brokers,
         endpoints, and the zones' ranked delivery when a ranked approach runs."""
         world = build_world(setup.network)
-        seeds, n_events = setup.seeds, setup.n_events
-        zones = build_zones(
-            world.n_brokers,
-            setup.split,
-            seeds.rng("zones"),
-            points=subscriptions.points,
-            lower_open=setup.kind.lower_open,
-            ordered=setup.kind.ordered,
-        )
-        endpoints = Endpoints.place(world, zones.server, len(subscriptions), n_events, seeds)
+        seeds, n_events, part = setup.seeds, setup.n_events, setup.part
+        if part is None:
+            zones = _zones(setup, world.n_brokers, subscriptions.points)
+            endpoints = Endpoints.place(world, zones.server, len(subscriptions), n_events, seeds)
+        else:  # zones planned over every subscription, the nodes of this part's
+            zones = part.zones
+            endpoints = Endpoints.place(world, zones.server, part.total, n_events, seeds)
+            endpoints = replace(endpoints, subscriber_node=endpoints.subscriber_node[part.ids])
         if setup.faults is not None:  # who owns a zone, where events enter: arrays of its own
             zones = replace(zones, owner=zones.owner.copy())
             endpoints = replace(endpoints, nearest_broker=endpoints.nearest_broker.copy())
@@ -132,6 +144,12 @@ class MeghdootCN(Failing, Network):
             l, r = subscriptions.l, subscriptions.r
             cn.ranked = RankedOverlay.create(setup.ranked, l, r, zones, world, seeds, n_events)
         return cn
+
+    @classmethod
+    def plan_zones(cls, setup: NetworkSetup, points: np.ndarray) -> Zones:
+        """The zones of S over the subscriptions' ``points`` (what a partitioned run
+        splits them by)."""
+        return _zones(setup, build_world(setup.network).n_brokers, points)
 
     def timed_view(self) -> TimedView:
         """Zones owned by brokers; each subscription delivered by its gateway zone."""

@@ -39,7 +39,7 @@ from cnsim.schema import (
     check_value,
     config_error,
 )
-from cnsim.subscriptions.churn import LIFETIMES
+from cnsim.subscriptions.churn import LIFETIMES, churns
 from cnsim.subscriptions.covering import INDEXES
 from cnsim.subscriptions.covering.base import MAX_ATTRIBUTES
 from cnsim.subscriptions.kinds import KINDS
@@ -137,6 +137,10 @@ SCHEMA: dict[str, dict[str, Key]] = {
     "run": {
         "progress": Key(bool, True, doc="show progress on long runs (a bar, or lines in a log)"),
         "mode": Key(str, "counting", ("counting", "timed"), doc="no clock, or SimPy time"),
+        "partitions": Key(
+            int, 1, low=1, high=4096,
+            doc="Spark tasks the subscriptions are spread over (1: one process)",
+        ),  # fmt: skip
     },
     "timing": {
         "arrivals": Key(str, "poisson", ("poisson", "trace"), doc="how events arrive"),
@@ -445,6 +449,63 @@ def _churn_rules() -> tuple[Rule, ...]:
 CHURN_RULES: tuple[Rule, ...] = _churn_rules()
 
 
+def _partition_rules() -> tuple[Rule, ...]:
+    """Where a run may be spread over Spark tasks (``run.partitions`` > 1,
+    cnsim/simulations/partitioned.py): a network that declares ``partitions`` (its
+    brokers' subscriptions split by gateway zone), in counting mode, with subscriptions
+    and brokers that stay and one server."""
+    overlays = " or ".join(repr(k) for k, n in NETWORKS.items() if n.partitions)
+    one = "1 (one process) when "
+
+    def spread(v) -> bool:
+        return v["run"]["partitions"] > 1
+
+    return (
+        Rule(
+            "run.partitions",
+            lambda v: not spread(v) or NETWORKS[v["overlay"]["kind"]].partitions,
+            "needs an overlay whose subscriptions split by gateway (the content-based tree's "
+            "routing tables hold every broker's subscriptions)",
+            f"{one}overlay.kind is not {overlays} (it is {{overlay[kind]!r}})",
+        ),
+        Rule(
+            "run.partitions",
+            lambda v: not spread(v) or not _timed(v),
+            "runs in counting mode only (timed mode runs on one machine)",
+            f"{one}run.mode = 'timed'",
+        ),
+        Rule(
+            "run.partitions",
+            lambda v: not spread(v) or v["server"]["count"] == 1,
+            "needs one server (several servers' walks are not spread)",
+            f"{one}server.count > 1",
+        ),
+        Rule(
+            "run.partitions",
+            lambda v: not spread(v) or not (churns(v["churn"]) or _faults(v)),
+            "needs subscriptions and brokers that stay ([churn] and [faults] run in one "
+            "process)",
+            f"{one}[churn] or [faults] is set",
+        ),
+        Rule(
+            "run.partitions",
+            lambda v: not spread(v)
+            or not any(parse(a).message == "ranked" for a in v["algorithm"]["approaches"]),
+            "does not spread ranked delivery (its zones' score bounds span every partition)",
+            f"{one}algorithm.approaches has 'ranked'",
+        ),
+        Rule(
+            "run.partitions",
+            lambda v: v["run"]["partitions"] <= v["subscriptions"]["count"],
+            "is more than the subscriptions (a partition holds at least one)",
+            "at most subscriptions.count = {subscriptions[count]}",
+        ),
+    )
+
+
+PARTITION_RULES: tuple[Rule, ...] = _partition_rules()
+
+
 def _listed_beyond(values: dict[str, dict[str, Any]]) -> list[int]:
     """The brokers ``faults.brokers`` names that the network does not have."""
     return [b for b in values["faults"]["brokers"] if b >= values["network"]["brokers"]]
@@ -666,6 +727,7 @@ RULES: tuple[Rule, ...] = (  # rules across the scenario's keys, checked after S
     ),
     *CHURN_RULES,
     *FAULT_RULES,
+    *PARTITION_RULES,
     *KIND_RULES,
     *UNUSED_RULES,
 )
@@ -911,6 +973,9 @@ class Scenario:
             del out["ranked"]["commands"], out["ranked"]["churn"]
         if "ranked" in out and out["ranked"].get("regions") == 1:  # the default: as before
             del out["ranked"]["regions"]
+        # how a run is spread over Spark tasks, not what it computes: every P gives the
+        # same results (cnsim/simulations/partitioned.py)
+        del out["run"]["partitions"]
         return out
 
     def id_record(self) -> dict[str, Any]:

@@ -47,6 +47,14 @@ AGGREGATES = ("mean", "max", "total", "p50", "p95", "p99", "run")
 #: of consecutive blocks of batches its batch means are taken over
 CONFIDENCE, BLOCKS = 0.90, 20
 INTERVAL = "ci90"  # its summary entries: ci90_{name}
+#: how the partitions of a run spread over Spark tasks make a batch's value: ``sum``
+#: (deliveries: each partition's subscriptions'), ``server`` (the server's messages and
+#: their routing: the same in every partition, unless the approach sends each partition's
+#: subscriptions their own, ``partition = "own"``: then summed), ``calls`` (likewise, but
+#: for such an approach only the calls it makes per subscription add up), ``once`` (the
+#: same in every partition: an event's way from its publisher), ``slowest`` (wall time: the
+#: slowest partition's)
+PARTITIONS = ("sum", "server", "calls", "once", "slowest")
 MODES = ("counting", "timed", "distributed", "churn", "churn-timed", "joins", "faults", "ranked")
 
 
@@ -70,9 +78,13 @@ class Metric:
     # a column of a command stream's event rows too (seed 001: every event's traffic and
     # latencies beside the "churn" metrics)
     stream: bool = False
+    # a run spread over Spark tasks (cnsim/simulations/partitioned.py): how the partitions'
+    # values of one batch make the run's (PARTITIONS)
+    partitions: str = "sum"
 
     def __post_init__(self) -> None:
         assert self.level in LEVELS and self.mode in MODES, self
+        assert self.partitions in PARTITIONS, self
         assert all(a in AGGREGATES for a in self.aggregates), self
 
     def key(self, aggregate: str) -> str:
@@ -416,16 +428,18 @@ def _traffic_bytes(name: str, layer: str, paper: str, hops: Callable) -> Metric:
     """The stream metric of a batch's traffic in bytes over one ``layer`` (overlay, IP):
     ``hops(o.traffic)`` message-hops, weighted by :func:`_bytes`."""
     return Metric(name, "bytes", f"{layer} bytes", stream=True, paper=paper, cli=f"{layer} B",
-                  cli_format=".0f", collect=lambda o: _bytes(o, name, hops(o.traffic)))  # fmt: skip
+                  cli_format=".0f", partitions="server",
+                  collect=lambda o: _bytes(o, name, hops(o.traffic)))  # fmt: skip
 
 
 def _calls(name: str, label: str, paper: str, cli: str = "", missing: int | None = None):
     """The metric of one of the server's call counters (``Approach.calls``): a counter an
     approach does not keep is an error, unless it reads as ``missing``."""
     if missing is None:
-        return Metric(name, "calls", label, paper=paper, cli=cli, collect=lambda o: o.calls[name])
+        return Metric(name, "calls", label, paper=paper, cli=cli, partitions="calls",
+                      collect=lambda o: o.calls[name])  # fmt: skip
     get = lambda o: o.calls.get(name, missing)  # noqa: E731
-    return Metric(name, "calls", label, paper=paper, cli=cli, collect=get)
+    return Metric(name, "calls", label, paper=paper, cli=cli, partitions="calls", collect=get)
 
 
 def _timed_metrics() -> list[Metric]:
@@ -554,6 +568,7 @@ CATALOG = Catalog(
             "server messages",
             paper="Fig. 11, Table III",
             cli="msgs",
+            partitions="server",
             collect=_server,
         ),
         Metric(
@@ -564,6 +579,7 @@ CATALOG = Catalog(
             paper="Fig. 11, 12(a), 13(a), 13(b)",
             cli="server B",
             cli_format=".0f",
+            partitions="server",
             collect=lambda o: _server(o) * o.message_bytes,
         ),
         Metric(
@@ -607,6 +623,7 @@ CATALOG = Catalog(
             "bytes",
             "publish IP bytes",
             stream=True,
+            partitions="once",
             collect=lambda o: o.publish_ip_hops * o.event_bytes,
         ),
         _calls("calls_first_k", "first_k calls", "Table III, IV"),
@@ -629,6 +646,7 @@ CATALOG = Catalog(
             display_scale=1e6,
             cli="server µs",
             cli_format=".0f",
+            partitions="slowest",
             collect=lambda o: o.server_time_s,
         ),
         Metric(
@@ -638,6 +656,7 @@ CATALOG = Catalog(
             integer=False,
             wall=True,
             display_scale=1e6,
+            partitions="slowest",
             collect=lambda o: o.delivery_time_s,
         ),
         Metric(
@@ -662,7 +681,8 @@ CATALOG = Catalog(
         *_timed_metrics(),
         # -- per approach and broker ---------------------------------------------------------
         Metric("subscriptions_held", "subscriptions", "subscriptions held", level="broker"),
-        Metric("messages_handled", "messages", "messages handled", level="broker"),
+        Metric("messages_handled", "messages", "messages handled", level="broker",
+               partitions="server"),
         Metric("utilisation", "", "utilisation", level="broker", mode="timed", integer=False),
         # -- per approach, whole run -----------------------------------------------------------
         # k objects per subscription; CN-Relax keeps every object of its range

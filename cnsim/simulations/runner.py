@@ -23,18 +23,19 @@ recorded is declared in the metrics catalog (:mod:`cnsim.simulations.metrics`).
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 import pandas as pd
 
-from cnsim.algorithms.base import ApproachSpec, ServerView
+from cnsim.algorithms.base import Approach, ApproachSpec, ServerView
 from cnsim.algorithms.messages import Messages, reach
 from cnsim.algorithms.registry import make_approach, parse
 from cnsim.brokers import NETWORKS
-from cnsim.brokers.base import Delivery, Network, NetworkSetup, RankedSetup, Traffic
+from cnsim.brokers.base import Delivery, Network, NetworkSetup, Part, RankedSetup, Traffic
 from cnsim.brokers.faults import FaultStep, faulty
 from cnsim.brokers.forwarding import Covering
 from cnsim.errors import CLI, Names
@@ -54,7 +55,7 @@ from cnsim.subscriptions.churn import Churn, churns, min_y_calls, with_joiners
 from cnsim.subscriptions.covering.workload import command_workload
 from cnsim.subscriptions.kinds import kind_of
 from cnsim.subscriptions.lists import Layout, TopKLists
-from cnsim.subscriptions.workload import Updates
+from cnsim.subscriptions.workload import Events, Updates
 
 
 @dataclass
@@ -86,10 +87,20 @@ class Simulation:
 
     clock = FixedClock  # timed mode: the server's and brokers' queues (cnsim.simulations.timed)
 
-    def __init__(self, scenario: Scenario, events: int | None = None, track_lists: bool = True):
+    def __init__(
+        self,
+        scenario: Scenario,
+        events: int | None = None,
+        track_lists: bool = True,
+        part: PartOfRun | None = None,
+    ):
         self.scenario = scenario
         self.seeds = Seeds(scenario.seed)
         w = build_workload(scenario, self.seeds, events)
+        held = None  # a partition of a run spread over Spark tasks: its subscriptions
+        if part is not None:
+            held = part.held(w)
+            w = w.subscriptions_of(held.ids)
         # [churn]: every structure is built over the pool of the subscriptions the run
         # ever holds, the joining ones absent until they join
         self.churn: Churn | None = None
@@ -103,6 +114,8 @@ class Simulation:
         setup = network_setup(scenario, w.kind, len(w.events), self.seeds)
         if self.churn is not None:  # the network subscribes the others as they join
             setup = replace(setup, present=self.churn.initial)
+        if held is not None:
+            setup = replace(setup, part=held)
         self._setup = setup
         self.network: Network = NETWORKS[scenario["overlay"]["kind"]].create(
             setup, self.subscriptions
@@ -117,7 +130,10 @@ class Simulation:
         view = server_view(w, scenario, self.subscriptions, initial)
         self._view = view
         self._boxes: tuple[np.ndarray, np.ndarray] | None = None  # made by _bounds
-        self.approaches = [make_approach(name, view) for name in scenario.approaches]
+        self.approaches = [
+            make_approach(name, view) if part is None else part.approach(name, view)
+            for name in scenario.approaches
+        ]
         # [server] count > 1: the objects spread over servers by x (seed 003 appendix C)
         self.server_load: ServerLoad | None = None
         if servers > 1:  # each server at a broker of its own, walks weighed by their hops
@@ -169,6 +185,10 @@ class Simulation:
     def n_events(self) -> int:
         return len(self.workload.events)
 
+    @property
+    def events(self) -> Events:
+        return self.workload.events
+
     def message_bytes(self, spec: ApproachSpec) -> int:
         """Bytes of one message of ``spec``'s kind."""
         return self._sizes[spec.name][0]
@@ -195,6 +215,32 @@ class Simulation:
     def summary(self, frame: pd.DataFrame, setup_s: float, total_s: float, timer) -> dict:
         """The run's sizes and every approach's summary entries."""
         return _summary(self.scenario, self, frame, setup_s, total_s, timer)
+
+    def sizes(self) -> dict:
+        """The run's sizes as ``summary.json`` records them."""
+        w = self.workload
+        return {
+            "objects": int(len(w.x)),
+            # the initial ones ([churn]: those joining later are in "churn")
+            "subscriptions": int(len(w.l) if self.churn is None else self.churn.initial),
+            "k": w.k,
+            "events": int(len(w.events)),
+            # events drawn as deletes, moves or updates that became inserts (no object left)
+            "forced_inserts": w.events.forced_inserts,
+            "batch_size": self.batch_size,
+            "overlay": self.network.kind,
+        }
+
+    def subscriber_memory(self, approach, object_bytes: int) -> int:
+        """Bytes all subscribers store under ``approach`` (a range store keeps every
+        object of its range)."""
+        w = self.workload
+        if approach.spec.stores == "range":
+            return approach.memory_bytes(w.x, w.y, object_bytes)
+        if approach.spec.stores == "notifications":  # ranked delivery: nothing kept
+            return 0
+        live = len(w.l) if self.live is None else int(self.live.sum())
+        return live * w.k * object_bytes
 
     def servers(self) -> pd.DataFrame | None:
         """Per approach and server of the distributed object database, or None."""
@@ -347,6 +393,18 @@ class Simulation:
             spec, messages, delivery, traffic, publish, calls, t1 - t0, t2 - t1,
             *self._sizes[spec.name], updated=updates.obj,
         )  # fmt: skip
+
+
+class PartOfRun(Protocol):
+    """One partition of a run spread over Spark tasks
+    (:class:`cnsim.simulations.partitioned.Partition`)."""
+
+    def held(self, w: Workload) -> Part:
+        """Its subscriptions among the run's (``w``: the whole workload)."""
+
+    def approach(self, name: str, view: ServerView) -> Approach:
+        """The approach ``name`` as it runs in the partition: built over ``view`` (the
+        partition's subscriptions), or replayed from its server's log."""
 
 
 @dataclass(frozen=True)
@@ -563,8 +621,10 @@ def _subscriber_lists(approach) -> TopKLists | None:
 
 
 def simulate(scenario: Scenario, events: int | None = None) -> Result:
-    """Run a scenario in memory (``events`` overrides the configured event count); a
-    scenario too big for this machine's memory is refused before any work."""
+    """Run a scenario in memory, in this process (``events`` overrides the configured
+    event count); a scenario too big for this machine's memory is refused before any
+    work. (``run.partitions``: :mod:`cnsim.simulations.launch` spreads it over Spark
+    tasks.)"""
     check_call(scenario, events)
     check_fits(scenario, events)
     started, cpu_started = time.perf_counter(), time.process_time()
@@ -599,16 +659,17 @@ def run_result(
     events: int | None = None,
     overwrite: bool = False,
     names: Names = CLI,
+    how: Callable[[Scenario, int | None], Result] = simulate,
 ) -> Result:
     """Run a scenario; write its outputs to ``out_dir`` if given (see :class:`Result`);
     ``names``: how messages name the arguments (``--out`` for the CLI, keywords for the
-    API)."""
+    API); ``how``: what runs it (:func:`simulate`: in this process)."""
     check_call(scenario, events)
     if scenario["run"]["progress"]:
         interval_s()  # a bad $CNSIM_PROGRESS_S fails before any work
     if out_dir is not None:
         claim_out_dir(out_dir, overwrite, names)  # an unusable folder fails before any work
-    result = simulate(scenario, events)
+    result = how(scenario, events)
     if out_dir is not None:
         result.write(out_dir, overwrite, names)
     return result
@@ -628,7 +689,7 @@ def run(
 def _frame(sim: Simulation, columns: dict[str, np.ndarray], metrics: list) -> pd.DataFrame:
     bounds = np.array(list(sim.batches()), np.int64).reshape(-1, 2)
     first, stop = bounds[:, 0], bounds[:, 1]
-    kinds = sim.workload.events.kinds()[first] if sim.batch_size == 1 else "batch"
+    kinds = sim.events.kinds()[first] if sim.batch_size == 1 else "batch"
     names = [m.name for m in metrics]
     parts = []
     for name, values in columns.items():
@@ -720,17 +781,6 @@ def _with_timing(frame: pd.DataFrame, timer: Timer) -> pd.DataFrame:
     return frame
 
 
-def _memory(approach, sim: Simulation, object_bytes: int) -> int:
-    """Bytes all subscribers store under ``approach`` (a range store keeps every object
-    of its range)."""
-    if approach.spec.stores == "range":
-        return approach.memory_bytes(sim.workload.x, sim.workload.y, object_bytes)
-    if approach.spec.stores == "notifications":  # ranked delivery: nothing kept
-        return 0
-    live = len(sim.workload.l) if sim.live is None else int(sim.live.sum())
-    return live * sim.workload.k * object_bytes
-
-
 def _summary(scenario: Scenario, sim, frame: pd.DataFrame, setup_s, total_s, timer) -> dict:
     """The run's sizes and, per approach, every summary entry the catalog declares."""
     modes = sim.modes()
@@ -751,7 +801,7 @@ def _summary(scenario: Scenario, sim, frame: pd.DataFrame, setup_s, total_s, tim
         updated = int(part["delivered_updated_msgs"].sum()) - updated_ref
         s["redundancy_paper"] = updated / total_ref if total_ref else None
         s.update(_redundancy_intervals(part, ref_rows) if ref else {})
-        s["subscriber_memory_bytes"] = _memory(a, sim, object_bytes)
+        s["subscriber_memory_bytes"] = sim.subscriber_memory(a, object_bytes)
         if sim.server_load is not None:
             s.update(sim.server_load.summary(a))
         if sim.lost() is not None:  # [faults]
@@ -769,15 +819,7 @@ def _summary(scenario: Scenario, sim, frame: pd.DataFrame, setup_s, total_s, tim
     summary = {
         "scenario": scenario.as_dict(),
         "source": scenario.source,
-        "objects": int(len(sim.workload.x)),
-        # the initial ones ([churn]: those joining later are in "churn")
-        "subscriptions": int(len(sim.workload.l) if sim.churn is None else sim.churn.initial),
-        "k": sim.workload.k,
-        "events": int(len(sim.workload.events)),
-        # events drawn as deletes, moves or updates that became inserts (no object left)
-        "forced_inserts": sim.workload.events.forced_inserts,
-        "batch_size": sim.batch_size,
-        "overlay": sim.network.kind,
+        **sim.sizes(),
         "redundancy_reference": ref,
         "setup_time_s": setup_s,
         "total_time_s": total_s,

@@ -44,6 +44,11 @@ COSTS: dict[str, float] = {
     # (subscription_ranked) and the schedule keeps ~5 int64 arrays a command; declared,
     # not fitted (no measured peak runs that many commands), so rounded up
     "ranked_command": 300.0,
+    # a partitioned run (cnsim/simulations/partitioned.py): each task draws every
+    # subscription as one process does, finds its own (their points and zones), then
+    # frees the rest: l, r, the draw's two temporaries, the points, the zone and IP node
+    # of each, about 64 bytes a 1-d subscription for a moment, before its own structures
+    "draw_subscription": 64.0,
 }
 # The estimate's parts as printed, each the sum of some costs × quantities.
 PARTS: dict[str, tuple[str, ...]] = {
@@ -55,6 +60,7 @@ PARTS: dict[str, tuple[str, ...]] = {
     "world": ("broker_pair", "ip_node"),
     "ranked delivery": ("subscription_ranked", "ranked_command"),
     "oracle": ("oracle_subscription", "oracle_list_slot"),
+    "drawing every subscription": ("draw_subscription",),
 }
 
 
@@ -64,6 +70,7 @@ class Estimate:
 
     parts: dict[str, float]
     available: float
+    partitions: int = 0  # of a partitioned run: the estimate is one task's
 
     @property
     def total(self) -> float:
@@ -71,23 +78,34 @@ class Estimate:
 
     def text(self) -> str:
         rows = [f"  {name:<28}{_gb(b):>10}" for name, b in self.parts.items()]
+        head, room = "estimated peak memory:", "available on this machine"
+        if self.partitions:
+            head = f"estimated peak memory of each of {self.partitions} partitions' tasks:"
+            room = "available to each task here"
         return "\n".join(
             [
-                "estimated peak memory:",
+                head,
                 *rows,
                 f"  {'total':<28}{_gb(self.total):>10}",
-                f"  {'available on this machine':<28}{_gb(self.available):>10}",
+                f"  {room:<28}{_gb(self.available):>10}",
             ]
         )
 
 
-def quantities(scenario: Scenario, events: int | None = None, oracle: bool = False) -> dict:
-    """The sizes the costs multiply, by cost name (``oracle``: run under verify)."""
+def quantities(
+    scenario: Scenario, events: int | None = None, oracle: bool = False, spread: bool = False
+) -> dict:
+    """The sizes the costs multiply, by cost name (``oracle``: run under verify;
+    ``spread``: one of ``run.partitions`` tasks, holding m / P of the subscriptions after
+    drawing them all)."""
     k = scenario["subscriptions"]["k"]
     n = scenario["objects"]["count"]
     n_events = scenario["events"]["count"] if events is None else events
     # [churn]: every structure holds the pool, the initial and the joining subscriptions
     m = scenario["subscriptions"]["count"] + round(scenario["churn"]["joins"] * n_events)
+    drawn = m * kind_of(scenario["subscriptions"]).space_dims / 2 if spread else 0
+    if spread:
+        m = -(-m // scenario["run"]["partitions"])
     specs = [parse(name) for name in scenario["algorithm"]["approaches"]]
     with_lists = sum(s.stores == "top-k" for s in specs)
     ranked = any(s.message == "ranked" for s in specs)
@@ -114,6 +132,7 @@ def quantities(scenario: Scenario, events: int | None = None, oracle: bool = Fal
         "oracle_list_slot": m * k * oracle,
         "subscription_ranked": m * ranked,
         "ranked_command": scenario["ranked"]["commands"] * ranked,
+        "draw_subscription": drawn,
     }
 
 
@@ -122,28 +141,43 @@ def estimate(
     events: int | None = None,
     oracle: bool = False,
     costs: dict[str, float] = COSTS,
+    spread: bool = False,
 ) -> Estimate:
     """The estimated peak memory of running ``scenario`` (``oracle``: under verify;
-    ``costs``: other per-unit costs, as ``cnsim bench memory`` tries them)."""
-    q = quantities(scenario, events, oracle)
+    ``costs``: other per-unit costs, as ``cnsim bench memory`` tries them; ``spread``:
+    of one task of a partitioned run, against this machine's memory shared by the tasks
+    that run at once on it, one a core)."""
+    q = quantities(scenario, events, oracle, spread)
     parts = {part: sum(costs[c] * q[c] for c in names) for part, names in PARTS.items()}
-    return Estimate({p: b for p, b in parts.items() if b or p in PARTS_ALWAYS}, available_memory())
+    available = available_memory()
+    if spread:
+        available /= min(scenario["run"]["partitions"], os.cpu_count() or 1)
+    kept = {p: b for p, b in parts.items() if b or p in PARTS_ALWAYS}
+    return Estimate(kept, available, scenario["run"]["partitions"] if spread else 0)
 
 
 PARTS_ALWAYS = ("base (Python, libraries)", "subscriptions", "subscriber lists", "objects",
                 "events and metrics", "world")  # fmt: skip
 
 
-def check_fits(scenario: Scenario, events: int | None = None, oracle: bool = False) -> Estimate:
-    """The estimate, or an InputError before any work if it exceeds the machine's memory."""
-    est = estimate(scenario, events, oracle)
+def check_fits(
+    scenario: Scenario, events: int | None = None, oracle: bool = False, spread: bool = False
+) -> Estimate:
+    """The estimate, or an InputError before any work if it exceeds the machine's memory
+    (``spread``: one partition's task, against its share of this machine's)."""
+    est = estimate(scenario, events, oracle, spread=spread)
     if est.total > est.available:
         biggest = max(est.parts, key=est.parts.__getitem__)
+        who, more = "", "spread it over Spark tasks (run.partitions) "
+        if spread:
+            who = f" for each of {est.partitions} partitions' tasks"
+            more = "raise run.partitions (or use a cluster with more memory) "
         raise InputError(
-            f"{scenario.source}: needs about {_gb(est.total)} of memory (most for "
+            f"{scenario.source}: needs about {_gb(est.total)} of memory{who} (most for "
             f"{biggest}: {_gb(est.parts[biggest])}), this machine has {_gb(est.available)} "
-            "available; reduce subscriptions.count, objects.count, events.count or the "
-            "approaches (cnsim run --dry-run prints the estimate)"
+            f"available{' to each' if spread else ''}; {more}or reduce "
+            "subscriptions.count, objects.count, events.count or the approaches "
+            "(cnsim run --dry-run prints the estimate)"
         )
     return est
 

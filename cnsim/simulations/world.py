@@ -7,7 +7,8 @@ they were: runs of a sweep differ only in what their parameters change.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import ClassVar
 
 import numpy as np
 
@@ -41,21 +42,40 @@ class Workload:
     # r are every box's (m, d) lower and upper sides. None for other kinds.
     xd: np.ndarray | None = None
 
+    #: the fields with one row per subscription (the others are the objects')
+    PER_SUBSCRIPTION: ClassVar[tuple[str, ...]] = ("l", "r", "v")
+
+    def subscriptions_of(self, ids: np.ndarray) -> Workload:
+        """The same objects and events with subscriptions ``ids`` alone, in that order (a
+        partition of a run spread over Spark tasks)."""
+        fields = {f: getattr(self, f) for f in self.PER_SUBSCRIPTION}
+        kept = {f: np.ascontiguousarray(a[ids]) for f, a in fields.items() if a is not None}
+        return replace(self, **kept)
+
+
+def objects_and_events(
+    scenario: Scenario, seeds: Seeds, events: int | None = None
+) -> tuple[np.ndarray, np.ndarray, Events]:
+    """The scenario's initial objects ``(x, y)`` and event stream, drawn (or read from
+    ``events.trace``) without its subscriptions; ``events`` overrides the event count."""
+    o, e = scenario["objects"], scenario["events"]
+    n_events = e["count"] if events is None else events
+    if e["trace"]:  # the objects and events of a user's file (subscriptions still drawn)
+        trace = load_event_trace(e["trace"], n_events)
+        return trace.x, trace.y, trace.events
+    x, y = generate_objects(
+        seeds.rng("objects"), o["count"], o["distribution"], o["y_distribution"], e["update"]
+    )
+    stream = generate_events(
+        seeds.rng("events"), y, n_events, e["update"], e["volatility"],
+        (e["inserts"], e["deletes"], e["moves"]), x, o["distribution"],
+    )  # fmt: skip
+    return x, y, stream
+
 
 def build_workload(scenario: Scenario, seeds: Seeds, events: int | None = None) -> Workload:
     """Draw the scenario's workload; ``events`` overrides the configured event count."""
-    o, s, e = scenario["objects"], scenario["subscriptions"], scenario["events"]
-    n_events = e["count"] if events is None else events
+    s = scenario["subscriptions"]
     kind = kind_of(s)
-    if e["trace"]:  # the objects and events of a user's file (subscriptions still drawn)
-        trace = load_event_trace(e["trace"], n_events)
-        x, y, stream = trace.x, trace.y, trace.events
-    else:
-        x, y = generate_objects(
-            seeds.rng("objects"), o["count"], o["distribution"], o["y_distribution"], e["update"]
-        )
-        stream = generate_events(
-            seeds.rng("events"), y, n_events, e["update"], e["volatility"],
-            (e["inserts"], e["deletes"], e["moves"]), x, o["distribution"],
-        )  # fmt: skip
+    x, y, stream = objects_and_events(scenario, seeds, events)
     return Workload(x, y, k=s["k"], events=stream, kind=kind, **kind.draw(seeds, x, stream))

@@ -128,6 +128,12 @@ class SubscriptionKind(ABC):
         """The index over the subscriptions' points of S that the networks deliver from
         (``report``, ``report_positions``, ``snap``, ``points``, ``order``)."""
 
+    @abstractmethod
+    def space_points(self, w) -> np.ndarray:
+        """Every subscription's point of S, (m, D), as :meth:`index` holds them (where a
+        partitioned run's plan finds each one's gateway zone without building the
+        index)."""
+
     def initial_lists(self, w, layout: Layout | None, max_id: int) -> TopKLists:
         """Every subscriber's true initial top-k, stored in ``layout``: the top k of the
         initial objects inside its box (:meth:`TopKLists.initial`)."""

@@ -22,6 +22,8 @@ and no top-k lists.
 
 from __future__ import annotations
 
+import numpy as np
+
 from cnsim.subscriptions.kinds.base import DEFAULT, Restriction, SubscriptionKind, attributes
 from cnsim.subscriptions.space_boxes import BoxSubscriptions
 from cnsim.subscriptions.workload import sorted_pairs
@@ -83,6 +85,10 @@ class BoxKind(SubscriptionKind):
 
     def index(self, w) -> BoxSubscriptions:
         return BoxSubscriptions(w.l, w.r)
+
+    def space_points(self, w) -> np.ndarray:
+        """``(l_1, r_1, …, l_d, r_d)``: the box index's S."""
+        return np.stack([w.l, w.r], axis=2).reshape(len(w.l), -1)
 
     def bounds(self, w):
         return w.l, w.r

@@ -35,6 +35,9 @@ class RangeKind(SubscriptionKind):
     def index(self, w) -> SubscriptionIndex:
         return SubscriptionIndex(w.l, w.r)
 
+    def space_points(self, w) -> np.ndarray:
+        return np.column_stack([w.l, w.r])
+
     def bounds(self, w):
         return w.l[:, None], w.r[:, None]
 

@@ -100,6 +100,9 @@ class Range15dKind(SubscriptionKind):
     def index(self, w) -> SubscriptionIndex3D:
         return SubscriptionIndex3D(w.l, w.r, w.v)
 
+    def space_points(self, w) -> np.ndarray:
+        return np.column_stack([w.l, w.r, w.v])
+
     def bounds(self, w):
         return attribute_boxes(w.l, w.r, w.v)
 

@@ -1,0 +1,496 @@
+"""One run spread over Spark tasks (``[run] partitions = P``, ``cnsim run --master``):
+its subscriptions split into P partitions, each held — subscriptions, index, gateway
+stores, subscriber lists — by one task, never by the driver.
+
+The papers' setting splits this way (seed 003 §V "Network setup"): a server, and
+brokers that each hold the subscriptions of their zones. So:
+
+* **Plan** (one task): the scenario's subscriptions drawn as one process draws them,
+  the network's zones planned over them (Meghdoot: CAN zones, random or load split),
+  and the subscriptions each zone holds counted. The driver groups the zones, in zone
+  order, into P runs of about m / P subscriptions each. Over the ideal CN (no zones) a
+  partition holds a run of consecutive ids instead.
+* **Server** (one task, beside the plan, only when an approach declares
+  ``partition = "whole"``: Paint-Sparse): its server runs over every subscription and
+  logs each batch's messages (:class:`cnsim.algorithms.replayed.ServerLog`), which the
+  driver broadcasts to the partitions. Its memory is one index of S (about 48 bytes a
+  subscription): the first limit as m grows (docs/DESIGN_NOTES.md).
+* **Partitions** (P tasks): each draws the workload, keeps its own subscriptions
+  (:meth:`Workload.subscriptions_of`; the subscribers' IP nodes drawn for all and kept
+  for its own, :class:`cnsim.brokers.base.Part`) and runs the usual run loop
+  (:class:`cnsim.simulations.runner.Simulation`) over them. The server is
+  deterministic from the seeds, so every partition recomputes the messages of an
+  ``alike`` approach (Paint-Dense, CN-Relax) and finds its own subscriptions'
+  messages of an ``own`` one (Unicast); a ``whole`` one is replayed from its log.
+  Every message is routed over all the zones in every partition — routing needs the
+  zones only — and delivered by the zones the partition holds.
+* **Combine** (driver): per approach and batch, each metric's partitions make the
+  run's value as the catalog declares (``Metric.partitions``): deliveries and last hops
+  add up; the server's messages and their overlay and IP traffic are counted once (the
+  first partition's; all agree, and a disagreement is an error), or add up for an
+  ``own`` approach; wall times are the slowest partition's. The result is written as
+  one process writes it: ``events.parquet``, ``brokers.parquet`` and ``summary.json``
+  are the one-process run's but for wall times (and ``summary.json``'s ``execution``).
+
+Drawing: every task draws the whole workload with the one-process generators and keeps
+its part, so each partition holds exactly the subscriptions one process holds, at the
+price of a transient O(m) draw per task (about 40 bytes a subscription for 1-d ranges)
+before its own structures are built.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import resource
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from cnsim.algorithms.base import Approach, ApproachSpec, ServerView
+from cnsim.algorithms.registry import make_approach, parse
+from cnsim.algorithms.replayed import Replayed, ServerLog
+from cnsim.brokers import NETWORKS
+from cnsim.brokers.base import Part
+from cnsim.brokers.zones import Zones
+from cnsim.errors import CnsimError, InputError
+from cnsim.simulations.config import Scenario, check_call
+from cnsim.simulations.metrics import CATALOG, Metric
+from cnsim.simulations.progress import Progress
+from cnsim.simulations.result import Result
+from cnsim.simulations.seeds import Seeds
+from cnsim.simulations.sizes import check_fits, estimate
+from cnsim.simulations.world import Workload, build_workload, objects_and_events
+from cnsim.subscriptions.kinds import kind_of
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Which partition holds which subscription: over a network with zones, each zone's
+    (``zone_part``, zones in order grouped into runs of about m / P subscriptions);
+    without, runs of consecutive ids."""
+
+    partitions: int
+    total: int  # m, the scenario's subscriptions
+    sizes: np.ndarray  # (P,) the subscriptions each partition holds
+    zones: Zones | None = None
+    zone_part: np.ndarray | None = None  # (Z,) the partition of every zone
+
+    @classmethod
+    def of(cls, partitions: int, total: int, zones: Zones | None, held: np.ndarray | None) -> Plan:
+        """The plan for ``total`` subscriptions over ``zones`` holding ``held`` each
+        (None: no zones, runs of ids)."""
+        if zones is None:
+            starts = _starts(total, partitions)
+            return cls(partitions, total, np.diff(starts))
+        middle = np.cumsum(held) - held / 2.0  # each zone's middle subscription, in order
+        zone_part = np.minimum(middle * partitions // max(total, 1), partitions - 1)
+        zone_part = zone_part.astype(np.int64)
+        sizes = np.bincount(zone_part, weights=held, minlength=partitions).astype(np.int64)
+        return cls(partitions, total, sizes, zones, zone_part)
+
+    def ids(self, p: int, w: Workload) -> np.ndarray:
+        """The ids of partition ``p``'s subscriptions among ``w``'s (all of them)."""
+        if self.zones is None:
+            starts = _starts(self.total, self.partitions)
+            return np.arange(starts[p], starts[p + 1], dtype=np.int64)
+        zone = self.zones.zone_of(w.kind.space_points(w))
+        return np.flatnonzero(self.zone_part[zone] == p).astype(np.int64)
+
+
+def _starts(total: int, partitions: int) -> np.ndarray:
+    return np.arange(partitions + 1, dtype=np.int64) * total // partitions
+
+
+@dataclass(frozen=True)
+class Partition:
+    """Partition ``index`` of a run (:class:`cnsim.simulations.runner.PartOfRun`): its
+    subscriptions by the plan, the ``whole`` approaches replayed from their logs."""
+
+    plan: Plan
+    index: int
+    logs: dict[str, ServerLog]
+
+    def held(self, w: Workload) -> Part:
+        return Part(self.plan.ids(self.index, w), self.plan.total, self.plan.zones)
+
+    def approach(self, name: str, view: ServerView) -> Approach:
+        spec = parse(name, view.kind)
+        if spec.partition == "whole":
+            return Replayed(spec, self.logs[spec.name])
+        return make_approach(spec, view)
+
+
+# -- the tasks --------------------------------------------------------------------------
+
+
+def _plan_task(scenario: Scenario, events: int | None) -> tuple[Zones, np.ndarray] | None:
+    """The network's zones over every subscription and the subscriptions each holds
+    (None: a network without zones)."""
+    from cnsim.simulations.runner import network_setup
+
+    seeds = Seeds(scenario.seed)
+    w = build_workload(scenario, seeds, events)
+    setup = network_setup(scenario, w.kind, len(w.events), seeds)
+    points = w.kind.space_points(w)
+    zones = NETWORKS[scenario["overlay"]["kind"]].plan_zones(setup, points)
+    if zones is None:
+        return None
+    return zones, np.bincount(zones.zone_of(points), minlength=zones.n_zones)
+
+
+def _server_task(scenario: Scenario, events: int | None) -> dict[str, ServerLog]:
+    """The ``whole`` approaches' servers over every subscription, batch by batch."""
+    from cnsim.simulations.runner import server_view
+
+    seeds = Seeds(scenario.seed)
+    w = build_workload(scenario, seeds, events)
+    view = server_view(w, scenario, w.kind.index(w))
+    approaches = [make_approach(s, view) for s in _specs(scenario) if s.partition == "whole"]
+    logs = {a.name: ServerLog() for a in approaches}
+    size = scenario["events"]["batch_size"]
+    for first in range(0, len(w.events), size):
+        updates = w.events.updates(first, min(first + size, len(w.events)))
+        for a in approaches:
+            logs[a.name].record(a, updates)
+    return logs
+
+
+def _partition_task(task: dict[str, Any], logs) -> dict[str, Any]:
+    """Run partition ``task["index"]`` (``logs``: the broadcast server logs of the
+    ``whole`` approaches): the run loop over its subscriptions; per
+    approach its metric columns, what its brokers held and handled, its subscribers'
+    memory; and its cost (wall and CPU seconds, peak memory)."""
+    from cnsim.simulations.runner import Simulation
+
+    _reset_peak()
+    started, cpu = time.perf_counter(), time.process_time()
+    scenario = task["scenario"]
+    part = Partition(task["plan"], task["index"], logs.value)
+    sim = Simulation(scenario, task["events"], part=part)
+    metrics = sim.metrics()
+    n = len(list(sim.batches()))
+    columns = {a.name: np.zeros((n, len(metrics))) for a in sim.approaches}
+    beat = _Heartbeat(task.get("progress"), task["index"])
+    for b, outcomes in sim.steps():
+        for name, o in outcomes.items():
+            columns[name][b] = [m.collect(o) for m in metrics]
+        beat.tick(b + 1)
+    beat.tick(n, force=True)
+    load = sim.network.broker_load()
+    object_bytes = scenario["messages"]["object_bytes"]
+    return {
+        "index": task["index"],
+        "subscriptions": len(sim.workload.l),
+        "columns": columns,
+        "held": load.pop("subscriptions_held", None),
+        "handled": load,
+        "memory": {a.name: sim.subscriber_memory(a, object_bytes) for a in sim.approaches},
+        "wall_s": time.perf_counter() - started,
+        "cpu_s": time.process_time() - cpu,
+        "peak_rss_bytes": _peak_rss(),
+    }
+
+
+def _specs(scenario: Scenario) -> list[ApproachSpec]:
+    kind = kind_of(scenario["subscriptions"]).name
+    return [parse(name, kind) for name in scenario.approaches]
+
+
+def _reset_peak() -> None:
+    """Start this process's peak resident memory afresh (a Spark worker runs task after
+    task: Linux resets its high-water mark on request; elsewhere nothing happens)."""
+    with contextlib.suppress(OSError):
+        Path("/proc/self/clear_refs").write_text("5")
+
+
+def _peak_rss() -> int:
+    """This process's peak resident memory since :func:`_reset_peak`, in bytes (Linux's
+    high-water mark; elsewhere the peak over the process's life)."""
+    with contextlib.suppress(OSError, ValueError, StopIteration):
+        status = Path("/proc/self/status").read_text().splitlines()
+        line = next(t for t in status if t.startswith("VmHWM:"))
+        return int(line.split()[1]) * 1024
+    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) * 1024
+
+
+class _Heartbeat:
+    """A partition's batches done, written to a file of the driver's progress folder
+    (where tasks see the driver's files: local masters and workers on its machine;
+    elsewhere nothing is written and the bar moves as partitions finish)."""
+
+    def __init__(self, folder: str | None, index: int):
+        self.path = None if folder is None else Path(folder) / f"{index}"
+        self.last = 0.0
+
+    def tick(self, done: int, force: bool = False) -> None:
+        now = time.monotonic()
+        if self.path is None or (not force and now - self.last < 0.5):
+            return
+        self.last = now
+        with contextlib.suppress(OSError):
+            tmp = self.path.with_suffix(".tmp")
+            tmp.write_text(str(done))
+            os.replace(tmp, self.path)
+
+
+# -- the driver -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Declared:
+    """An approach as the driver knows it: its spec alone."""
+
+    spec: ApproachSpec
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def exact(self) -> bool:
+        return self.spec.exact
+
+
+class Spread:
+    """The driver's side of a partitioned run: the scenario, its events, the plan and
+    the partitions' results, combined into the one-process run's frame and summary
+    (the interface :func:`cnsim.simulations.runner._summary` reads)."""
+
+    server_load = None  # one server (the scenario's rules)
+    churn = None
+    live = None
+
+    def __init__(self, scenario: Scenario, events: int | None, plan: Plan):
+        self.scenario = scenario
+        self.plan = plan
+        x, _, self.events = objects_and_events(scenario, Seeds(scenario.seed), events)
+        self.n_objects = len(x)
+        self.batch_size = scenario["events"]["batch_size"]
+        self.approaches = [_Declared(s) for s in _specs(scenario)]
+        self.results: list[dict[str, Any]] = []
+
+    def batches(self):
+        n = len(self.events)
+        for first in range(0, n, self.batch_size):
+            yield first, min(first + self.batch_size, n)
+
+    def modes(self) -> tuple[str, ...]:
+        return ("counting",)
+
+    def lost(self) -> None:
+        return None
+
+    def metrics(self) -> list[Metric]:
+        return [m for m in CATALOG.select("batch", "counting") if m.collect]
+
+    def sizes(self) -> dict:
+        s = self.scenario
+        return {
+            "objects": int(self.n_objects),
+            "subscriptions": int(self.plan.total),
+            "k": s["subscriptions"]["k"],
+            "events": int(len(self.events)),
+            "forced_inserts": self.events.forced_inserts,
+            "batch_size": self.batch_size,
+            "overlay": s["overlay"]["kind"],
+        }
+
+    def subscriber_memory(self, approach, object_bytes: int) -> int:
+        return int(sum(r["memory"][approach.name] for r in self.results))
+
+    def columns(self, logs: dict[str, ServerLog]) -> dict[str, np.ndarray]:
+        """Every approach's batch columns, its partitions' combined (module docstring)."""
+        metrics = self.metrics()
+        out = {}
+        for a in self.approaches:
+            parts = np.stack([r["columns"][a.name] for r in self.results])  # (P, B, M)
+            out[a.name] = np.column_stack(
+                [_combine(m, a.spec, parts[:, :, j]) for j, m in enumerate(metrics)]
+            ) if len(metrics) else parts[0]  # fmt: skip
+            if a.name in logs:  # its server ran elsewhere: its time is the log's
+                j = [m.name for m in metrics].index("server_time_s")
+                out[a.name][:, j] = logs[a.name].times
+        return out
+
+    def brokers(self) -> pd.DataFrame | None:
+        """``brokers.parquet``: what the brokers held (added up) and handled (counted as
+        ``messages_handled`` declares)."""
+        first = self.results[0]
+        if first["held"] is None:
+            return None
+        held = np.sum([r["held"] for r in self.results], axis=0)
+        rule = CATALOG["messages_handled"]
+        parts = []
+        for a in self.approaches:
+            handled = _combine(rule, a.spec, np.stack([r["handled"][a.name] for r in self.results]))
+            part = {"approach": a.name, "broker": np.arange(len(held)),
+                    "subscriptions_held": held, "messages_handled": handled}  # fmt: skip
+            parts.append(pd.DataFrame(part))
+        return pd.concat(parts, ignore_index=True)
+
+    def frame(self, columns: dict[str, np.ndarray]) -> pd.DataFrame:
+        from cnsim.simulations.runner import _frame, _with_redundancy
+
+        return _with_redundancy(_frame(self, columns, self.metrics()), self)
+
+
+def _combine(metric: Metric, spec: ApproachSpec, values: np.ndarray) -> np.ndarray:
+    """One batch column (or broker column) of the run from its partitions' ``values``
+    (P, n), as ``metric.partitions`` declares."""
+    rule = metric.partitions
+    own = spec.partition == "own"
+    if rule == "sum" or (rule == "server" and own):
+        return values.sum(axis=0)
+    if rule == "calls" and own and metric.name not in spec.shared_calls:
+        return values.sum(axis=0)
+    if rule == "slowest":
+        return values.max(axis=0)
+    if not (values == values[0]).all():  # the same in every partition, by construction
+        raise CnsimError(
+            f"partitions disagree on {metric.name} of {spec.name} (it should be the same "
+            "in each): a bug in cnsim, please report it with the scenario"
+        )
+    return values[0]
+
+
+def simulate_partitioned(
+    scenario: Scenario, events: int | None = None, master: str | None = None, spark: Any = None
+) -> Result:
+    """Run ``scenario`` over ``run.partitions`` Spark tasks (``master``: the Spark master
+    URL, None: spark-submit's or ``local[*]``; ``spark``: a SparkSession to use, left
+    running) and combine them into the one-process run's :class:`Result`; a scenario
+    whose partitions would not fit their executors is refused before any work."""
+    from cnsim.simulations.runner import _summary
+    from cnsim.simulations.sweep.executors import spark_session
+
+    check_call(scenario, events)
+    here = master is None or master.startswith("local")  # tasks share this machine
+    need = (check_fits if here else estimate)(scenario, events, spread=True).total
+    started, cpu_started = time.perf_counter(), time.process_time()
+    partitions = scenario["run"]["partitions"]
+    own = spark is None
+    session = spark_session(master, app_name="cnsim-run") if own else spark
+    try:
+        sc = session.sparkContext
+        _check_executor_memory(scenario, sc, need)
+        whole = any(s.partition == "whole" for s in _specs(scenario))
+        first = ["plan", "server"] if whole else ["plan"]  # two tasks side by side
+        rdd = sc.parallelize(first, len(first)).map(lambda what: _first(what, scenario, events))
+        stage = dict(rdd.collect())
+        plan_out, logs = stage["plan"], stage.get("server", {})
+        if plan_out is None:
+            plan = Plan.of(partitions, scenario["subscriptions"]["count"], None, None)
+        else:
+            plan = Plan.of(partitions, scenario["subscriptions"]["count"], *plan_out)
+        spread = Spread(scenario, events, plan)
+        shared = sc.broadcast(logs)
+        setup_s = time.perf_counter() - started
+        held = [p for p in range(partitions) if plan.sizes[p] > 0]
+        with tempfile.TemporaryDirectory(prefix="cnsim-partitions-") as folder:
+            tasks = [{"scenario": scenario, "events": events, "plan": plan, "index": p,
+                      "progress": folder} for p in held]  # fmt: skip
+            # a broadcast reaches the tasks through the function, not their data
+            rdd = sc.parallelize(tasks, len(tasks)).map(lambda t: _partition_task(t, shared))
+            n_batches = len(list(spread.batches()))
+            spread.results = _collect(rdd, n_batches, held, folder, scenario["run"]["progress"])
+        shared.destroy()
+    finally:
+        if own:
+            session.stop()
+    columns = spread.columns(logs)
+    frame = spread.frame(columns)
+    summary = _summary(scenario, spread, frame, setup_s, time.perf_counter() - started, None)
+    summary["cpu_time_s"] = time.process_time() - cpu_started  # the driver's
+    summary["execution"] = _execution(spread, master, logs)
+    return Result(frame, spread.brokers(), summary, None)
+
+
+def _check_executor_memory(scenario: Scenario, sc, need: float) -> None:
+    """Refuse, before any task, a partition's estimated peak beyond the memory Spark
+    gives each executor's Python (``spark.executor.pyspark.memory``, where set)."""
+    limit = _bytes(sc.getConf().get("spark.executor.pyspark.memory"))
+    if limit is not None and need > limit:
+        raise InputError(
+            f"{scenario.source}: each of {scenario['run']['partitions']} partitions needs "
+            f"about {need / 1e9:.1f} GB, more than spark.executor.pyspark.memory = "
+            f"{limit / 1e9:.1f} GB; raise run.partitions or that memory (cnsim run "
+            "--dry-run prints the estimate)"
+        )
+
+
+def _bytes(text: str | None) -> float | None:
+    """A Spark memory setting in bytes (a number in MiB, or with a unit k, m, g, t)."""
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)b?\s*", (text or "").lower())
+    if match is None:
+        return None
+    scale = {"k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40, "": 2**20}[match.group(2)]
+    return float(match.group(1)) * scale
+
+
+def _first(what: str, scenario: Scenario, events: int | None):
+    _reset_peak()
+    if what == "plan":
+        return "plan", _plan_task(scenario, events)
+    return "server", _server_task(scenario, events)
+
+
+def _collect(rdd, n_batches: int, held: list[int], folder: str, progress: bool) -> list[dict]:
+    """The partitions' results, while a bar follows the slowest partition's batches."""
+    box: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            box["results"] = rdd.collect()
+        except Exception as exc:  # re-raised in the caller's thread
+            box["error"] = exc
+
+    thread = threading.Thread(target=work, name="cnsim-partitions", daemon=True)
+    thread.start()
+    unit = "event" if n_batches else "batch"
+    with Progress(n_batches, f"run ({len(held)} partitions)", unit, enabled=progress) as bar:
+        while thread.is_alive():
+            thread.join(0.5)
+            bar.update(_slowest(folder, held) - bar.n)
+        bar.update(n_batches - bar.n if "results" in box else 0)
+    if "error" in box:
+        from cnsim.simulations.sweep.executors import _first_line, _log_hint
+
+        raise CnsimError(
+            f"the partitioned run failed ({_first_line(box['error'])}); {_log_hint(False)}"
+        )
+    return sorted(box["results"], key=lambda r: r["index"])
+
+
+def _slowest(folder: str, held: list[int]) -> int:
+    """The batches the slowest partition has done (0 until every one has reported)."""
+    done = []
+    for p in held:
+        try:
+            done.append(int((Path(folder) / f"{p}").read_text()))
+        except (OSError, ValueError):
+            return 0
+    return min(done) if done else 0
+
+
+def _execution(spread: Spread, master: str | None, logs: dict[str, ServerLog]) -> dict:
+    """How the run was spread: partitions, their sizes and costs (not results: every P
+    gives the same frame)."""
+    rows = spread.results
+    return {
+        "partitions": spread.plan.partitions,
+        "master": master,
+        "subscriptions": [int(r["subscriptions"]) for r in rows],
+        "wall_s": [round(r["wall_s"], 3) for r in rows],
+        "cpu_s": [round(r["cpu_s"], 3) for r in rows],
+        "peak_rss_bytes": [r["peak_rss_bytes"] for r in rows],
+        "broadcast_bytes": int(sum(log.nbytes() for log in logs.values())),
+        "driver_peak_rss_bytes": _peak_rss(),
+    }

@@ -1,0 +1,131 @@
+"""A run spread over Spark tasks (``run.partitions``, cnsim/simulations/partitioned.py)
+gives the one-process run's outputs — ``events.parquet``, ``brokers.parquet``,
+``summary.json`` — but for wall times, for every kind, network and approach it spreads."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from cnsim.errors import ConfigError
+from cnsim.simulations.config import Scenario
+from cnsim.simulations.partitioned import Plan, simulate_partitioned
+from cnsim.simulations.runner import simulate
+from cnsim.simulations.seeds import Seeds
+from cnsim.simulations.world import build_workload
+
+WALL = ("setup_time_s", "total_time_s", "cpu_time_s", "execution")
+EXACT = ["paint-dense", "paint-sparse", "unicast", "cn-relax"]
+
+
+def scenario(partitions: int = 1, **sections) -> Scenario:
+    base = {
+        "seed": 5,
+        "objects": {"count": 250},
+        "subscriptions": {"count": 2500, "k": 3},
+        "events": {"count": 40},
+        "algorithm": {"approaches": EXACT},
+        "network": {"ip_nodes": 300, "brokers": 30},
+    }
+    for name, keys in sections.items():
+        base[name] = {**base.get(name, {}), **keys}
+    base["run"] = {**base.get("run", {}), "progress": False, "partitions": partitions}
+    return Scenario(**base)
+
+
+def unwalled(summary: dict) -> dict:
+    out = {k: v for k, v in summary.items() if k not in WALL}
+    out["approaches"] = {
+        name: {k: v for k, v in s.items() if not k.endswith("time_s")}
+        for name, s in summary["approaches"].items()
+    }
+    return out
+
+
+def assert_same(one, spread) -> None:
+    wall = [c for c in one.events.columns if c.endswith("time_s")]
+    pd.testing.assert_frame_equal(one.events.drop(columns=wall), spread.events.drop(columns=wall))
+    if one.brokers is None:
+        assert spread.brokers is None
+    else:
+        pd.testing.assert_frame_equal(one.brokers, spread.brokers)
+    assert unwalled(one.summary) == unwalled(spread.summary)
+
+
+@pytest.fixture(scope="module")
+def spark():
+    from cnsim.simulations.sweep import spark_session
+
+    session = spark_session("local[2]", app_name="cnsim-test-partitions")
+    yield session
+    session.stop()
+
+
+CASES = {
+    "1-d, Meghdoot, P=3": (3, {"algorithm": {"approaches": [*EXACT, "unicast-lazy",
+                                                            "paint-sparse(0.5)"]}}),
+    "1-d, ideal, P=2": (2, {"overlay": {"kind": "ideal"}}),
+    "1.5-d, P=2": (2, {"subscriptions": {"kind": "range-1.5d", "count": 1500}}),
+    "box d=2, P=3": (3, {"subscriptions": {"kind": "box", "dims": 2, "count": 1500}}),
+    "batches, load split, inserts and deletes, P=2": (2, {
+        "events": {"batch_size": 4, "inserts": 0.1, "deletes": 0.1, "moves": 0.1},
+        "overlay": {"split": "load"},
+        "algorithm": {"approaches": ["paint-batch(paint-sparse)", "coalesce(paint-dense)",
+                                     "online(paint-sparse(0.5))", "cn-relax"]},
+    }),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_partitioned_run_is_the_one_process_run(spark, case):
+    partitions, sections = CASES[case]
+    one = simulate(scenario(**sections))
+    spread = simulate_partitioned(scenario(partitions, **sections), spark=spark)
+    assert_same(one, spread)
+    execution = spread.summary["execution"]
+    assert execution["partitions"] == partitions
+    assert sum(execution["subscriptions"]) == one.summary["subscriptions"]
+
+
+def test_one_partition_through_spark_is_the_one_process_run(spark):
+    one = simulate(scenario())
+    assert_same(one, simulate_partitioned(scenario(), spark=spark))
+
+
+@pytest.mark.parametrize("overlay", ["meghdoot", "ideal"])
+@pytest.mark.parametrize("partitions", [1, 2, 5, 16])
+def test_plan_places_every_subscription_once(overlay, partitions):
+    sc = scenario(partitions, overlay={"kind": overlay})
+    from cnsim.simulations.partitioned import _plan_task
+
+    got = _plan_task(sc, None)
+    m = sc["subscriptions"]["count"]
+    plan = Plan.of(partitions, m, *(got if got is not None else (None, None)))
+    w = build_workload(sc, Seeds(sc.seed))
+    ids = [plan.ids(p, w) for p in range(partitions)]
+    assert [len(i) for i in ids] == list(plan.sizes)
+    assert np.array_equal(np.sort(np.concatenate(ids)), np.arange(m))
+    # balanced: no partition holds more than m / P and the largest zone beyond it
+    largest = 0 if got is None else int(got[1].max())
+    assert max(plan.sizes) <= -(-m // partitions) + largest
+
+
+@pytest.mark.parametrize(
+    ("sections", "names"),
+    [
+        ({"run": {"mode": "timed"}}, "counting mode"),
+        ({"overlay": {"kind": "content-based"}, "algorithm": {"approaches": ["cn-relax"]}},
+         "overlay.kind"),
+        ({"churn": {"joins": 1.0}}, "[churn]"),
+        ({"faults": {"rate": 0.01}}, "[faults]"),
+        ({"server": {"count": 2}}, "server.count"),
+        ({"algorithm": {"approaches": ["ranked"]}}, "ranked"),
+        ({"subscriptions": {"count": 3}}, "subscriptions.count = 3"),
+    ],
+)  # fmt: skip
+def test_what_cannot_be_spread_is_refused_in_one_line(sections, names):
+    with pytest.raises(ConfigError) as err:
+        scenario(4, **sections)
+    text = str(err.value)
+    assert "run.partitions = 4" in text and names in text and "\n" not in text
