@@ -53,22 +53,23 @@ def run(
     return run_result(scenario, out, events, overwrite, API, master)
 
 
-def verify(scenario: Scenario, events: int | None = None) -> Report:
+def verify(scenario: Scenario, events: int | None = None, master: str | None = None) -> Report:
     """Check every approach of ``scenario`` against the brute-force oracle after every
     event (batch); ``report.ok``, ``report.text()``. Use small scenarios: the oracle
-    costs O(m·n) per event.
+    costs O(m·n) per event. With ``run.partitions`` > 1 (or a Spark ``master``), each
+    partition checks its subscriptions.
 
     >>> cnsim.verify(cnsim.Scenario.from_toml("examples/small.toml"), events=30).ok
     True
     """
     from cnsim.simulations.config import check_call
+    from cnsim.simulations.launch import verify as verify_scenario
     from cnsim.simulations.progress import interval_s
-    from cnsim.simulations.verify import verify as verify_scenario
 
     check_call(scenario, events)
     if scenario["run"]["progress"]:
         interval_s()  # a bad $CNSIM_PROGRESS_S fails before any work
-    return verify_scenario(scenario, events)
+    return verify_scenario(scenario, events, master, API)
 
 
 def sweep(

@@ -196,19 +196,21 @@ def _listing(folder: Path, names: list[str]) -> str:
 
 
 @app.command(cls=_Command)
-def verify(config: ConfigArg, events: EventsOpt = None) -> None:
-    """Check every approach against the brute-force oracle after every event (batch)."""
+def verify(config: ConfigArg, events: EventsOpt = None, master: MasterOpt = None) -> None:
+    """Check every approach against the brute-force oracle after every event (batch); a
+    run spread over Spark tasks (run.partitions > 1, or --master) partition by partition."""
     from cnsim.simulations import config as config_mod
+    from cnsim.simulations.launch import spread
+    from cnsim.simulations.launch import verify as verify_scenario
     from cnsim.simulations.progress import interval_s
     from cnsim.simulations.sizes import check_fits
-    from cnsim.simulations.verify import verify as verify_scenario
 
     scenario = config_mod.load(config)
     n_events = config_mod.events_override(events)
-    check_fits(scenario, n_events, oracle=True)
+    check_fits(scenario, n_events, oracle=True, spread=spread(scenario, master))
     if scenario["run"]["progress"]:
         interval_s()  # a bad $CNSIM_PROGRESS_S fails before any work
-    report = verify_scenario(scenario, n_events)
+    report = verify_scenario(scenario, n_events, master)
     typer.echo(report.text())
     if not report.ok:
         raise typer.Exit(1)
@@ -378,6 +380,10 @@ BENCHES = {  # name -> (module with run_bench(quick, full, **named) -> dict, wha
     "churn": (
         "cnsim.bench.churn",
         "Subscribers joining and leaving, brokers failing, against neither, per event.",
+    ),
+    "partitions": (
+        "cnsim.bench.partitions",
+        "One run spread over Spark tasks against one process: same outputs, wall, memory.",
     ),
     "layout": ("cnsim.bench.layout", "Subscriber lists in delivery order: cost per delivery."),
     "fidelity": ("cnsim.bench.fidelity", "Seed 003 Tables I-III: Paint-Sparse's calls, readings."),

@@ -782,6 +782,15 @@ BENCH_NAMED: dict[str, dict[str, Key]] = {
             str, None, doc="print the Markdown tables of this result file; run nothing"
         ),  # fmt: skip
     },
+    "partitions": {
+        "m": Key(list, None, items=int, low=1000, doc="subscription counts, comma-separated"),
+        "partitions": Key(
+            list, None, items=int, low=1, high=4096, doc="partition counts, comma-separated"
+        ),  # fmt: skip
+        "approaches": Key(list, None, items=str, doc="approaches, comma-separated"),
+        "events": Key(int, None, low=1, doc="events of every run"),
+        "master": Key(str, None, doc="Spark master URL of the partitioned runs (local[2])"),
+    },
     "betree_insert": {
         "before": Key(str, None, doc="the earlier git revision to build with, side by side"),
         "n": Key(list, None, items=int, low=1000, doc="subscription counts, comma-separated"),

@@ -11,10 +11,12 @@ from pathlib import Path
 
 from cnsim.errors import CLI, Names
 from cnsim.simulations.config import Scenario
-from cnsim.simulations.partitioned import simulate_partitioned
+from cnsim.simulations.partitioned import simulate_partitioned, verify_partitioned
 from cnsim.simulations.result import Result
 from cnsim.simulations.runner import run_result as _run_result
 from cnsim.simulations.runner import simulate as _simulate
+from cnsim.simulations.verify import Report
+from cnsim.simulations.verify import verify as _verify
 
 
 def spread(scenario: Scenario, master: str | None) -> bool:
@@ -47,3 +49,17 @@ def run_result(
         check_master(master, names=names)
     how = partial(simulate, master=master)
     return _run_result(scenario, out_dir, events, overwrite, names, how)
+
+
+def verify(
+    scenario: Scenario, events: int | None = None, master: str | None = None, names: Names = CLI
+) -> Report:
+    """Check every approach against the oracle after every batch, here or, spread over
+    Spark tasks, partition by partition (:func:`verify_partitioned`)."""
+    if not spread(scenario, master):
+        return _verify(scenario, events)
+    if master is not None:
+        from cnsim.simulations.sweep.executors import check_master
+
+        check_master(master, names=names)
+    return verify_partitioned(scenario, events, master)

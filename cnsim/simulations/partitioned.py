@@ -49,7 +49,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -69,6 +69,9 @@ from cnsim.simulations.seeds import Seeds
 from cnsim.simulations.sizes import check_fits, estimate
 from cnsim.simulations.world import Workload, build_workload, objects_and_events
 from cnsim.subscriptions.kinds import kind_of
+
+if TYPE_CHECKING:
+    from cnsim.simulations.verify import Report
 
 
 @dataclass(frozen=True)
@@ -369,13 +372,67 @@ def simulate_partitioned(
     running) and combine them into the one-process run's :class:`Result`; a scenario
     whose partitions would not fit their executors is refused before any work."""
     from cnsim.simulations.runner import _summary
+
+    started, cpu_started = time.perf_counter(), time.process_time()
+    with _staged(scenario, events, master, spark) as (sc, plan, logs, shared):
+        spread = Spread(scenario, events, plan)
+        setup_s = time.perf_counter() - started
+        held = [p for p in range(plan.partitions) if plan.sizes[p] > 0]
+        with tempfile.TemporaryDirectory(prefix="cnsim-partitions-") as folder:
+            tasks = [{"scenario": scenario, "events": events, "plan": plan, "index": p,
+                      "progress": folder} for p in held]  # fmt: skip
+            # a broadcast reaches the tasks through the function, not their data
+            rdd = sc.parallelize(tasks, len(tasks)).map(lambda t: _partition_task(t, shared))
+            n_batches = len(list(spread.batches()))
+            spread.results = _collect(rdd, n_batches, held, folder, scenario["run"]["progress"])
+    columns = spread.columns(logs)
+    frame = spread.frame(columns)
+    summary = _summary(scenario, spread, frame, setup_s, time.perf_counter() - started, None)
+    summary["cpu_time_s"] = time.process_time() - cpu_started  # the driver's
+    summary["execution"] = _execution(spread, master, logs)
+    return Result(frame, spread.brokers(), summary, None)
+
+
+def verify_partitioned(
+    scenario: Scenario, events: int | None = None, master: str | None = None, spark: Any = None
+) -> Report:
+    """``cnsim verify`` of a partitioned run: each partition's task checks its
+    subscriptions against the oracle after every batch (:func:`cnsim.simulations.verify.
+    verify` with its part), and the driver joins their reports (:meth:`Report.merge`)."""
+    from cnsim.simulations.verify import Report
+
+    with _staged(scenario, events, master, spark, oracle=True) as (sc, plan, _, shared):
+        held = [p for p in range(plan.partitions) if plan.sizes[p] > 0]
+        parts = [Partition(plan, p, {}) for p in held]
+        rdd = sc.parallelize(parts, len(parts))
+        reports = rdd.map(lambda part: _verify_task(scenario, events, part, shared)).collect()
+    return Report.merge(reports)
+
+
+def _verify_task(scenario: Scenario, events: int | None, part: Partition, logs) -> Report:
+    from dataclasses import replace
+
+    from cnsim.simulations.verify import verify
+
+    return verify(scenario, events, part=replace(part, logs=logs.value))
+
+
+@contextlib.contextmanager
+def _staged(scenario: Scenario, events, master, spark, oracle: bool = False):
+    """A partitioned run's first stage, checked and done: the Spark context, the plan,
+    the ``whole`` approaches' server logs and their broadcast (``oracle``: under verify);
+    without a master the active session is used if there is one (a notebook's); a session
+    started here stops after the block."""
     from cnsim.simulations.sweep.executors import spark_session
 
     check_call(scenario, events)
     here = master is None or master.startswith("local")  # tasks share this machine
-    need = (check_fits if here else estimate)(scenario, events, spread=True).total
-    started, cpu_started = time.perf_counter(), time.process_time()
-    partitions = scenario["run"]["partitions"]
+    fits = check_fits if here else estimate
+    need = fits(scenario, events, oracle=oracle, spread=True).total
+    if spark is None and master is None:  # a notebook's session, left running
+        from pyspark.sql import SparkSession
+
+        spark = SparkSession.getActiveSession()
     own = spark is None
     session = spark_session(master, app_name="cnsim-run") if own else spark
     try:
@@ -385,32 +442,16 @@ def simulate_partitioned(
         first = ["plan", "server"] if whole else ["plan"]  # two tasks side by side
         rdd = sc.parallelize(first, len(first)).map(lambda what: _first(what, scenario, events))
         stage = dict(rdd.collect())
-        plan_out, logs = stage["plan"], stage.get("server", {})
-        if plan_out is None:
-            plan = Plan.of(partitions, scenario["subscriptions"]["count"], None, None)
-        else:
-            plan = Plan.of(partitions, scenario["subscriptions"]["count"], *plan_out)
-        spread = Spread(scenario, events, plan)
+        m = scenario["subscriptions"]["count"]
+        zoned = stage["plan"] or (None, None)
+        plan = Plan.of(scenario["run"]["partitions"], m, *zoned)
+        logs = stage.get("server", {})
         shared = sc.broadcast(logs)
-        setup_s = time.perf_counter() - started
-        held = [p for p in range(partitions) if plan.sizes[p] > 0]
-        with tempfile.TemporaryDirectory(prefix="cnsim-partitions-") as folder:
-            tasks = [{"scenario": scenario, "events": events, "plan": plan, "index": p,
-                      "progress": folder} for p in held]  # fmt: skip
-            # a broadcast reaches the tasks through the function, not their data
-            rdd = sc.parallelize(tasks, len(tasks)).map(lambda t: _partition_task(t, shared))
-            n_batches = len(list(spread.batches()))
-            spread.results = _collect(rdd, n_batches, held, folder, scenario["run"]["progress"])
+        yield sc, plan, logs, shared
         shared.destroy()
     finally:
         if own:
             session.stop()
-    columns = spread.columns(logs)
-    frame = spread.frame(columns)
-    summary = _summary(scenario, spread, frame, setup_s, time.perf_counter() - started, None)
-    summary["cpu_time_s"] = time.process_time() - cpu_started  # the driver's
-    summary["execution"] = _execution(spread, master, logs)
-    return Result(frame, spread.brokers(), summary, None)
 
 
 def _check_executor_memory(scenario: Scenario, sc, need: float) -> None:

@@ -98,6 +98,7 @@ class Simulation:
         self.seeds = Seeds(scenario.seed)
         w = build_workload(scenario, self.seeds, events)
         held = None  # a partition of a run spread over Spark tasks: its subscriptions
+        self.partial = part is not None
         if part is not None:
             held = part.held(w)
             w = w.subscriptions_of(held.ids)

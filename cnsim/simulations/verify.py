@@ -69,7 +69,13 @@ from cnsim.simulations.minimum import (
 from cnsim.simulations.oracle import Truth, inside, ranks
 from cnsim.simulations.progress import track
 from cnsim.simulations.ranked import check_ranked
-from cnsim.simulations.runner import Outcome, Simulation, StreamSimulation, server_view
+from cnsim.simulations.runner import (
+    Outcome,
+    PartOfRun,
+    Simulation,
+    StreamSimulation,
+    server_view,
+)
 from cnsim.simulations.sizes import check_fits
 from cnsim.subscriptions.covering.workload import SUBSCRIBE
 from cnsim.subscriptions.workload import Updates
@@ -89,6 +95,27 @@ class Report:
     # (approach, "delivered" | "minimum") -> messages; (approach, "below" | "searched")
     # -> subscriptions receiving fewer than the minimum, lists searched by brute force
     minimum: Counter = field(default_factory=Counter)
+    # a partition of a run spread over Spark tasks: per (approach, batch) how many of its
+    # subscriptions each of Paint-Sparse's messages reached; a message must reach someone
+    # in some partition, which only their sum tells (:meth:`merge`)
+    reached: dict[tuple[str, int], np.ndarray] = field(default_factory=dict)
+
+    @classmethod
+    def merge(cls, parts: list[Report]) -> Report:
+        """The report of a run from its partitions' (each checked its subscriptions):
+        failures, claims and counts added up, then ``sparse-no-empty-message`` checked on
+        every message's reach over all of them."""
+        out = cls(parts[0].events, parts[0].batches, list(parts[0].approaches))
+        for r in parts:
+            out.failures.update(r.failures)
+            out.claims.update(r.claims)
+            out.minimum.update(r.minimum)
+            out.examples += r.examples[: max(0, 50 - len(out.examples))]
+            out.claim_examples += r.claim_examples[: max(0, 50 - len(out.claim_examples))]
+        for key in sorted(parts[0].reached):
+            reached = sum(r.reached[key] for r in parts)
+            _check_reached(out, *key, reached)
+        return out
 
     @property
     def ok(self) -> bool:
@@ -161,14 +188,15 @@ class Report:
         return "\n".join(lines)
 
 
-def verify(scenario: Scenario, events: int | None = None) -> Report:
+def verify(scenario: Scenario, events: int | None = None, part: PartOfRun | None = None) -> Report:
     """Run every check after every batch of ``scenario`` (refused before any work if it
-    cannot fit in this machine's memory)."""
+    cannot fit in this machine's memory); ``part``: of one partition of a run spread over
+    Spark tasks, its subscriptions against the oracle (:meth:`Report.merge` joins them)."""
     check_call(scenario, events)
-    check_fits(scenario, events, oracle=True)
+    check_fits(scenario, events, oracle=True, spread=part is not None)
     if scenario.commands:
         return _verify_stream(scenario, events)
-    sim = Simulation(scenario, events)
+    sim = Simulation(scenario, events, part=part)
     w = sim.workload
     report = Report(
         events=len(w.events),
@@ -319,7 +347,7 @@ def _check_approach(report: Report, sim: Simulation, a, o: Outcome, ref_out: dic
         ref = spec.with_family("paint-dense")
         # a server-side property: with faults, against what its messages reach, lost or not
         sent = o.delivery if st.lost is None else ideal
-        _check_sparse(report, a, st.batch, o, sent, ref_out[ref], ref.name)
+        _check_sparse(report, a, st.batch, o, sent, ref_out[ref], ref.name, sim.partial)
     if spec.batch == "paint-batch" and a.exact:
         _check_batch(report, sim, a, o, ref_out, st)
 
@@ -408,11 +436,14 @@ def _per_subscription(d: Delivery) -> np.ndarray:
 
 
 def _check_sparse(
-    report: Report, a, b: int, o: Outcome, sent: Delivery, ref: Delivery, ref_name: str
-) -> None:
+    report: Report, a, b: int, o: Outcome, sent: Delivery, ref: Delivery, ref_name: str,
+    partial: bool = False,
+) -> None:  # fmt: skip
     reached = sent.per_message()
-    if (reached == 0).any():
-        report.fail(a.name, "sparse-no-empty-message", b, f"{(reached == 0).sum()} empty messages")
+    if partial:  # a partition's subscriptions: only the partitions' sum tells
+        report.reached[(a.name, b)] = reached
+    else:
+        _check_reached(report, a.name, b, reached)
     n_ref = len(ref.offsets) - 1
     if len(o.messages) > n_ref:
         report.fail(
@@ -430,6 +461,12 @@ def _check_sparse(
                 b,
                 f"{mine.shape[1]} notifications against {ref_name}'s {theirs.shape[1]}",
             )
+
+
+def _check_reached(report: Report, name: str, b: int, reached: np.ndarray) -> None:
+    """No message of Paint-Sparse reaches nobody (``reached``: per message)."""
+    if (reached == 0).any():
+        report.fail(name, "sparse-no-empty-message", b, f"{(reached == 0).sum()} empty messages")
 
 
 def _check_eps(report: Report, sim: Simulation, a, o: Outcome, st: BatchState) -> None:

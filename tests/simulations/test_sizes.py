@@ -52,6 +52,22 @@ TOO_BIG: list[Case] = [
         message=r"needs about",
     ),
     Case(
+        "run-partitions-huge",
+        ["run", "@[subscriptions]\ncount = 100000000000\n[run]\npartitions = 4\n",
+         "--out", "{d}/o", "--dry-run"],
+        r"needs about .* memory for each of 4 partitions' tasks.*raise run.partitions",
+    ),
+    Case(
+        "verify-partitions-huge",
+        ["verify", "@[subscriptions]\ncount = 100000000000\n[run]\npartitions = 4\n"],
+        r"needs about .* memory for each of 4 partitions' tasks",
+    ),
+    Case(
+        "run-master-bad",
+        ["run", "{d}/good.toml", "--out", "{d}/o", "--master", "locall[2]"],
+        r"--master 'locall\[2\]': not a Spark master URL",
+    ),
+    Case(
         "sweep-huge",
         [
             "sweep",
@@ -64,6 +80,18 @@ TOO_BIG: list[Case] = [
         r"run .*needs about",
     ),
 ]
+
+
+def test_a_partition_is_estimated_as_one_task_of_the_run():
+    from cnsim.simulations.sizes import estimate
+
+    one = estimate(cnsim.Scenario(subscriptions={"count": 10**7}))
+    task = estimate(cnsim.Scenario(subscriptions={"count": 10**7}, run={"partitions": 4}),
+                    spread=True)  # fmt: skip
+    assert task.partitions == 4 and "each of 4 partitions' tasks" in task.text()
+    assert task.parts["subscriber lists"] == one.parts["subscriber lists"] / 4
+    assert task.parts["drawing every subscription"] == 10**7 * 64.0  # all drawn, then dropped
+    assert task.total < one.total
 
 
 @table(TOO_BIG)

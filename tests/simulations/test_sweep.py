@@ -72,6 +72,7 @@ def no_time(frame: pd.DataFrame) -> pd.DataFrame:
         ({"repeat": 0}, ["repeat = 0", ">= 1"]),
         ({"seed": -1}, ["sweep.seed = -1", ">= 0"]),
         ({"keep_events": "yes"}, ["sweep.keep_events", "'yes'", "true or false"]),
+        ({"grid": {"run.partitions": [1, 2]}}, ["run.partitions = 2", "sweep", "cnsim run"]),
     ],
 )
 def test_bad_sweeps_name_key_value_and_allowed(sweep, needles):

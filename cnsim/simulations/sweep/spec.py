@@ -257,6 +257,12 @@ def _runs_of(
             raise config_error(label, f"axis {path!r}", problem=f"{section!r} is not a table")
         doc[section][key] = copy.deepcopy(value)
     validated = from_dict(doc, label)  # every section (as_dict leaves some out at defaults)
+    if validated["run"]["partitions"] > 1:  # a sweep spreads runs, not one run's subscriptions
+        raise config_error(
+            label, "run.partitions", validated["run"]["partitions"],
+            "does not apply to a sweep (its runs are spread over Spark tasks, one a run)",
+            "1 (cnsim run spreads one run's subscriptions)",
+        )  # fmt: skip
     # Seeds and columns use the validated values (e.g. 1 -> 1.0 for a float key), so
     # writing an axis value differently does not change a run.
     params = {p: validated[p.partition(".")[0]][p.partition(".")[2]] for p in combo}
