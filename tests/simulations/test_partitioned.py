@@ -175,3 +175,33 @@ def test_cnsim_run_with_partitions_writes_the_one_process_outputs(spark, tmp_pat
     events = pd.read_parquet(tmp_path / "o" / "events.parquet")
     wall = [c for c in events.columns if c.endswith("time_s")]
     pd.testing.assert_frame_equal(one.events.drop(columns=wall), events.drop(columns=wall))
+
+
+def test_partitions_that_disagree_on_a_value_counted_once_stop_the_run():
+    from cnsim.algorithms.registry import parse
+    from cnsim.errors import CnsimError
+    from cnsim.simulations.metrics import CATALOG
+    from cnsim.simulations.partitioned import _combine
+
+    values = np.array([[3, 4], [3, 5]])
+    dense, unicast = parse("paint-dense"), parse("unicast")
+    assert list(_combine(CATALOG["delivered_msgs"], dense, values)) == [6, 9]
+    assert list(_combine(CATALOG["server_out_msgs"], unicast, values)) == [6, 9]  # own: added
+    assert list(_combine(CATALOG["calls_min_y"], unicast, values)) == [6, 9]
+    assert list(_combine(CATALOG["server_time_s"], dense, values)) == [3, 5]  # the slowest
+    assert list(_combine(CATALOG["calls_first_k"], unicast, np.array([[2, 2], [2, 2]]))) == [2, 2]
+    for metric, spec in (("server_out_msgs", dense), ("calls_first_k", unicast),
+                         ("publish_ip_bytes", unicast)):  # fmt: skip
+        with pytest.raises(CnsimError, match=f"partitions disagree on {metric}"):
+            _combine(CATALOG[metric], spec, values)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("4g", 4 * 2**30), ("512m", 512 * 2**20), ("2048", 2048 * 2**20), ("1.5G", 1.5 * 2**30),
+     (None, None), ("lots", None)],
+)  # fmt: skip
+def test_spark_memory_settings_read_as_bytes(text, expected):
+    from cnsim.simulations.partitioned import _bytes
+
+    assert _bytes(text) == expected
