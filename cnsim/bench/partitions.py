@@ -123,6 +123,10 @@ def measure(
                    "partition_peak_rss_bytes": execution["peak_rss_bytes"],
                    "partition_subscriptions": execution["subscriptions"],
                    "partition_wall_s": execution["wall_s"],
+                   "partition_setup_s": execution["setup_s"],
+                   "partition_server_s": execution["server_s"],
+                   "partition_delivery_s": execution["delivery_s"],
+                   "partition_cpu_s": execution["cpu_s"],
                    "broadcast_bytes": execution["broadcast_bytes"]}  # fmt: skip
             if one is not None:
                 row["same_as_one_process"] = _same(one["out"], got["out"])

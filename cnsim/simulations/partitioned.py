@@ -178,6 +178,7 @@ def _partition_task(task: dict[str, Any], logs) -> dict[str, Any]:
     scenario = task["scenario"]
     part = Partition(task["plan"], task["index"], logs.value)
     sim = Simulation(scenario, task["events"], part=part)
+    setup_s = time.perf_counter() - started
     metrics = sim.metrics()
     n = len(list(sim.batches()))
     columns = {a.name: np.zeros((n, len(metrics))) for a in sim.approaches}
@@ -196,6 +197,7 @@ def _partition_task(task: dict[str, Any], logs) -> dict[str, Any]:
         "held": load.pop("subscriptions_held", None),
         "handled": load,
         "memory": {a.name: sim.subscriber_memory(a, object_bytes) for a in sim.approaches},
+        "setup_s": setup_s,
         "wall_s": time.perf_counter() - started,
         "cpu_s": time.process_time() - cpu,
         "peak_rss_bytes": _peak_rss(),
@@ -525,10 +527,20 @@ def _execution(spread: Spread, master: str | None, logs: dict[str, ServerLog]) -
     """How the run was spread: partitions, their sizes and costs (not results: every P
     gives the same frame)."""
     rows = spread.results
+    names = [m.name for m in spread.metrics()]
+
+    def spent(r: dict, column: str) -> float:  # seconds over the run, every approach
+        return round(float(sum(c[:, names.index(column)].sum() for c in r["columns"].values())), 3)
+
     return {
         "partitions": spread.plan.partitions,
         "master": master,
         "subscriptions": [int(r["subscriptions"]) for r in rows],
+        # each task's set-up (drawing, its part's structures), the servers it recomputed
+        # (or replayed) and its deliveries, then its whole wall and CPU time
+        "setup_s": [round(r["setup_s"], 3) for r in rows],
+        "server_s": [spent(r, "server_time_s") for r in rows],
+        "delivery_s": [spent(r, "delivery_time_s") for r in rows],
         "wall_s": [round(r["wall_s"], 3) for r in rows],
         "cpu_s": [round(r["cpu_s"], 3) for r in rows],
         "peak_rss_bytes": [r["peak_rss_bytes"] for r in rows],
