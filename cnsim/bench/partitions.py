@@ -112,13 +112,22 @@ def measure(
         one_text = _toml(m, events, approaches, 1, quick)
         need = estimate(from_dict(tomllib.loads(one_text)))
         one = _run(work / f"m{m}-one", one_text, None) if need.total < need.available else None
-        if one is not None:
+        if one is None:
+            refused = f"needs about {need.total / 1e9:.1f} GB of {need.available / 1e9:.1f} GB"
+            rows.append({"m": m, "partitions": 0, "refused": refused})
+        else:
             rows.append({"m": m, "partitions": 0, "wall_s": one["wall_s"],
                          "peak_rss_bytes": one["peak_rss_bytes"]})  # fmt: skip
         for p in partitions:
-            got = _run(work / f"m{m}-p{p}", _toml(m, events, approaches, p, quick), master)
-            execution = json.loads((got["out"] / "summary.json").read_text())["execution"]
+            try:
+                got = _run(work / f"m{m}-p{p}", _toml(m, events, approaches, p, quick), master)
+            except RuntimeError as exc:  # refused: a task would not fit (said before work)
+                rows.append({"m": m, "partitions": p, "master": master, "refused": str(exc)})
+                continue
+            summary = json.loads((got["out"] / "summary.json").read_text())
+            execution = summary["execution"]
             row = {"m": m, "partitions": p, "master": master, "wall_s": got["wall_s"],
+                   "driver_setup_s": summary["setup_time_s"],
                    "driver_peak_rss_bytes": execution["driver_peak_rss_bytes"],
                    "partition_peak_rss_bytes": execution["peak_rss_bytes"],
                    "partition_subscriptions": execution["subscriptions"],

@@ -83,7 +83,9 @@ class Outcome:
 
 
 class Simulation:
-    """A scenario's world, its approaches and their subscriber lists."""
+    """A scenario's world, its approaches and their subscriber lists (``part``: those of
+    one partition of a run spread over Spark tasks, :mod:`cnsim.simulations.partitioned`;
+    ``self.partial`` says so)."""
 
     clock = FixedClock  # timed mode: the server's and brokers' queues (cnsim.simulations.timed)
 
