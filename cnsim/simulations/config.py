@@ -771,7 +771,9 @@ BENCH_NAMED: dict[str, dict[str, Key]] = {
             list,
             None,
             items=str,
-            doc="with --table 3: the figures to measure, comma-separated (default: all five)",
+            doc="figures, comma-separated: with --table 3 those of Table III to measure "
+            "(default: all five); alone, BE*-B against the k-index with 90% intervals at "
+            "the points of those of Figures 6-9",
         ),  # fmt: skip
         "resume": Key(
             bool,

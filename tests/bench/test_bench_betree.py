@@ -119,7 +119,8 @@ def test_the_long_forms_reject_bad_options_in_one_line(tmp_path):
         (["--full", "--quick"], "--full = True is given with --quick"),
         (["--full", "--json", str(tmp_path / "nowhere" / "x.json")], "does not exist"),
         (["--table", "4"], "--table = 4 is not one of the choices"),
-        (["--figures", "fig8_size"], "--figures = ['fig8_size'] is given without --table"),
+        (["--figures", "fig8_author"], "--figures = ['fig8_author'] names an unknown figure"),
+        (["--figures", "fig8_size", "--full"], "is given with --full or --resume"),
         (["--full", "--resume"], "--resume = True is given without --json"),
     ):
         result = _bench_betree(*args)
@@ -526,3 +527,23 @@ def test_the_good_result_of_the_table_prints():
     assert R.shape_problem(_GOOD, P.FULL_AXES) is None
     text = T.tables(_GOOD)
     assert "| uniform | 600 | 3 |" in text and "| zipf | 1% |" in text
+
+
+def test_interval_run_alternates_both_structures_and_gives_90_percent_intervals(monkeypatch):
+    """``--figures`` without ``--table``: BE*-B against the k-index at every point of the
+    figures, a shared point measured once, same match counts, a ratio per round and the
+    Student's t half-widths of the means."""
+    from cnsim.bench.betree import intervals as I
+
+    monkeypatch.setattr(I, "FULL_AXES", {**P.FULL_AXES, "fig7_clusters": ("clusters", [0, 4])})
+    figs = I.run(("fig7_clusters", "fig8_size"), n=400, n_events=10, rounds=4, log=lambda m: None)
+    for dist in ("uniform", "zipf"):
+        assert list(figs["fig8_size"][dist]) == ["40", "120", "400"]  # sizes scaled to n
+        assert figs["fig8_size"][dist]["400"] is figs["fig7_clusters"][dist]["4"]  # once
+        for rows in (figs["fig7_clusters"][dist], figs["fig8_size"][dist]):
+            for c in rows.values():
+                assert c["same_counts"] and len(c["rounds_ratio"]) == 4
+                assert c["ratio"] == pytest.approx(np.mean(c["rounds_ratio"]))
+                assert c["ratio_hw90"] > 0 and c["BE*-B"]["match_us_hw90"] >= 0
+    h = I.summary(figs)
+    assert "uniform: BE*-B faster than k-index, mean over 4 points" in h  # 2 + 3 - 1 shared

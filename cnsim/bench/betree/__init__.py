@@ -23,6 +23,12 @@ the BE-tree's bulk load in ``_build.build_tables``, the one-by-one BE* in
   (:mod:`cnsim.subscriptions.ranked.boolean.dblp_like`, where every assumption is
   written down); RESULTS.md "Table III's size sweep and DBLP-like workloads".
 
+* ``--figures F,..`` without ``--table``: :mod:`.intervals`, BE*-B against the k-index
+  at the points of those figures (among Figures 6-9) at 100,000 subscriptions, in
+  repeated rounds alternating the two, each matching time and their ratio with a 90%
+  interval (RESULTS.md "BE*-B against the k-index with 90% intervals"); with
+  ``--quick`` at a toy size.
+
 ``--full`` and ``--table 3`` rewrite the ``--json`` file after every point, and
 ``--resume`` measures only what that file does not hold yet.  ``--tables FILE`` prints
 the Markdown tables of such a result (RESULTS' tables are its output) and runs nothing.
@@ -43,6 +49,8 @@ from cnsim.bench.betree.harness import (
     run_table3,
     sweep,
 )
+from cnsim.bench.betree.intervals import FIGURES as INTERVAL_FIGURES
+from cnsim.bench.betree.intervals import run_bench as run_intervals
 from cnsim.bench.betree.paper import headline
 from cnsim.bench.betree.plans import (
     FULL_AXES,
@@ -75,9 +83,14 @@ def run_bench(
     rewritten after every point of the long runs."""
     if tables is not None:
         return {"text": markdown_tables(_result_file(tables, "--tables")), "headline": {}}
-    if figures is not None and table is None:
-        raise config_error("cnsim bench betree", "--figures", figures, "is given without "
-                           "--table", "--figures with --table 3")  # fmt: skip
+    if figures is not None and table is None:  # the interval run
+        bad = [f for f in figures if f not in INTERVAL_FIGURES]
+        if bad or not figures or full or resume:
+            raise config_error("cnsim bench betree", "--figures", figures, "names an unknown "
+                               "figure" if bad or not figures else "is given with --full or "
+                               "--resume", "figures among " + ", ".join(INTERVAL_FIGURES)
+                               + " (alone or with --quick), or with --table 3")  # fmt: skip
+        return run_intervals(quick=quick, figures=figures)
     if resume and not (full or table):
         raise config_error("cnsim bench betree", "--resume", True, "is given without --full "
                            "or --table", "--resume with --full or --table 3")  # fmt: skip

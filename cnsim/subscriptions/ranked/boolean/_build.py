@@ -10,7 +10,10 @@ Omega_low (mirrored), the rest is "far" (right) when it starts above the left bo
 end, else overlapping; minimum overlap length, then minimum coverage, then the first
 (Omega_up before Omega_low, smaller I).  The cuts are swept from the largest I down,
 inserting one interval at a time into Fenwick trees over the ranks of the lower bounds,
-so each cut's far count, far bounds and overlap bounds cost O(log n).
+so each cut's far count, far bounds and overlap bounds cost O(log n).  Every order the
+split needs is a counting sort of the bounds' dense ranks (:func:`dense_ranks`,
+:func:`stable_by`): one comparison sort per bound, and in BE*-B one per p-node, whose
+members' intervals and ranks are carried down its whole c-directory.
 """
 
 from __future__ import annotations
@@ -24,6 +27,19 @@ INF = np.inf
 @numba.njit(cache=True, inline="always")
 def _length(lo, hi):
     return hi - lo if lo <= hi else 0.0
+
+
+@numba.njit(cache=True, inline="always")
+def _lower(vals, a, b, x):
+    """``a + np.searchsorted(vals[a:b], x)``: the first position in the sorted
+    ``vals[a:b]`` whose value is >= x (no view of ``vals`` made per call)."""
+    while a < b:
+        m = (a + b) >> 1
+        if vals[m] < x:
+            a = m + 1
+        else:
+            b = m
+    return a
 
 
 @numba.njit(cache=True)
@@ -105,19 +121,62 @@ def groups(keys):
 
 
 @numba.njit(cache=True)
-def _lexorder(a, b):
-    """np.lexsort((a, b)): by b, then a, then position."""
-    o1 = np.argsort(a, kind="mergesort")
-    o2 = np.argsort(b[o1], kind="mergesort")
-    return o1[o2]
+def dense_ranks(x):
+    """Each value's rank among the distinct values of ``x`` (equal values, equal rank)
+    and the number of distinct values: one unstable sort, the only comparison sort the
+    splits need (the orders below are counting sorts of these ranks)."""
+    n = x.size
+    o = np.argsort(x)  # (quicksort: ties need no order to be ranked)
+    r = np.empty(n, np.int64)
+    k = -1
+    prev = 0.0
+    for t in range(n):
+        v = x[o[t]]
+        if k < 0 or v != prev:
+            k += 1
+            prev = v
+        r[o[t]] = k
+    return r, k + 1
 
 
 @numba.njit(cache=True)
-def _pass(a, b, alpha, best, mirror):
-    """One direction of the exhaustive split; updates best = [overlap, coverage,
-    mirror, cut] when a cut beats it (ties: the earlier (mirror, cut))."""
+def stable_by(keys, m, order):
+    """``order`` stably re-sorted by ``keys[order]`` (integers in ``0..m-1``): a
+    counting sort."""
+    count = np.zeros(m + 1, np.int64)
+    for t in range(order.size):
+        count[keys[order[t]] + 1] += 1
+    for v in range(m):
+        count[v + 1] += count[v]
+    out = np.empty(order.size, np.int64)
+    for t in range(order.size):
+        k = keys[order[t]]
+        out[count[k]] = order[t]
+        count[k] += 1
+    return out
+
+
+@numba.njit(cache=True)
+def _lexorder_ranked(ra, ma, rb, mb):
+    """np.lexsort((a, b)) from the dense ranks of a and b: by b, then a, then position."""
+    return stable_by(rb, mb, stable_by(ra, ma, np.arange(ra.size)))
+
+
+@numba.njit(cache=True)
+def _lexorder(a, b):
+    """np.lexsort((a, b)): by b, then a, then position."""
+    ra, ma = dense_ranks(a)
+    rb, mb = dense_ranks(b)
+    return _lexorder_ranked(ra, ma, rb, mb)
+
+
+@numba.njit(cache=True)
+def _pass(a, b, ra, ma, rb, mb, alpha, best, mirror):
+    """One direction of the exhaustive split (``ra``, ``ma``, ``rb``, ``mb``: the dense
+    ranks of a and b, :func:`dense_ranks`); updates best = [overlap, coverage, mirror,
+    cut] when a cut beats it (ties: the earlier (mirror, cut))."""
     n = a.size
-    order = _lexorder(a, b)
+    order = _lexorder_ranked(ra, ma, rb, mb)
     a_s = a[order]
     b_s = b[order]
     pref = np.empty(n)
@@ -125,7 +184,9 @@ def _pass(a, b, alpha, best, mirror):
     for i in range(n):
         m = min(m, a_s[i])
         pref[i] = m
-    ra = np.argsort(a_s, kind="mergesort")
+    # a_s sorted (equal values in any order: only values and counts below a bound are
+    # read from this order)
+    ra = stable_by(ra[order], ma, np.arange(n))
     a_sorted = a_s[ra]
     rank = np.empty(n, np.int64)
     for r in range(n):
@@ -211,10 +272,22 @@ def _pass(a, b, alpha, best, mirror):
 def exhaustive(lo, hi, alpha):
     """Side of every interval (0 left, 1 overlap, 2 right) of the best exhaustive split,
     and whether one exists."""
+    rl, ml = dense_ranks(lo)
+    rh, mh = dense_ranks(hi)
+    return exhaustive_ranked(lo, hi, rl, ml, rh, mh, alpha)
+
+
+@numba.njit(cache=True)
+def exhaustive_ranked(lo, hi, rl, ml, rh, mh, alpha):
+    """:func:`exhaustive` given order-preserving integer keys of lo and hi (``rl`` below
+    ``ml``, ``rh`` below ``mh``; equal values, equal keys): :func:`dense_ranks`, or a
+    subset of them."""
     n = lo.size
     best = np.array([INF, INF, -1.0, -1.0])
-    _pass(lo, hi, alpha, best, 0)
-    _pass(-hi, -lo, alpha, best, 1)
+    _pass(lo, hi, rl, ml, rh, mh, alpha, best, 0)
+    nrl = (ml - 1) - rl  # the ranks of -lo and -hi: reversed
+    nrh = (mh - 1) - rh
+    _pass(-hi, -lo, nrh, mh, nrl, ml, alpha, best, 1)
     side = np.ones(n, np.int64)
     if best[2] < 0:
         return side, False
@@ -222,7 +295,7 @@ def exhaustive(lo, hi, alpha):
     cut = int(best[3])
     a = -hi if mirror else lo
     b = -lo if mirror else hi
-    order = _lexorder(a, b)
+    order = _lexorder_ranked(nrh, mh, nrl, ml) if mirror else _lexorder_ranked(rl, ml, rh, mh)
     T = b[order[cut - 1]]
     for t in range(n):
         i = order[t]
@@ -249,9 +322,7 @@ def gather(s_start, s_end, p_attr, col, ids, attr):
     out = np.empty(ids.size)
     for t in range(ids.size):
         i = ids[t]
-        a = s_start[i]
-        j = a + np.searchsorted(p_attr[a : s_end[i]], attr)
-        out[t] = col[j]
+        out[t] = col[_lower(p_attr, s_start[i], s_end[i], attr)]
     return out
 
 
@@ -263,7 +334,7 @@ def union_box(s_start, s_end, p_attr, p_lo, p_hi, ids, dims, box):
         a = s_start[i]
         e = s_end[i]
         for d in range(dims.size):
-            j = a + np.searchsorted(p_attr[a:e], dims[d])
+            j = _lower(p_attr, a, e, dims[d])
             if p_lo[j] < box[d, 0]:
                 box[d, 0] = p_lo[j]
             if p_hi[j] > box[d, 1]:
@@ -272,26 +343,31 @@ def union_box(s_start, s_end, p_attr, p_lo, p_hi, ids, dims, box):
 
 @numba.njit(cache=True)
 def summary(s_start, s_end, p_attr, p_w, ids):
-    """Weight summary of subscriptions ``ids``: sorted attributes, max weight each."""
+    """Weight summary of subscriptions ``ids``: sorted attributes, max weight each (the
+    first weight met, replaced by a strictly larger one)."""
     m = 0
+    top = -1
     for t in range(ids.size):
-        m += s_end[ids[t]] - s_start[ids[t]]
-    at = np.empty(m, np.int64)
-    w = np.empty(m)
-    m = 0
+        i = ids[t]
+        m += s_end[i] - s_start[i]
+        if s_end[i] > s_start[i]:
+            top = max(top, p_attr[s_end[i] - 1])  # (sorted: the last is the largest)
+    slot = np.full(top + 1, -1, np.int64)  # each attribute's entry, in order of meeting
+    ka = np.empty(m, np.int64)
+    kw = np.empty(m)
+    u = 0
     for t in range(ids.size):
         for j in range(s_start[ids[t]], s_end[ids[t]]):
-            at[m] = p_attr[j]
-            w[m] = p_w[j]
-            m += 1
-    o, ka, start = groups(at)
-    kw = np.empty(ka.size)
-    for g in range(ka.size):
-        kw[g] = w[o[start[g]]]
-        for t in range(start[g] + 1, start[g + 1]):
-            if w[o[t]] > kw[g]:
-                kw[g] = w[o[t]]
-    return ka, kw
+            g = slot[p_attr[j]]
+            if g < 0:
+                slot[p_attr[j]] = u
+                ka[u] = p_attr[j]
+                kw[u] = p_w[j]
+                u += 1
+            elif p_w[j] > kw[g]:
+                kw[g] = p_w[j]
+    o = np.argsort(ka[:u])  # distinct attributes: any sort gives the one order
+    return ka[o], kw[o]
 
 
 #: the selectivity ranking's histogram: equi-width buckets over an attribute's range
@@ -379,53 +455,64 @@ def partition_plan(s_start, s_end, p_attr, p_lo, p_hi, ids, used, cap, selectivi
     if selectivity:
         return _partition_plan_selective(s_start, s_end, p_attr, p_lo, p_hi, ids, used, cap)
     n = ids.size
+    # the expressions' attributes gathered once (``pa[ptr[t]:ptr[t + 1]]``: ids[t]'s),
+    # then each attribute's expressions (positions in ``ids``, in ``ids`` order), a
+    # counting sort over the attribute ids
     ptr = np.zeros(n + 1, np.int64)
     for t in range(n):
         ptr[t + 1] = ptr[t] + s_end[ids[t]] - s_start[ids[t]]
-    m = ptr[n]
-    pa = np.empty(m, np.int64)
-    own = np.empty(m, np.int64)
+    pa = np.empty(ptr[n], np.int64)
+    top = -1
     for t in range(n):
-        a = s_start[ids[t]]
+        a0 = s_start[ids[t]]
         for q in range(ptr[t], ptr[t + 1]):
-            pa[q] = p_attr[a + q - ptr[t]]
-            own[q] = t
-    o, uniq, gstart = groups(pa)
-    nu = uniq.size
-    inv = np.empty(m, np.int64)  # each gathered predicate's group
-    counts = np.empty(nu, np.int64)
-    for g in range(nu):
-        for t in range(gstart[g], gstart[g + 1]):
-            inv[o[t]] = g
-        counts[g] = gstart[g + 1] - gstart[g]
-        if used.size and used[min(np.searchsorted(used, uniq[g]), used.size - 1)] == uniq[g]:
-            counts[g] = -1
+            pa[q] = p_attr[a0 + q - ptr[t]]
+        if ptr[t + 1] > ptr[t]:
+            top = max(top, pa[ptr[t + 1] - 1])  # (sorted: the last is the largest)
+    first = np.zeros(top + 2, np.int64)
+    for q in range(pa.size):
+        first[pa[q] + 1] += 1
+    for a in range(top + 1):
+        first[a + 1] += first[a]
+    owner = np.empty(pa.size, np.int64)
+    at = first[:-1].copy()
+    for t in range(n):
+        for q in range(ptr[t], ptr[t + 1]):
+            owner[at[pa[q]]] = t
+            at[pa[q]] += 1
+    # the rank: predicates per attribute among the remaining expressions (-1: used)
+    counts = np.empty(top + 1, np.int64)
+    for a in range(top + 1):
+        counts[a] = first[a + 1] - first[a]
+    for u in range(used.size):
+        if used[u] <= top and counts[used[u]] > 0:
+            counts[used[u]] = -1
     remaining = np.ones(n, np.bool_)
     left = n
-    out_attr = np.empty(nu, np.int64)
-    out_ptr = np.zeros(nu + 1, np.int64)
+    out_attr = np.empty(top + 1, np.int64)
+    out_ptr = np.zeros(top + 2, np.int64)
     members = np.empty(n, np.int64)
     g = 0
     w = 0
     capped = False
     while left > cap:
-        best = 0
-        for x in range(1, nu):
-            if counts[x] > counts[best]:
-                best = x
-        if nu == 0 or counts[best] <= 0:
+        best = -1
+        for a in range(top + 1):  # the first maximum: ties go to the smaller attribute
+            if best < 0 or counts[a] > counts[best]:
+                best = a
+        if best < 0 or counts[best] <= 0:
             capped = True
             break
-        out_attr[g] = uniq[best]
-        for t in range(gstart[best], gstart[best + 1]):
-            x = own[o[t]]
+        out_attr[g] = best
+        for q in range(first[best], first[best + 1]):
+            x = owner[q]
             if remaining[x]:
                 remaining[x] = False
                 left -= 1
                 members[w] = ids[x]
                 w += 1
                 for q in range(ptr[x], ptr[x + 1]):
-                    counts[inv[q]] -= 1
+                    counts[pa[q]] -= 1
         counts[best] = -1
         g += 1
         out_ptr[g] = w
@@ -518,13 +605,25 @@ def split(lo, hi, alpha_share, exhaustive_split):
     """``BEStarTree._split``: the data split (exhaustive or approximate; the space split
     when neither exists), then the insertion rule (what a child's bound encloses goes to
     that child).  Side 0 left, 1 overlapping, 2 right."""
+    if exhaustive_split:
+        rl, ml = dense_ranks(lo)
+        rh, mh = dense_ranks(hi)
+        return split_ranked(lo, hi, rl, ml, rh, mh, alpha_share, True)
+    none = np.empty(0, np.int64)
+    return split_ranked(lo, hi, none, 0, none, 0, alpha_share, False)
+
+
+@numba.njit(cache=True)
+def split_ranked(lo, hi, rl, ml, rh, mh, alpha_share, exhaustive_split):
+    """:func:`split` given the keys of :func:`exhaustive_ranked` (unread by the
+    approximate split)."""
     n = lo.size
     alpha = max(1, int(np.ceil(alpha_share * n)))
     ok = False
     side = np.ones(n, np.int64)
     if n >= 2 * alpha:
         if exhaustive_split:
-            side, ok = exhaustive(lo, hi, alpha)
+            side, ok = exhaustive_ranked(lo, hi, rl, ml, rh, mh, alpha)
         else:
             side, ok = approximate(lo, hi, alpha)
     if not ok:  # split_spaceClustering at the centre of the finite endpoints
@@ -592,17 +691,25 @@ def build_tables(s_start, s_end, p_attr, p_lo, p_hi, p_w, ids, A, alpha_share, e
     bk_clo.pop()
     bk_chi.pop()
     # the work stack: (kind, node, attr, ids); kinds: 0 partition c-node, 1 new p-node
-    # of c-node ``node`` on ``attr`` then cluster it, 2 cluster bucket ``node``
+    # of c-node ``node`` on ``attr`` then cluster it, 2 cluster bucket ``node``.  A
+    # cluster task also carries its expressions' intervals on the p-node's attribute
+    # (``iv``: lo, hi) and their ranks (``rk``, :func:`dense_ranks` over the p-node's
+    # members, below ``m``): gathered and ranked once per p-node, the directory's splits
+    # take their subsets (``iv`` and ``rk`` are empty in the other tasks)
+    no_iv = np.empty((0, 2))
+    no_rk = np.empty((0, 2), np.int64)
     st_kind, st_node, st_attr, st_ids = [0], [0], [0], [ids]
+    st_iv, st_rk, st_m = [no_iv], [no_rk], [(0, 0)]
     while len(st_kind):
         kind, node, attr, arr = st_kind.pop(), st_node.pop(), st_attr.pop(), st_ids.pop()
+        iv, rk, m = st_iv.pop(), st_rk.pop(), st_m.pop()
         if kind == 2:
             b = node
             c = bk_cnode[b]
             if arr.size > cn_cap[c]:
                 p = bk_pnode[b]
-                lo = gather(s_start, s_end, p_attr, p_lo, arr, pn_attr[p])
-                hi = gather(s_start, s_end, p_attr, p_hi, arr, pn_attr[p])
+                lo = iv[:, 0]
+                hi = iv[:, 1]
                 mid = 0.0
                 if rigid:
                     clo, chi = bk_clo[b], bk_chi[b]
@@ -611,6 +718,9 @@ def build_tables(s_start, s_end, p_attr, p_lo, p_hi, p_w, ids, A, alpha_share, e
                         st_node.append(c)
                         st_attr.append(0)
                         st_ids.append(arr)
+                        st_iv.append(no_iv)
+                        st_rk.append(no_rk)
+                        st_m.append((0, 0))
                         continue
                     mid = np.floor((clo + chi) / 2) if chi - clo > 1 else (clo + chi) / 2
                     side = np.ones(arr.size, np.int64)
@@ -620,12 +730,16 @@ def build_tables(s_start, s_end, p_attr, p_lo, p_hi, p_w, ids, A, alpha_share, e
                         elif lo[t] >= mid:
                             side[t] = 2
                 else:
-                    side = split(lo, hi, alpha_share, exh)
+                    side = split_ranked(lo, hi, rk[:, 0], m[0], rk[:, 1], m[1], alpha_share,
+                                        exh)  # fmt: skip
                     if not np.any(side != 1):  # atomic: nothing to separate (§IV-C)
                         st_kind.append(0)
                         st_node.append(c)
                         st_attr.append(0)
                         st_ids.append(arr)
+                        st_iv.append(no_iv)
+                        st_rk.append(no_rk)
+                        st_m.append((0, 0))
                         continue
                 kids = np.empty(2, np.int64)
                 for j in range(2):  # new buckets L, R (each with its c-node)
@@ -651,7 +765,11 @@ def build_tables(s_start, s_end, p_attr, p_lo, p_hi, p_w, ids, A, alpha_share, e
                     st_kind.append(2 if j < 2 else 0)
                     st_node.append(kids[j] if j < 2 else c)
                     st_attr.append(0)
-                    st_ids.append(arr[side == 2 * j if j < 2 else side == 1])
+                    sel = side == 2 * j if j < 2 else side == 1
+                    st_ids.append(arr[sel])
+                    st_iv.append(iv[sel] if j < 2 else no_iv)
+                    st_rk.append(rk[sel] if j < 2 and rk.shape[0] else no_rk)
+                    st_m.append(m if j < 2 else (0, 0))
                 continue
             kind, node = 3, c  # an l-node: set below
         if kind == 1:
@@ -701,6 +819,21 @@ def build_tables(s_start, s_end, p_attr, p_lo, p_hi, p_w, ids, A, alpha_share, e
             st_node.append(b)
             st_attr.append(0)
             st_ids.append(arr)
+            iv = np.empty((arr.size, 2))
+            iv[:, 0] = gather(s_start, s_end, p_attr, p_lo, arr, attr)
+            iv[:, 1] = gather(s_start, s_end, p_attr, p_hi, arr, attr)
+            st_iv.append(iv)
+            if rigid or not exh:  # (the ranks serve the exhaustive split only)
+                st_rk.append(no_rk)
+                st_m.append((0, 0))
+            else:
+                rk = np.empty((arr.size, 2), np.int64)
+                rl, ml = dense_ranks(iv[:, 0])
+                rh, mh = dense_ranks(iv[:, 1])
+                rk[:, 0] = rl
+                rk[:, 1] = rh
+                st_rk.append(rk)
+                st_m.append((ml, mh))
             continue
         c = node
         rest = arr
@@ -721,6 +854,9 @@ def build_tables(s_start, s_end, p_attr, p_lo, p_hi, p_w, ids, A, alpha_share, e
                 st_node.append(c)
                 st_attr.append(attrs[g])
                 st_ids.append(members[gptr[g] : gptr[g + 1]].copy())
+                st_iv.append(no_iv)
+                st_rk.append(no_rk)
+                st_m.append((0, 0))
             if capped:
                 cn_cap[c] = max(A, 2 * rest.size)
         leaf_start[c] = len(leaf_pool)

@@ -45,6 +45,14 @@ INF = np.inf
 PARTITION = 0
 CLUSTER = 1
 
+#: numba without reference counting (``_nrt=False``), for the functions an insertion
+#: runs through: they allocate nothing (a box goes into the scratch rows ``T[12]``) and
+#: only read and write the caller's tables, so no count is needed; with it, every call
+#: counted every array of the table tuple ``T`` up and down (~60% of the insertion's
+#: time).  Such a function cannot allocate (numba refuses to compile it), and returns
+#: scalars only.
+_borrowing = numba.njit(cache=True, _nrt=False)
+
 
 # ----------------------------------------------------------------- used lengths
 # U[...]: the used length of each growable table (rows, or a pool's entries), and the
@@ -116,7 +124,7 @@ def _open(slab, U, rows, pool_end, r):
     return row, at
 
 
-@numba.njit(cache=True)
+@_borrowing
 def _reserve_leaf(LF, U, lst, need):
     """Room for ``need`` entries in list ``lst`` of the l-node slab ``LF``."""
     s, new, n, r = _relocate(LF, U, LF_POOL, lst, need)
@@ -124,7 +132,7 @@ def _reserve_leaf(LF, U, lst, need):
         _move(LF[3], s, new, n, r)
 
 
-@numba.njit(cache=True)
+@_borrowing
 def _reserve_two(slab, U, pool_end, lst, need):
     """:func:`_reserve_leaf` for a slab of two pools (``PD``, ``SM``)."""
     s, new, n, r = _relocate(slab, U, pool_end, lst, need)
@@ -133,7 +141,7 @@ def _reserve_two(slab, U, pool_end, lst, need):
         _move(slab[4], s, new, n, r)
 
 
-@numba.njit(cache=True)
+@_borrowing
 def _insert_two(slab, U, pool_end, lst, pos, x, y):
     """``(x, y)`` inserted at position ``pos`` of list ``lst`` of a slab of two pools
     (``PD``, ``SM``), the later entries moved up one."""
@@ -149,14 +157,14 @@ def _insert_two(slab, U, pool_end, lst, pos, x, y):
     length[lst] = n + 1
 
 
-@numba.njit(cache=True)
+@_borrowing
 def _new_leaf(LF, U, r):
     """A new empty list of room ``r`` at the end of the l-node slab ``LF``."""
     at = _open(LF, U, LF_ROWS, LF_POOL, r)[1]
     _move(LF[3], at, at, 0, r)
 
 
-@numba.njit(cache=True)
+@_borrowing
 def _new_two(slab, U, rows, pool_end, r):
     """:func:`_new_leaf` for a slab of two pools (``PD``, ``SM``); its row."""
     row, at = _open(slab, U, rows, pool_end, r)
@@ -195,7 +203,7 @@ def _sum_set(T, lst, ids):
     length[lst] = ka.size
 
 
-@numba.njit(cache=True)
+@_borrowing
 def _sum_add(T, lst, i):
     """Fold expression i into a weight summary (max weight per attribute)."""
     SM = T[2]
@@ -214,7 +222,7 @@ def _sum_add(T, lst, i):
         _insert_two(SM, T[10], SM_POOL, lst, at - s0, a, w)
 
 
-@numba.njit(cache=True)
+@_borrowing
 def _leaf_add(T, c, i):
     LF, U = T[0], T[10]
     n = LF[1][c]
@@ -229,7 +237,7 @@ def _leaf_add(T, c, i):
 # ------------------------------------------------------------------------ nodes
 
 
-@numba.njit(cache=True)
+@_borrowing
 def _new_cnode(T, bucket):
     LF, PD, SM, CN, U = T[0], T[1], T[2], T[3], T[10]
     A = T[9][0]
@@ -245,7 +253,7 @@ def _new_cnode(T, bucket):
     return c
 
 
-@numba.njit(cache=True)
+@_borrowing
 def _new_box(bx, U, k):
     at = U[BX_POOL]
     for d in range(k):
@@ -255,7 +263,7 @@ def _new_box(bx, U, k):
     return at
 
 
-@numba.njit(cache=True)
+@_borrowing
 def _new_bucket(T, p, parent):
     CN, PN, BKI, BKF, U = T[3], T[4], T[5], T[6], T[10]
     bk_left, bk_right, bk_parent, bk_cnode, bk_pnode, bk_split, bk_bx = BKI
@@ -280,7 +288,7 @@ def _new_bucket(T, p, parent):
     return b
 
 
-@numba.njit(cache=True)
+@_borrowing
 def _new_pnode(T, attr, c):
     PD, SM, CN, PN, BKI, U = T[1], T[2], T[3], T[4], T[5], T[10]
     pn_attr, pn_root, pn_cnode, pn_count, pn_sum, pn_dstart, pn_dlen, dims = PN
@@ -324,12 +332,13 @@ def _pred(S, i, attr):
 
 @numba.njit(cache=True, inline="always")
 def _box(T, i, p):
-    """Expression i's box over p-node p's path attributes (k x 2)."""
+    """Expression i's box over p-node p's path attributes: the first k rows of the
+    scratch ``T[12]`` (k x 2; no array is allocated per call)."""
     dims, p_attr, p_lo, p_hi = T[4][7], T[7][2], T[7][3], T[7][4]
     k = T[4][6][p]
     d0 = T[4][5][p]
     a, e = T[7][0][i], T[7][1][i]
-    box = np.empty((k, 2))
+    box = T[12]
     for d in range(k):
         j = _lower(p_attr, a, e, dims[d0 + d])
         box[d, 0] = p_lo[j]
@@ -338,8 +347,8 @@ def _box(T, i, p):
 
 
 @numba.njit(cache=True, inline="always")
-def _union(bx, at, box):
-    for d in range(box.shape[0]):
+def _union(bx, at, box, k):
+    for d in range(k):
         if box[d, 0] < bx[at + 2 * d]:
             bx[at + 2 * d] = box[d, 0]
         if box[d, 1] > bx[at + 2 * d + 1]:
@@ -362,18 +371,19 @@ def _sync(T, b):
 @numba.njit(cache=True, inline="always")
 def _grow_own(T, b, box):
     bx = T[6][4]
-    _union(bx, T[3][3][T[5][3][b]], box)
-    _union(bx, T[5][6][b], box)
+    k = T[4][6][T[5][4][b]]
+    _union(bx, T[3][3][T[5][3][b]], box, k)
+    _union(bx, T[5][6][b], box, k)
     _sync(T, b)
 
 
 @numba.njit(cache=True, inline="always")
 def _grow_total(T, b, box):
-    _union(T[6][4], T[5][6][b], box)
+    _union(T[6][4], T[5][6][b], box, T[4][6][T[5][4][b]])
     _sync(T, b)
 
 
-@numba.njit(cache=True)
+@_borrowing
 def _recompute_own(T, c):
     """c's box: its l-node's expressions and its p-nodes' root buckets."""
     LF, PD, CN, PN, BKI, BKF, S = T[0], T[1], T[3], T[4], T[5], T[6], T[7]
@@ -403,7 +413,7 @@ def _recompute_own(T, c):
 # ----------------------------------------------------------------- Algorithm 2
 
 
-@numba.njit(cache=True)
+@_borrowing
 def _grow_up(T, b, box, lo, hi):
     """A new parent bucket above b holding the expression (Algorithm 2, 6-11)."""
     PN, BKI, BKF = T[4], T[5], T[6]
@@ -436,7 +446,7 @@ def _grow_up(T, b, box, lo, hi):
     return nb
 
 
-@numba.njit(cache=True)
+@_borrowing
 def _insert_cdir(T, i, b):
     """Algorithm 2: the bucket whose c-node receives expression i."""
     PN, BKI, BKF, S = T[4], T[5], T[6], T[7]
@@ -628,7 +638,7 @@ def _partition_step(T, c, st_kind, st_node):
 # from any room has taken at most 4m of its pool; everything is doubled again for slack.
 
 
-@numba.njit(cache=True)
+@_borrowing
 def _free_ok(T, need):
     """Whether every table has ``need`` free (``T[11]``: the tables' capacities, per
     counter, as the caller measured them)."""
@@ -640,7 +650,7 @@ def _free_ok(T, need):
     return ok
 
 
-@numba.njit(cache=True)
+@_borrowing
 def _room_insert(T, need):
     """Room for one insertion's descent and its l-node (Algorithms 1, 2)."""
     A, E, D = T[9][0], T[9][5], T[9][6]
@@ -656,7 +666,7 @@ def _room_insert(T, need):
     return _free_ok(T, need)
 
 
-@numba.njit(cache=True)
+@_borrowing
 def _room_step(T, s, need):
     """Room for one task (Algorithm 4's round or Algorithm 5) on an l-node of size s."""
     A, E, D = T[9][0], T[9][5], T[9][6]
@@ -690,10 +700,11 @@ def _run(T, st_kind, st_node, need):
     return True
 
 
-@numba.njit(cache=True)
-def _insert(T, i, st_kind, st_node, need):
-    """Algorithm 1 from the root (``BEStarTree._insert_at``); False where its tasks
-    wait for room (:func:`_run`)."""
+@_borrowing
+def _insert(T, i):
+    """Algorithm 1 from the root (``BEStarTree._insert_at``) down to the l-node that
+    takes expression i: that c-node if its l-node now overflows (Algorithm 4 at the
+    root, else 5 on its bucket: the caller's tasks), else -1."""
     PD, CN, PN, BKI = T[1], T[3], T[4], T[5]
     s_start, s_end, p_attr = T[7][0], T[7][1], T[7][2]
     pd_start, pd_len, _, pd_attr, pd_pn = PD
@@ -725,9 +736,7 @@ def _insert(T, i, st_kind, st_node, need):
                         best, rank = p, pn_count[p]
         if best < 0:  # no partition: into the l-node
             _leaf_add(T, c, i)
-            st_kind.append(PARTITION if c == 0 else CLUSTER)
-            st_node.append(0 if c == 0 else CN[1][c])
-            return _run(T, st_kind, st_node, need)
+            return c if T[0][1][c] > CN[2][c] else -1
         b = _insert_cdir(T, i, PN[1][best])
         pn_count[best] += 1
         _sum_add(T, PN[4][best], i)
@@ -746,12 +755,17 @@ def insert_many(S, LF, PD, SM, CN, PN, BKI, BKF, U, cap, sub, prm, ids, t0, st_k
     position in ``ids`` reached: ``ids.size`` with an empty task stack when done;
     otherwise ``need`` holds the room the next insertion or task needs, to be made by
     growing the columns before calling again with ``t0`` = the returned position."""
-    T = (LF, PD, SM, CN, PN, BKI, BKF, S, sub, prm, U, cap)
+    T = (LF, PD, SM, CN, PN, BKI, BKF, S, sub, prm, U, cap, np.empty((prm[5] + 1, 2)))
     if not _run(T, st_kind, st_node, need):
         return t0
     for t in range(t0, ids.size):
         if not _room_insert(T, need):
             return t
-        if not _insert(T, ids[t], st_kind, st_node, need):
+        c = _insert(T, ids[t])
+        if c < 0:
+            continue
+        st_kind.append(PARTITION if c == 0 else CLUSTER)
+        st_node.append(0 if c == 0 else CN[1][c])
+        if not _run(T, st_kind, st_node, need):
             return t + 1
     return ids.size

@@ -408,3 +408,108 @@ def test_selectivity_ranking_prefers_the_spread_attribute():
         want = brute_match(sel.subscriptions(), e, sel.alive())
         np.testing.assert_array_equal(sel.match(e), want)
         np.testing.assert_array_equal(pop.match(e), want)
+
+
+# ------------------------------------------------- the build's numba pieces, one by one
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    vals=st.lists(
+        st.one_of(
+            st.integers(-6, 6).map(float), st.sampled_from([-INF, INF, -0.0, 0.0, 0.5, 1e300])
+        ),
+        max_size=60,
+    ),
+    seed=st.integers(0, 2**16),
+)
+def test_ranks_and_counting_orders_are_numpys_sorts(vals, seed):
+    """``dense_ranks`` ranks like ``np.unique``; the splits' orders, counting sorts of
+    those ranks, are ``np.lexsort``'s (ties by position)."""
+    from cnsim.subscriptions.ranked.boolean._build import _lexorder, dense_ranks
+
+    x = np.array(vals, float)
+    r, m = dense_ranks(x)
+    uniq = np.unique(x)
+    assert m == len(uniq)
+    np.testing.assert_array_equal(r, np.searchsorted(uniq, x))
+    y = np.random.default_rng(seed).permutation(x)
+    np.testing.assert_array_equal(_lexorder(x, y), np.lexsort((x, y)))
+    np.testing.assert_array_equal(_lexorder(-y, -x), np.lexsort((-y, -x)))
+
+
+def _store(texts):
+    from cnsim.subscriptions.ranked.boolean.base import Store
+    from cnsim.subscriptions.ranked.boolean.expressions import parse_many
+
+    st_ = Store()
+    return st_, st_.append(parse_many(texts)) if texts else np.empty(0, np.int64)
+
+
+def _attrs(store, i):
+    return [int(a) for a in store.p_attr[store.s_start[i] : store.s_end[i]]]
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    texts=st.lists(expression(max_size=6), max_size=40),
+    used=st.sets(st.integers(0, 7), max_size=3),
+    cap=st.integers(0, 6),
+)
+def test_partition_plan_and_summary_follow_their_definitions(texts, used, cap):
+    """Algorithm 4's plan (popularity: the unused attribute most of the remaining
+    expressions have, ties by the smaller, takes all of them, while more than ``cap``
+    remain) and the weight summary (max weight per attribute), from their definitions."""
+    from cnsim.subscriptions.ranked.boolean._build import partition_plan, summary
+
+    store, ids = _store(texts)
+    ids = np.random.default_rng(len(texts)).permutation(ids)
+    attrs, gptr, members, rest, capped = partition_plan(
+        store.s_start, store.s_end, store.p_attr, store.p_lo, store.p_hi, ids,
+        np.array(sorted(used), np.int64), cap,
+    )  # fmt: skip
+    left, taken, want = [int(i) for i in ids], set(used), []
+    want_capped = False
+    while len(left) > cap:
+        counts: dict[int, int] = {}
+        for i in left:
+            for a in _attrs(store, i):
+                if a not in taken:
+                    counts[a] = counts.get(a, 0) + 1
+        if not counts:
+            want_capped = True
+            break
+        a = min(counts, key=lambda x: (-counts[x], x))
+        want.append((a, [i for i in left if a in _attrs(store, i)]))
+        left = [i for i in left if a not in _attrs(store, i)]
+        taken.add(a)
+    got = [(int(attrs[g]), members[gptr[g] : gptr[g + 1]].tolist()) for g in range(len(attrs))]
+    assert got == want and rest.tolist() == left and bool(capped) == want_capped
+    ka, kw = summary(store.s_start, store.s_end, store.p_attr, store.p_w, ids)
+    best: dict[int, float] = {}
+    for i in ids:
+        for j in range(store.s_start[i], store.s_end[i]):
+            a = int(store.p_attr[j])
+            best[a] = max(best.get(a, -INF), float(store.p_w[j]))
+    assert ka.tolist() == sorted(best) and kw.tolist() == [best[a] for a in sorted(best)]
+
+
+@pytest.mark.parametrize("dist", ["uniform", "zipf"])
+def test_seeded_bench_builds_keep_the_invariants_and_match_like_brute_force(dist):
+    """The bench workload at a fixed seed, built by every path (BE*-B, one by one in
+    numba, the BE-tree's bulk load): each tree holds every invariant of
+    ``test_betree_invariants`` and answers every event like the scan."""
+    from test_betree_invariants import check_invariants
+
+    from cnsim.subscriptions.ranked.boolean.workload import make_index, workload
+
+    subs, events, w = workload(11, 40, n=1500, dist=dist)
+    scan = make_index("scan", w)
+    scan.insert_many(subs)
+    for name, bulk in (("betree_star", True), ("betree_star", False), ("betree", True)):
+        ix = make_index(name, w, bulk=bulk)
+        ix.insert_many(subs)
+        assert ix.stats()["p_nodes"] > 10 and ix.stats()["buckets"] > 100
+        check_invariants(ix)
+        np.testing.assert_array_equal(ix.count_batch(events), scan.count_batch(events))
+        np.testing.assert_array_equal(ix.top_k_batch(events, 5), scan.top_k_batch(events, 5))
