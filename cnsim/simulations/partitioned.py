@@ -5,19 +5,18 @@ stores, subscriber lists — by one task, never by the driver.
 The papers' setting splits this way (seed 003 §V "Network setup"): a server, and
 brokers that each hold the subscriptions of their zones. So:
 
-* **Plan** (one task): the scenario's subscriptions drawn as one process draws them,
-  the network's zones planned over them (Meghdoot: CAN zones, random or load split),
-  and the subscriptions each zone holds counted. The driver groups the zones, in zone
-  order, into P runs of about m / P subscriptions each. Over the ideal CN (no zones) a
-  partition holds a run of consecutive ids instead.
-* **Server** (one task, beside the plan, only when an approach declares
-  ``partition = "whole"``: Paint-Sparse): its server runs over every subscription and
-  logs each batch's messages (:class:`cnsim.algorithms.replayed.ServerLog`), which the
-  driver broadcasts to the partitions. Its memory is one index of S (about 48 bytes a
+* **Server** (one task, first, only when an approach declares ``partition =
+  "whole"``: Paint-Sparse): its server runs over every subscription and logs each
+  batch's messages (:class:`cnsim.algorithms.replayed.ServerLog`), which the driver
+  broadcasts to the partitions. Its memory is one index of S (about 48 bytes a
   subscription): the first limit as m grows (docs/DESIGN_NOTES.md).
-* **Partitions** (P tasks): each draws the workload, keeps its own subscriptions
-  (:meth:`Workload.subscriptions_of`; the subscribers' IP nodes drawn for all and kept
-  for its own, :class:`cnsim.brokers.base.Part`) and runs the usual run loop
+* **Partitions** (P tasks): each draws the workload as one process draws it, plans
+  the split alike (:class:`Plan`: the network's zones over every subscription — CAN
+  zones, random or load split — cut in zone order into P runs of about m / P
+  subscriptions; over the ideal CN, which has no zones, runs of consecutive ids), keeps
+  its own subscriptions (:meth:`Workload.subscriptions_of`; the subscribers' IP nodes
+  drawn for all and kept for its own, :class:`cnsim.brokers.base.Part`) and runs the
+  usual run loop
   (:class:`cnsim.simulations.runner.Simulation`) over them. The server is
   deterministic from the seeds, so every partition recomputes the messages of an
   ``alike`` approach (Paint-Dense, CN-Relax) and finds its own subscriptions'
@@ -34,8 +33,8 @@ brokers that each hold the subscriptions of their zones. So:
 
 Drawing: every task draws the whole workload with the one-process generators and keeps
 its part, so each partition holds exactly the subscriptions one process holds, at the
-price of a transient O(m) draw per task (about 40 bytes a subscription for 1-d ranges)
-before its own structures are built.
+price of a transient O(m) draw per task (about 64 bytes a 1-d subscription, with the
+points and zones the plan reads) before its own structures are built.
 """
 
 from __future__ import annotations
@@ -77,8 +76,9 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class Plan:
     """Which partition holds which subscription: over a network with zones, each zone's
-    (``zone_part``, zones in order grouped into runs of about m / P subscriptions);
-    without, runs of consecutive ids."""
+    (``zone_part``, zones in order grouped into runs of about m / P subscriptions, from
+    the subscriptions each holds); without, runs of consecutive ids. Every partition
+    draws it alike from the whole workload (:meth:`draw`): no task has to send it."""
 
     partitions: int
     total: int  # m, the scenario's subscriptions
@@ -91,20 +91,36 @@ class Plan:
         """The plan for ``total`` subscriptions over ``zones`` holding ``held`` each
         (None: no zones, runs of ids)."""
         if zones is None:
-            starts = _starts(total, partitions)
-            return cls(partitions, total, np.diff(starts))
+            return cls(partitions, total, np.diff(_starts(total, partitions)))
         middle = np.cumsum(held) - held / 2.0  # each zone's middle subscription, in order
         zone_part = np.minimum(middle * partitions // max(total, 1), partitions - 1)
         zone_part = zone_part.astype(np.int64)
         sizes = np.bincount(zone_part, weights=held, minlength=partitions).astype(np.int64)
         return cls(partitions, total, sizes, zones, zone_part)
 
-    def ids(self, p: int, w: Workload) -> np.ndarray:
-        """The ids of partition ``p``'s subscriptions among ``w``'s (all of them)."""
+    @classmethod
+    def draw(cls, scenario: Scenario, w: Workload) -> tuple[Plan, np.ndarray | None]:
+        """The plan of ``scenario`` from its whole workload ``w``: the network's zones
+        planned over every subscription (as one process plans them), and the gateway
+        zone of each (None: no zones)."""
+        from cnsim.simulations.runner import network_setup
+
+        setup = network_setup(scenario, w.kind, len(w.events), Seeds(scenario.seed))
+        points = w.kind.space_points(w)
+        zones = NETWORKS[scenario["overlay"]["kind"]].plan_zones(setup, points)
+        partitions, total = scenario["run"]["partitions"], len(points)
+        if zones is None:
+            return cls.of(partitions, total, None, None), None
+        zone = zones.zone_of(points)
+        held = np.bincount(zone, minlength=zones.n_zones)
+        return cls.of(partitions, total, zones, held), zone
+
+    def ids(self, p: int, zone: np.ndarray | None) -> np.ndarray:
+        """The ids of partition ``p``'s subscriptions (``zone``: every subscription's
+        gateway zone, :meth:`draw`'s)."""
         if self.zones is None:
             starts = _starts(self.total, self.partitions)
             return np.arange(starts[p], starts[p + 1], dtype=np.int64)
-        zone = self.zones.zone_of(w.kind.space_points(w))
         return np.flatnonzero(self.zone_part[zone] == p).astype(np.int64)
 
 
@@ -114,15 +130,17 @@ def _starts(total: int, partitions: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Partition:
-    """Partition ``index`` of a run (:class:`cnsim.simulations.runner.PartOfRun`): its
-    subscriptions by the plan, the ``whole`` approaches replayed from their logs."""
+    """Partition ``index`` of a run of ``scenario`` (:class:`cnsim.simulations.runner.
+    PartOfRun`): its subscriptions by the plan, the ``whole`` approaches replayed from
+    their logs."""
 
-    plan: Plan
+    scenario: Scenario
     index: int
     logs: dict[str, ServerLog]
 
     def held(self, w: Workload) -> Part:
-        return Part(self.plan.ids(self.index, w), self.plan.total, self.plan.zones)
+        plan, zone = Plan.draw(self.scenario, w)
+        return Part(plan.ids(self.index, zone), plan.total, plan.zones)
 
     def approach(self, name: str, view: ServerView) -> Approach:
         spec = parse(name, view.kind)
@@ -132,21 +150,6 @@ class Partition:
 
 
 # -- the tasks --------------------------------------------------------------------------
-
-
-def _plan_task(scenario: Scenario, events: int | None) -> tuple[Zones, np.ndarray] | None:
-    """The network's zones over every subscription and the subscriptions each holds
-    (None: a network without zones)."""
-    from cnsim.simulations.runner import network_setup
-
-    seeds = Seeds(scenario.seed)
-    w = build_workload(scenario, seeds, events)
-    setup = network_setup(scenario, w.kind, len(w.events), seeds)
-    points = w.kind.space_points(w)
-    zones = NETWORKS[scenario["overlay"]["kind"]].plan_zones(setup, points)
-    if zones is None:
-        return None
-    return zones, np.bincount(zones.zone_of(points), minlength=zones.n_zones)
 
 
 def _server_task(scenario: Scenario, events: int | None) -> dict[str, ServerLog]:
@@ -176,7 +179,7 @@ def _partition_task(task: dict[str, Any], logs) -> dict[str, Any]:
     _reset_peak()
     started, cpu = time.perf_counter(), time.process_time()
     scenario = task["scenario"]
-    part = Partition(task["plan"], task["index"], logs.value)
+    part = Partition(scenario, task["index"], logs.value)
     sim = Simulation(scenario, task["events"], part=part)
     setup_s = time.perf_counter() - started
     metrics = sim.metrics()
@@ -265,17 +268,17 @@ class _Declared:
 
 
 class Spread:
-    """The driver's side of a partitioned run: the scenario, its events, the plan and
-    the partitions' results, combined into the one-process run's frame and summary
+    """The driver's side of a partitioned run: the scenario, its events and the
+    partitions' results, combined into the one-process run's frame and summary
     (the interface :func:`cnsim.simulations.runner._summary` reads)."""
 
     server_load = None  # one server (the scenario's rules)
     churn = None
     live = None
 
-    def __init__(self, scenario: Scenario, events: int | None, plan: Plan):
+    def __init__(self, scenario: Scenario, events: int | None):
         self.scenario = scenario
-        self.plan = plan
+        self.partitions = scenario["run"]["partitions"]
         x, _, self.events = objects_and_events(scenario, Seeds(scenario.seed), events)
         self.n_objects = len(x)
         self.batch_size = scenario["events"]["batch_size"]
@@ -300,7 +303,7 @@ class Spread:
         s = self.scenario
         return {
             "objects": int(self.n_objects),
-            "subscriptions": int(self.plan.total),
+            "subscriptions": int(s["subscriptions"]["count"]),
             "k": s["subscriptions"]["k"],
             "events": int(len(self.events)),
             "forced_inserts": self.events.forced_inserts,
@@ -376,13 +379,13 @@ def simulate_partitioned(
     from cnsim.simulations.runner import _summary
 
     started, cpu_started = time.perf_counter(), time.process_time()
-    with _staged(scenario, events, master, spark) as (sc, plan, logs, shared):
-        spread = Spread(scenario, events, plan)
+    with _staged(scenario, events, master, spark) as (sc, logs, shared):
+        spread = Spread(scenario, events)
         setup_s = time.perf_counter() - started
-        held = [p for p in range(plan.partitions) if plan.sizes[p] > 0]
+        held = list(range(spread.partitions))
         with tempfile.TemporaryDirectory(prefix="cnsim-partitions-") as folder:
-            tasks = [{"scenario": scenario, "events": events, "plan": plan, "index": p,
-                      "progress": folder} for p in held]  # fmt: skip
+            tasks = [{"scenario": scenario, "events": events, "index": p, "progress": folder}
+                     for p in held]  # fmt: skip
             # a broadcast reaches the tasks through the function, not their data
             rdd = sc.parallelize(tasks, len(tasks)).map(lambda t: _partition_task(t, shared))
             n_batches = len(list(spread.batches()))
@@ -403,9 +406,8 @@ def verify_partitioned(
     verify` with its part), and the driver joins their reports (:meth:`Report.merge`)."""
     from cnsim.simulations.verify import Report
 
-    with _staged(scenario, events, master, spark, oracle=True) as (sc, plan, _, shared):
-        held = [p for p in range(plan.partitions) if plan.sizes[p] > 0]
-        parts = [Partition(plan, p, {}) for p in held]
+    with _staged(scenario, events, master, spark, oracle=True) as (sc, _, shared):
+        parts = [Partition(scenario, p, {}) for p in range(scenario["run"]["partitions"])]
         rdd = sc.parallelize(parts, len(parts))
         reports = rdd.map(lambda part: _verify_task(scenario, events, part, shared)).collect()
     return Report.merge(reports)
@@ -421,10 +423,11 @@ def _verify_task(scenario: Scenario, events: int | None, part: Partition, logs) 
 
 @contextlib.contextmanager
 def _staged(scenario: Scenario, events, master, spark, oracle: bool = False):
-    """A partitioned run's first stage, checked and done: the Spark context, the plan,
-    the ``whole`` approaches' server logs and their broadcast (``oracle``: under verify);
-    without a master the active session is used if there is one (a notebook's); a session
-    started here stops after the block."""
+    """A partitioned run checked and its first stage done: the Spark context, the
+    ``whole`` approaches' server logs (one task over every subscription; none without
+    such an approach) and their broadcast (``oracle``: under verify); without a master
+    the active session is used if there is one (a notebook's); a session started here
+    stops after the block."""
     from cnsim.simulations.sweep.executors import spark_session
 
     check_call(scenario, events)
@@ -440,16 +443,12 @@ def _staged(scenario: Scenario, events, master, spark, oracle: bool = False):
     try:
         sc = session.sparkContext
         _check_executor_memory(scenario, sc, need)
-        whole = any(s.partition == "whole" for s in _specs(scenario))
-        first = ["plan", "server"] if whole else ["plan"]  # two tasks side by side
-        rdd = sc.parallelize(first, len(first)).map(lambda what: _first(what, scenario, events))
-        stage = dict(rdd.collect())
-        m = scenario["subscriptions"]["count"]
-        zoned = stage["plan"] or (None, None)
-        plan = Plan.of(scenario["run"]["partitions"], m, *zoned)
-        logs = stage.get("server", {})
+        logs = {}
+        if any(s.partition == "whole" for s in _specs(scenario)):
+            server = sc.parallelize([0], 1).map(lambda _: _server_task(scenario, events))
+            logs = server.collect()[0]
         shared = sc.broadcast(logs)
-        yield sc, plan, logs, shared
+        yield sc, logs, shared
         shared.destroy()
     finally:
         if own:
@@ -476,13 +475,6 @@ def _bytes(text: str | None) -> float | None:
         return None
     scale = {"k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40, "": 2**20}[match.group(2)]
     return float(match.group(1)) * scale
-
-
-def _first(what: str, scenario: Scenario, events: int | None):
-    _reset_peak()
-    if what == "plan":
-        return "plan", _plan_task(scenario, events)
-    return "server", _server_task(scenario, events)
 
 
 def _collect(rdd, n_batches: int, held: list[int], folder: str, progress: bool) -> list[dict]:
@@ -533,7 +525,7 @@ def _execution(spread: Spread, master: str | None, logs: dict[str, ServerLog]) -
         return round(float(sum(c[:, names.index(column)].sum() for c in r["columns"].values())), 3)
 
     return {
-        "partitions": spread.plan.partitions,
+        "partitions": spread.partitions,
         "master": master,
         "subscriptions": [int(r["subscriptions"]) for r in rows],
         # each task's set-up (drawing, its part's structures), the servers it recomputed

@@ -68,6 +68,7 @@ CASES = {
     "1-d, Meghdoot, P=3": (3, {"algorithm": {"approaches": [*EXACT, "unicast-lazy",
                                                             "paint-sparse(0.5)"]}}),
     "1-d, ideal, P=2": (2, {"overlay": {"kind": "ideal"}}),
+    "more partitions than zones, some empty": (40, {}),
     "1.5-d, P=2": (2, {"subscriptions": {"kind": "range-1.5d", "count": 1500}}),
     "box d=2, P=3": (3, {"subscriptions": {"kind": "box", "dims": 2, "count": 1500}}),
     "batches, load split, inserts and deletes, P=2": (2, {
@@ -99,18 +100,16 @@ def test_one_partition_through_spark_is_the_one_process_run(spark):
 @pytest.mark.parametrize("partitions", [1, 2, 5, 16])
 def test_plan_places_every_subscription_once(overlay, partitions):
     sc = scenario(partitions, overlay={"kind": overlay})
-    from cnsim.simulations.partitioned import _plan_task
-
-    got = _plan_task(sc, None)
-    m = sc["subscriptions"]["count"]
-    plan = Plan.of(partitions, m, *(got if got is not None else (None, None)))
     w = build_workload(sc, Seeds(sc.seed))
-    ids = [plan.ids(p, w) for p in range(partitions)]
+    plan, zone = Plan.draw(sc, w)
+    m = sc["subscriptions"]["count"]
+    ids = [plan.ids(p, zone) for p in range(partitions)]
     assert [len(i) for i in ids] == list(plan.sizes)
     assert np.array_equal(np.sort(np.concatenate(ids)), np.arange(m))
     # balanced: no partition holds more than m / P and the largest zone beyond it
-    largest = 0 if got is None else int(got[1].max())
+    largest = 0 if zone is None else int(np.bincount(zone).max())
     assert max(plan.sizes) <= -(-m // partitions) + largest
+    assert (zone is None) == (overlay == "ideal")
 
 
 @pytest.mark.parametrize(
