@@ -136,6 +136,7 @@ def measure(
                    "partition_server_s": execution["server_s"],
                    "partition_delivery_s": execution["delivery_s"],
                    "partition_cpu_s": execution["cpu_s"],
+                   "server_task": execution["server_task"],
                    "broadcast_bytes": execution["broadcast_bytes"]}  # fmt: skip
             if one is not None:
                 row["same_as_one_process"] = _same(one["out"], got["out"])

@@ -152,10 +152,13 @@ class Partition:
 # -- the tasks --------------------------------------------------------------------------
 
 
-def _server_task(scenario: Scenario, events: int | None) -> dict[str, ServerLog]:
-    """The ``whole`` approaches' servers over every subscription, batch by batch."""
+def _server_task(scenario: Scenario, events: int | None) -> tuple[dict[str, ServerLog], dict]:
+    """The ``whole`` approaches' servers over every subscription, batch by batch; and
+    the task's cost (wall seconds, peak memory)."""
     from cnsim.simulations.runner import server_view
 
+    _reset_peak()
+    started = time.perf_counter()
     seeds = Seeds(scenario.seed)
     w = build_workload(scenario, seeds, events)
     view = server_view(w, scenario, w.kind.index(w))
@@ -166,7 +169,7 @@ def _server_task(scenario: Scenario, events: int | None) -> dict[str, ServerLog]
         updates = w.events.updates(first, min(first + size, len(w.events)))
         for a in approaches:
             logs[a.name].record(a, updates)
-    return logs
+    return logs, {"wall_s": round(time.perf_counter() - started, 3), "peak_rss_bytes": _peak_rss()}
 
 
 def _partition_task(task: dict[str, Any], logs) -> dict[str, Any]:
@@ -379,7 +382,7 @@ def simulate_partitioned(
     from cnsim.simulations.runner import _summary
 
     started, cpu_started = time.perf_counter(), time.process_time()
-    with _staged(scenario, events, master, spark) as (sc, logs, shared):
+    with _staged(scenario, events, master, spark) as (sc, logs, shared, server):
         spread = Spread(scenario, events)
         setup_s = time.perf_counter() - started
         held = list(range(spread.partitions))
@@ -394,7 +397,7 @@ def simulate_partitioned(
     frame = spread.frame(columns)
     summary = _summary(scenario, spread, frame, setup_s, time.perf_counter() - started, None)
     summary["cpu_time_s"] = time.process_time() - cpu_started  # the driver's
-    summary["execution"] = _execution(spread, master, logs)
+    summary["execution"] = _execution(spread, master, logs, server)
     return Result(frame, spread.brokers(), summary, None)
 
 
@@ -406,7 +409,7 @@ def verify_partitioned(
     verify` with its part), and the driver joins their reports (:meth:`Report.merge`)."""
     from cnsim.simulations.verify import Report
 
-    with _staged(scenario, events, master, spark, oracle=True) as (sc, _, shared):
+    with _staged(scenario, events, master, spark, oracle=True) as (sc, _, shared, _):
         parts = [Partition(scenario, p, {}) for p in range(scenario["run"]["partitions"])]
         rdd = sc.parallelize(parts, len(parts))
         reports = rdd.map(lambda part: _verify_task(scenario, events, part, shared)).collect()
@@ -443,12 +446,12 @@ def _staged(scenario: Scenario, events, master, spark, oracle: bool = False):
     try:
         sc = session.sparkContext
         _check_executor_memory(scenario, sc, need)
-        logs = {}
+        logs, cost = {}, None
         if any(s.partition == "whole" for s in _specs(scenario)):
             server = sc.parallelize([0], 1).map(lambda _: _server_task(scenario, events))
-            logs = server.collect()[0]
+            logs, cost = server.collect()[0]
         shared = sc.broadcast(logs)
-        yield sc, logs, shared
+        yield sc, logs, shared, cost
         shared.destroy()
     finally:
         if own:
@@ -515,9 +518,10 @@ def _slowest(folder: str, held: list[int]) -> int:
     return min(done) if done else 0
 
 
-def _execution(spread: Spread, master: str | None, logs: dict[str, ServerLog]) -> dict:
-    """How the run was spread: partitions, their sizes and costs (not results: every P
-    gives the same frame)."""
+def _execution(spread: Spread, master: str | None, logs: dict[str, ServerLog], server) -> dict:
+    """How the run was spread: partitions, their sizes and costs, and the server task's
+    (``server``: its wall seconds and peak memory, None without one; not results: every
+    P gives the same frame)."""
     rows = spread.results
     names = [m.name for m in spread.metrics()]
 
@@ -536,6 +540,7 @@ def _execution(spread: Spread, master: str | None, logs: dict[str, ServerLog]) -
         "wall_s": [round(r["wall_s"], 3) for r in rows],
         "cpu_s": [round(r["cpu_s"], 3) for r in rows],
         "peak_rss_bytes": [r["peak_rss_bytes"] for r in rows],
+        "server_task": server,
         "broadcast_bytes": int(sum(log.nbytes() for log in logs.values())),
         "driver_peak_rss_bytes": _peak_rss(),
     }
