@@ -32,6 +32,7 @@ import time
 import tomllib
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from cnsim.bench import provenance
@@ -145,6 +146,70 @@ def measure(
     return rows
 
 
+def draw_bytes(m: int = 10_000_000) -> float:
+    """Bytes a subscription costs every task while it draws the whole workload and its
+    plan (:meth:`Plan.draw`), measured in this process at ``m``, plus the 8 bytes of
+    each subscriber's IP node the network draws for all: the transient each task pays
+    before its own structures, whatever P is."""
+    from cnsim.simulations.partitioned import Plan, _peak_rss, _reset_peak
+    from cnsim.simulations.seeds import Seeds
+    from cnsim.simulations.world import build_workload
+
+    scenario = from_dict(tomllib.loads(_toml(m, 10, TWO, 2, False)))
+    _reset_peak()
+    before = _peak_rss()
+    w = build_workload(scenario, Seeds(scenario.seed))
+    Plan.draw(scenario, w)
+    return (_peak_rss() - before) / m + 8.0
+
+
+def project(rows: list[dict], drawn: float, sizes=(10**8, 10**9), counts=(16, 64, 256)) -> dict:
+    """Each task's memory and CPU seconds at ``sizes`` x ``counts`` from the measured
+    partitioned runs: peak memory ``a + b * m / P`` for its part's structures (least
+    squares), beside the transient ``drawn * m`` of drawing every subscription (its
+    peak is about the larger); CPU ``a + b * m / P + c * m`` (least squares: its part,
+    and the draw and plan over all); the server task's ``d * m`` (Paint-Sparse's index
+    of every subscription) where measured."""
+    spread = [r for r in rows if r.get("partition_peak_rss_bytes")]
+    if len({(r["m"], r["partitions"]) for r in spread}) < 3:
+        return {}
+    held, peak, cpu = [], [], []
+    for r in spread:
+        for size, rss, spent in zip(r["partition_subscriptions"], r["partition_peak_rss_bytes"],
+                                    r["partition_cpu_s"], strict=True):  # fmt: skip
+            held.append([1.0, size, r["m"]])
+            peak.append(rss)
+            cpu.append(spent)
+    held = np.array(held)
+    fit_peak = np.linalg.lstsq(held[:, :2], np.array(peak, float), rcond=None)[0]
+    fit_cpu = np.linalg.lstsq(held, np.array(cpu, float), rcond=None)[0]
+    servers = [(r["m"], r["server_task"]) for r in spread if r.get("server_task")]
+    per_sub = {
+        "peak_bytes": max((s["peak_rss_bytes"] / m for m, s in servers), default=None),
+        "wall_s": max((s["wall_s"] / m for m, s in servers), default=None),
+    }
+    table = []
+    for m in sizes:
+        for p in counts:
+            row = {"m": m, "partitions": p,
+                   "task_structures_bytes": float(fit_peak @ [1.0, m / p]),
+                   "task_draw_bytes": drawn * m,
+                   "task_cpu_s": float(fit_cpu @ [1.0, m / p, m]),
+                   "task_cpu_draw_s": float(fit_cpu[2] * m)}  # fmt: skip
+            if per_sub["peak_bytes"] is not None:
+                row["server_task_peak_bytes"] = per_sub["peak_bytes"] * m
+                row["server_task_wall_s"] = per_sub["wall_s"] * m
+            table.append(row)
+    return {
+        "fit": {"structures_bytes": dict(zip(("base", "per_held"), fit_peak.tolist(), strict=True)),
+                "draw_bytes_per_subscription": drawn,
+                "cpu_s": dict(zip(("base", "per_held", "per_drawn"), fit_cpu.tolist(),
+                                  strict=True)),
+                "server_task_per_subscription": per_sub},  # fmt: skip
+        "table": table,
+    }
+
+
 def run_bench(
     quick: bool = False,
     full: bool = False,
@@ -175,6 +240,7 @@ def run_bench(
         "events": n_events,
         "cores": os.cpu_count(),
         "rows": rows,
+        "projection": project(rows, draw_bytes()) if full else {},
         "headline": {"runs_compared": len(agree), "all_identical": all(agree)},
         "wall_s": time.perf_counter() - started,
     }

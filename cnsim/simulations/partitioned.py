@@ -44,7 +44,6 @@ import os
 import re
 import resource
 import tempfile
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,7 +61,6 @@ from cnsim.brokers.zones import Zones
 from cnsim.errors import CnsimError, InputError
 from cnsim.simulations.config import Scenario, check_call
 from cnsim.simulations.metrics import CATALOG, Metric
-from cnsim.simulations.progress import Progress
 from cnsim.simulations.result import Result
 from cnsim.simulations.seeds import Seeds
 from cnsim.simulations.sizes import check_fits, estimate
@@ -391,8 +389,8 @@ def simulate_partitioned(
                      for p in held]  # fmt: skip
             # a broadcast reaches the tasks through the function, not their data
             rdd = sc.parallelize(tasks, len(tasks)).map(lambda t: _partition_task(t, shared))
-            n_batches = len(list(spread.batches()))
-            spread.results = _collect(rdd, n_batches, held, folder, scenario["run"]["progress"])
+            progress = scenario["run"]["progress"]
+            spread.results = _collect(sc, rdd, spread, held, folder, progress)
     columns = spread.columns(logs)
     frame = spread.frame(columns)
     summary = _summary(scenario, spread, frame, setup_s, time.perf_counter() - started, None)
@@ -480,31 +478,17 @@ def _bytes(text: str | None) -> float | None:
     return float(match.group(1)) * scale
 
 
-def _collect(rdd, n_batches: int, held: list[int], folder: str, progress: bool) -> list[dict]:
+def _collect(sc, rdd, spread: Spread, held: list[int], folder: str, progress: bool) -> list[dict]:
     """The partitions' results, while a bar follows the slowest partition's batches."""
-    box: dict[str, Any] = {}
+    from cnsim.simulations.sweep.executors import collect
 
-    def work() -> None:
-        try:
-            box["results"] = rdd.collect()
-        except Exception as exc:  # re-raised in the caller's thread
-            box["error"] = exc
-
-    thread = threading.Thread(target=work, name="cnsim-partitions", daemon=True)
-    thread.start()
-    unit = "event" if n_batches else "batch"
-    with Progress(n_batches, f"run ({len(held)} partitions)", unit, enabled=progress) as bar:
-        while thread.is_alive():
-            thread.join(0.5)
-            bar.update(_slowest(folder, held) - bar.n)
-        bar.update(n_batches - bar.n if "results" in box else 0)
-    if "error" in box:
-        from cnsim.simulations.sweep.executors import _first_line, _log_hint
-
-        raise CnsimError(
-            f"the partitioned run failed ({_first_line(box['error'])}); {_log_hint(False)}"
-        )
-    return sorted(box["results"], key=lambda r: r["index"])
+    n_batches = len(list(spread.batches()))
+    unit = "event" if spread.batch_size == 1 else "batch"
+    results = collect(
+        sc, rdd, n_batches, f"run ({len(held)} partitions)", unit, progress, False,
+        "nothing was written", done=lambda: _slowest(folder, held),
+    )  # fmt: skip
+    return sorted(results, key=lambda r: r["index"])
 
 
 def _slowest(folder: str, held: list[int]) -> int:

@@ -17,6 +17,7 @@ import sys
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -304,32 +305,50 @@ def _cost(scenario: dict[str, Any]) -> float:
 
 
 def _collect(sc: Any, rdd: Any, total: int, name: str, progress: bool, verbose: bool) -> list[Any]:
-    """``rdd.collect()`` in a thread while the progress follows the tasks completed."""
-    group = f"cnsim-sweep-{uuid.uuid4().hex}"
+    """A sweep's ``rdd.collect()``, its progress over the runs completed."""
+    kept = "runs finished so far are kept, run the same command again to resume"
+    return collect(sc, rdd, total, name, "run", progress, verbose, kept)
+
+
+def collect(
+    sc: Any,
+    rdd: Any,
+    total: int,
+    name: str,
+    unit: str,
+    progress: bool,
+    verbose: bool,
+    kept: str,
+    done: Callable[[], int] | None = None,
+) -> list[Any]:
+    """``rdd.collect()`` in a thread while the progress follows ``done()`` (default: the
+    tasks completed) of ``total`` (in ``unit``); Ctrl-C cancels the job; a failure is one
+    line saying what is ``kept``."""
+    group = f"cnsim-{uuid.uuid4().hex}"
     box: dict[str, Any] = {}
+    done = done or (lambda: _completed_tasks(sc, group))
 
     def work() -> None:
-        sc.setJobGroup(group, "cnsim sweep", interruptOnCancel=True)
+        sc.setJobGroup(group, f"cnsim {name}", interruptOnCancel=True)
         try:
             box["rows"] = rdd.collect()
         except Exception as exc:  # re-raised in the caller's thread
             box["error"] = exc
 
-    thread = threading.Thread(target=work, name="cnsim-sweep-collect", daemon=True)
+    thread = threading.Thread(target=work, name="cnsim-collect", daemon=True)
     thread.start()
-    with Progress(total, name, "run", enabled=progress) as bar:
+    with Progress(total, name, unit, enabled=progress) as bar:
         try:
             while thread.is_alive():
                 thread.join(0.5)
-                bar.update(_completed_tasks(sc, group) - bar.n)
+                bar.update(done() - bar.n)
         except KeyboardInterrupt:
-            sc.cancelJobGroup(group)  # finished runs are on disk already: rerun to resume
+            sc.cancelJobGroup(group)
             raise
         bar.update(total - bar.n if "rows" in box else 0)
     if "error" in box:
         raise CnsimError(
-            f"the Spark job failed ({_first_line(box['error'])}); runs finished so far are "
-            f"kept, run the same command again to resume; {_log_hint(verbose)}"
+            f"the Spark job failed ({_first_line(box['error'])}); {kept}; {_log_hint(verbose)}"
         )
     return box["rows"]
 
