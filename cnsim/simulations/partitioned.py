@@ -383,14 +383,14 @@ def simulate_partitioned(
     with _staged(scenario, events, master, spark) as (sc, logs, shared, server):
         spread = Spread(scenario, events)
         setup_s = time.perf_counter() - started
-        held = list(range(spread.partitions))
+        indexes = list(range(spread.partitions))
         with tempfile.TemporaryDirectory(prefix="cnsim-partitions-") as folder:
             tasks = [{"scenario": scenario, "events": events, "index": p, "progress": folder}
-                     for p in held]  # fmt: skip
+                     for p in indexes]  # fmt: skip
             # a broadcast reaches the tasks through the function, not their data
             rdd = sc.parallelize(tasks, len(tasks)).map(lambda t: _partition_task(t, shared))
             progress = scenario["run"]["progress"]
-            spread.results = _collect(sc, rdd, spread, held, folder, progress)
+            spread.results = _collect(sc, rdd, spread, indexes, folder, progress)
     columns = spread.columns(logs)
     frame = spread.frame(columns)
     summary = _summary(scenario, spread, frame, setup_s, time.perf_counter() - started, None)
@@ -478,23 +478,23 @@ def _bytes(text: str | None) -> float | None:
     return float(match.group(1)) * scale
 
 
-def _collect(sc, rdd, spread: Spread, held: list[int], folder: str, progress: bool) -> list[dict]:
+def _collect(sc, rdd, spread: Spread, indexes: list[int], folder: str, progress: bool) -> list:
     """The partitions' results, while a bar follows the slowest partition's batches."""
     from cnsim.simulations.sweep.executors import collect
 
     n_batches = len(list(spread.batches()))
     unit = "event" if spread.batch_size == 1 else "batch"
     results = collect(
-        sc, rdd, n_batches, f"run ({len(held)} partitions)", unit, progress, False,
-        "nothing was written", done=lambda: _slowest(folder, held),
+        sc, rdd, n_batches, f"run ({len(indexes)} partitions)", unit, progress, False,
+        "nothing was written", done=lambda: _slowest(folder, indexes),
     )  # fmt: skip
     return sorted(results, key=lambda r: r["index"])
 
 
-def _slowest(folder: str, held: list[int]) -> int:
+def _slowest(folder: str, indexes: list[int]) -> int:
     """The batches the slowest partition has done (0 until every one has reported)."""
     done = []
-    for p in held:
+    for p in indexes:
         try:
             done.append(int((Path(folder) / f"{p}").read_text()))
         except (OSError, ValueError):
