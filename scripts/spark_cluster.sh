@@ -14,10 +14,13 @@ cd "$(dirname "$0")/.."
 port="${CNSIM_SPARK_PORT:-7077}"
 state="${TMPDIR:-/tmp}/cnsim-spark-cluster"
 python=".venv/bin/python"
-[ -x "$python" ] || { echo "error: no .venv here: run bash scripts/setup.sh first" >&2; exit 2; }
-command -v java >/dev/null || { echo "error: Java 17 is missing: run bash scripts/setup.sh" >&2; exit 2; }
-SPARK_HOME="$("$python" -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))')"
-export SPARK_HOME PYSPARK_PYTHON="$PWD/$python"
+
+need_spark() {  # the venv's pyspark and Java, checked once the arguments are
+    [ -x "$python" ] || { echo "error: no .venv here: run bash scripts/setup.sh first" >&2; exit 2; }
+    command -v java >/dev/null || { echo "error: Java 17 is missing: run bash scripts/setup.sh" >&2; exit 2; }
+    SPARK_HOME="$("$python" -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))')"
+    export SPARK_HOME PYSPARK_PYTHON="$PWD/$python"
+}
 
 stop() {
     for pid_file in "$state"/*.pid; do
@@ -33,6 +36,7 @@ start)
     [[ "$workers" =~ ^[1-9][0-9]*$ ]] || { echo "error: WORKERS = '$workers': a count >= 1" >&2; exit 2; }
     [[ "$cores" =~ ^[1-9][0-9]*$ ]] || { echo "error: CORES = '$cores': a count >= 1" >&2; exit 2; }
     [[ "$memory" =~ ^[1-9][0-9]*[mg]$ ]] || { echo "error: MEMORY = '$memory': e.g. 4g or 512m" >&2; exit 2; }
+    need_spark
     mkdir -p "$state"
     stop
     "$SPARK_HOME/bin/spark-class" org.apache.spark.deploy.master.Master --host 127.0.0.1 \
