@@ -62,6 +62,15 @@ from cnsim.errors import CnsimError, InputError
 from cnsim.simulations.config import Scenario, check_call
 from cnsim.simulations.metrics import CATALOG, Metric
 from cnsim.simulations.result import Result
+from cnsim.simulations.runner import (
+    Simulation,
+    _frame,
+    _summary,
+    _with_redundancy,
+    batch_bounds,
+    network_setup,
+    server_view,
+)
 from cnsim.simulations.seeds import Seeds
 from cnsim.simulations.sizes import check_fits, estimate
 from cnsim.simulations.world import Workload, build_workload, objects_and_events
@@ -101,8 +110,6 @@ class Plan:
         """The plan of ``scenario`` from its whole workload ``w``: the network's zones
         planned over every subscription (as one process plans them), and the gateway
         zone of each (None: no zones)."""
-        from cnsim.simulations.runner import network_setup
-
         setup = network_setup(scenario, w.kind, len(w.events), Seeds(scenario.seed))
         points = w.kind.space_points(w)
         zones = NETWORKS[scenario["overlay"]["kind"]].plan_zones(setup, points)
@@ -153,8 +160,6 @@ class Partition:
 def _server_task(scenario: Scenario, events: int | None) -> tuple[dict[str, ServerLog], dict]:
     """The ``whole`` approaches' servers over every subscription, batch by batch; and
     the task's cost (wall seconds, peak memory)."""
-    from cnsim.simulations.runner import server_view
-
     _reset_peak()
     started = time.perf_counter()
     seeds = Seeds(scenario.seed)
@@ -162,9 +167,8 @@ def _server_task(scenario: Scenario, events: int | None) -> tuple[dict[str, Serv
     view = server_view(w, scenario, w.kind.index(w))
     approaches = [make_approach(s, view) for s in _specs(scenario) if s.partition == "whole"]
     logs = {a.name: ServerLog() for a in approaches}
-    size = scenario["events"]["batch_size"]
-    for first in range(0, len(w.events), size):
-        updates = w.events.updates(first, min(first + size, len(w.events)))
+    for first, stop in batch_bounds(len(w.events), scenario["events"]["batch_size"]):
+        updates = w.events.updates(first, stop)
         for a in approaches:
             logs[a.name].record(a, updates)
     return logs, {"wall_s": round(time.perf_counter() - started, 3), "peak_rss_bytes": _peak_rss()}
@@ -175,8 +179,6 @@ def _partition_task(task: dict[str, Any], logs) -> dict[str, Any]:
     ``whole`` approaches): the run loop over its subscriptions; per
     approach its metric columns, what its brokers held and handled, its subscribers'
     memory; and its cost (wall and CPU seconds, peak memory)."""
-    from cnsim.simulations.runner import Simulation
-
     _reset_peak()
     started, cpu = time.perf_counter(), time.process_time()
     scenario = task["scenario"]
@@ -287,9 +289,7 @@ class Spread:
         self.results: list[dict[str, Any]] = []
 
     def batches(self):
-        n = len(self.events)
-        for first in range(0, n, self.batch_size):
-            yield first, min(first + self.batch_size, n)
+        return batch_bounds(len(self.events), self.batch_size)
 
     def modes(self) -> tuple[str, ...]:
         return ("counting",)
@@ -346,8 +346,6 @@ class Spread:
         return pd.concat(parts, ignore_index=True)
 
     def frame(self, columns: dict[str, np.ndarray]) -> pd.DataFrame:
-        from cnsim.simulations.runner import _frame, _with_redundancy
-
         return _with_redundancy(_frame(self, columns, self.metrics()), self)
 
 
@@ -377,8 +375,6 @@ def simulate_partitioned(
     URL, None: spark-submit's or ``local[*]``; ``spark``: a SparkSession to use, left
     running) and combine them into the one-process run's :class:`Result`; a scenario
     whose partitions would not fit their executors is refused before any work."""
-    from cnsim.simulations.runner import _summary
-
     started, cpu_started = time.perf_counter(), time.process_time()
     with _staged(scenario, events, master, spark) as (sc, logs, shared, server):
         spread = Spread(scenario, events)

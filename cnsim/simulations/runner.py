@@ -253,9 +253,7 @@ class Simulation:
 
     def batches(self) -> Iterator[tuple[int, int]]:
         """``(first, stop)`` event indexes of every batch."""
-        n = len(self.workload.events)
-        for first in range(0, n, self.batch_size):
-            yield first, min(first + self.batch_size, n)
+        return batch_bounds(len(self.workload.events), self.batch_size)
 
     def steps(self) -> Iterator[tuple[int, dict[str, Outcome]]]:
         """Process the batches in order, yielding each batch's outcome per approach;
@@ -408,6 +406,12 @@ class PartOfRun(Protocol):
     def approach(self, name: str, view: ServerView) -> Approach:
         """The approach ``name`` as it runs in the partition: built over ``view`` (the
         partition's subscriptions), or replayed from its server's log."""
+
+
+def batch_bounds(n_events: int, batch_size: int) -> Iterator[tuple[int, int]]:
+    """``(first, stop)`` event indexes of every batch of ``batch_size`` events."""
+    for first in range(0, n_events, batch_size):
+        yield first, min(first + batch_size, n_events)
 
 
 @dataclass(frozen=True)
