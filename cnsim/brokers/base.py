@@ -316,10 +316,9 @@ class Network(ABC):
         (``fails``)."""
         raise NotImplementedError(f"the {self.kind!r} network has no brokers that fail")
 
-    def fault_summary(self, name: str) -> dict[str, float | None]:
-        """The run's summary entries of the losses under approach ``name`` (``fails``):
-        ``repair_events``, ``late_msgs``, ``late_delay_events``
-        (:class:`cnsim.brokers.faults.Losses`)."""
+    def fault_totals(self, name: str) -> dict[str, int]:
+        """The counts the run's summary entries of the losses under approach ``name``
+        are made of (``fails``; :meth:`cnsim.brokers.faults.Losses.totals`)."""
         raise NotImplementedError(f"the {self.kind!r} network has no brokers that fail")
 
     def churn_messages(self) -> int:

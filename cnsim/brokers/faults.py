@@ -164,9 +164,9 @@ class Failing:
         """Lost subscriptions that missed a notification under approach ``name``."""
         return self.faults.stale(name)
 
-    def fault_summary(self, name: str) -> dict[str, float | None]:
-        """The summary entries of the losses under approach ``name``."""
-        return self.faults.summary(name)
+    def fault_totals(self, name: str) -> dict[str, int]:
+        """The counts of the losses under approach ``name`` (:meth:`Losses.totals`)."""
+        return self.faults.totals(name)
 
 
 @dataclass(frozen=True)
@@ -177,6 +177,17 @@ class FaultStep:
 
     counts: dict[str, int]
     resubscribing: np.ndarray
+
+
+def loss_summary(totals: Mapping[str, int]) -> dict[str, float | None]:
+    """The summary entries of an approach's losses from their counts
+    (:meth:`Losses.totals`): the mean events a lost subscription stayed lost
+    (``repair_events``; None if none was lost and held again), the late notifications
+    and their mean delay in events (None: none)."""
+    held, late = totals["held_again"], totals["late_msgs"]
+    return {"repair_events": totals["lost_events"] / held if held else None,
+            "late_msgs": late,
+            "late_delay_events": totals["late_events"] / late if late else None}  # fmt: skip
 
 
 class Losses:
@@ -207,12 +218,6 @@ class Losses:
         self.lost[subs] = True
         self.n_lost += len(subs)
         self._noticed.append((now + self.detection, subs))
-
-    def repair_events(self) -> float | None:
-        """The mean number of events a lost subscription stayed lost (those that left
-        while lost aside), or None if none was lost and held again."""
-        held, events = self.repaired
-        return events / held if held else None
 
     def noticed(self, first: int) -> np.ndarray:
         """The lost subscriptions whose subscribers notice before event ``first`` (and
@@ -264,13 +269,16 @@ class Losses:
             np.add.at(first_sum, subs[dropped], self.now)
         return ~dropped
 
-    def summary(self, name: str) -> dict[str, float | None]:
-        """Under approach ``name``: the mean events a lost subscription stayed lost
-        (:meth:`repair_events`), the late notifications (dropped, then brought by a
-        re-subscription's first list) and their mean delay in events (None: none)."""
-        count, delay = self._late.get(name, [0, 0])
-        return {"repair_events": self.repair_events(), "late_msgs": count,
-                "late_delay_events": delay / count if count else None}  # fmt: skip
+    def totals(self, name: str) -> dict[str, int]:
+        """Under approach ``name``, the counts :func:`loss_summary` makes the run's
+        summary entries of (a run spread over Spark tasks adds its partitions' up): the
+        lost subscriptions held again and the events they were lost (those that left
+        while lost aside), the late notifications (dropped, then brought by a
+        re-subscription's first list) and their delays in events."""
+        late, delay = self._late.get(name, [0, 0])
+        held, events = self.repaired
+        return {"held_again": held, "lost_events": events, "late_msgs": late,
+                "late_events": delay}  # fmt: skip
 
     def stale(self, name: str) -> int:
         """Lost subscriptions that have missed a notification under ``name`` (their

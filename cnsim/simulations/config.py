@@ -39,7 +39,7 @@ from cnsim.schema import (
     check_value,
     config_error,
 )
-from cnsim.subscriptions.churn import LIFETIMES, churns
+from cnsim.subscriptions.churn import LIFETIMES
 from cnsim.subscriptions.covering import INDEXES
 from cnsim.subscriptions.covering.base import MAX_ATTRIBUTES
 from cnsim.subscriptions.kinds import KINDS
@@ -452,8 +452,7 @@ CHURN_RULES: tuple[Rule, ...] = _churn_rules()
 def _partition_rules() -> tuple[Rule, ...]:
     """Where a run may be spread over Spark tasks (``run.partitions`` > 1,
     cnsim/simulations/partitioned.py): a network that declares ``partitions`` (its
-    brokers' subscriptions split by gateway zone), in counting mode, with subscriptions
-    and brokers that stay and one server."""
+    brokers' subscriptions split by gateway zone), in counting mode, with one server."""
     overlays = " or ".join(repr(k) for k, n in NETWORKS.items() if n.partitions)
     one = "1 (one process) when "
 
@@ -479,13 +478,6 @@ def _partition_rules() -> tuple[Rule, ...]:
             lambda v: not spread(v) or v["server"]["count"] == 1,
             "needs one server (several servers' walks are not spread)",
             f"{one}server.count > 1",
-        ),
-        Rule(
-            "run.partitions",
-            lambda v: not spread(v) or not (churns(v["churn"]) or _faults(v)),
-            "needs subscriptions and brokers that stay ([churn] and [faults] run in one "
-            "process)",
-            f"{one}[churn] or [faults] is set",
         ),
         Rule(
             "run.partitions",

@@ -52,8 +52,8 @@ INTERVAL = "ci90"  # its summary entries: ci90_{name}
 #: their routing: the same in every partition, unless the approach sends each partition's
 #: subscriptions their own, ``partition = "own"``: then summed), ``calls`` (likewise, but
 #: for such an approach only the calls it makes per subscription add up), ``once`` (the
-#: same in every partition: an event's way from its publisher), ``slowest`` (wall time: the
-#: slowest partition's)
+#: same in every partition: an event's way from its publisher, the brokers failing and
+#: coming back), ``slowest`` (wall time: the slowest partition's)
 PARTITIONS = ("sum", "server", "calls", "once", "slowest")
 MODES = ("counting", "timed", "distributed", "churn", "churn-timed", "joins", "faults", "ranked")
 
@@ -380,11 +380,11 @@ def _fault_metrics() -> list[Metric]:
     sums = ("mean", "total")
     return [
         Metric("failures", "brokers", "brokers failing", aggregates=sums, mode="faults",
-               collect=_fault("failures")),
+               partitions="once", collect=_fault("failures")),
         Metric("repairs", "brokers", "brokers back", aggregates=sums, mode="faults",
-               collect=_fault("repairs")),
+               partitions="once", collect=_fault("repairs")),
         Metric("link_failures", "links", "tree links failing (content-based)", aggregates=sums,
-               mode="faults", collect=_fault("link_failures")),
+               mode="faults", partitions="once", collect=_fault("link_failures")),
         Metric("lost_subs", "subscriptions", "subscriptions lost", aggregates=("mean", "max"),
                mode="faults", collect=_fault("lost_subs")),
         Metric("lost_msgs", "messages", "notifications lost", aggregates=sums, mode="faults",

@@ -31,6 +31,12 @@ brokers that each hold the subscriptions of their zones. So:
   one process writes it: ``events.parquet``, ``brokers.parquet`` and ``summary.json``
   are the one-process run's but for wall times (and ``summary.json``'s ``execution``).
 
+Subscribers that come and go (``[churn]``) and brokers that fail (``[faults]``): the
+plan is drawn over the pool, each partition keeps its part of the churn schedule
+(:meth:`cnsim.subscriptions.churn.Churn.restricted`), every partition fails the same
+brokers (drawn from the seeds) and a zone's subscriptions are in one partition, so the
+losses and repairs add up (docs/DESIGN_NOTES.md, "One run over Spark tasks").
+
 Drawing: every task draws the whole workload with the one-process generators and keeps
 its part, so each partition holds exactly the subscriptions one process holds, at the
 price of a transient O(m) draw per task (about 64 bytes a 1-d subscription, with the
@@ -68,12 +74,14 @@ from cnsim.simulations.runner import (
     _summary,
     _with_redundancy,
     batch_bounds,
+    batch_modes,
     network_setup,
     server_view,
 )
 from cnsim.simulations.seeds import Seeds
 from cnsim.simulations.sizes import check_fits, estimate
 from cnsim.simulations.world import Workload, build_workload, objects_and_events
+from cnsim.subscriptions.churn import pooled
 from cnsim.subscriptions.kinds import kind_of
 
 if TYPE_CHECKING:
@@ -163,11 +171,18 @@ def _server_task(scenario: Scenario, events: int | None) -> tuple[dict[str, Serv
     _reset_peak()
     started = time.perf_counter()
     seeds = Seeds(scenario.seed)
-    w = build_workload(scenario, seeds, events)
-    view = server_view(w, scenario, w.kind.index(w))
+    churn, w = pooled(scenario["churn"], build_workload(scenario, seeds, events), seeds)
+    index = w.kind.index(w)
+    if churn is not None:  # the pool, the joining ones absent until they join
+        index.set_alive(np.arange(churn.initial, churn.pool), False)
+    view = server_view(w, scenario, index)
     approaches = [make_approach(s, view) for s in _specs(scenario) if s.partition == "whole"]
     logs = {a.name: ServerLog() for a in approaches}
     for first, stop in batch_bounds(len(w.events), scenario["events"]["batch_size"]):
+        if churn is not None:  # S as the server knows it at the batch (failures aside)
+            joining, leaving = churn.due(first, stop)
+            index.set_alive(joining, True)
+            index.set_alive(leaving, False)
         updates = w.events.updates(first, stop)
         for a in approaches:
             logs[a.name].record(a, updates)
@@ -203,6 +218,8 @@ def _partition_task(task: dict[str, Any], logs) -> dict[str, Any]:
         "held": load.pop("subscriptions_held", None),
         "handled": load,
         "memory": {a.name: sim.subscriber_memory(a, object_bytes) for a in sim.approaches},
+        "losses": {a.name: sim.fault_totals(a.name) for a in sim.approaches}
+        if "faults" in sim.modes() else None,
         "setup_s": setup_s,
         "wall_s": time.perf_counter() - started,
         "cpu_s": time.process_time() - cpu,
@@ -276,8 +293,6 @@ class Spread:
     (the interface :func:`cnsim.simulations.runner._summary` reads)."""
 
     server_load = None  # one server (the scenario's rules)
-    churn = None
-    live = None
 
     def __init__(self, scenario: Scenario, events: int | None):
         self.scenario = scenario
@@ -292,13 +307,15 @@ class Spread:
         return batch_bounds(len(self.events), self.batch_size)
 
     def modes(self) -> tuple[str, ...]:
-        return ("counting",)
+        return batch_modes(self.scenario)
 
-    def lost(self) -> None:
-        return None
+    def fault_totals(self, name: str) -> dict[str, int]:
+        """The counts of the losses under approach ``name``, its partitions' added up."""
+        totals = [r["losses"][name] for r in self.results]
+        return {key: sum(t[key] for t in totals) for key in totals[0]}
 
     def metrics(self) -> list[Metric]:
-        return [m for m in CATALOG.select("batch", "counting") if m.collect]
+        return [m for mode in self.modes() for m in CATALOG.select("batch", mode) if m.collect]
 
     def sizes(self) -> dict:
         s = self.scenario

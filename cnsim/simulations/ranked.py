@@ -15,11 +15,6 @@ import pandas as pd
 from cnsim.simulations.metrics import CATALOG
 
 
-def runs_ranked(approaches) -> bool:
-    """Whether any of ``approaches`` is ranked delivery (its metrics are then recorded)."""
-    return any(a.spec.message == "ranked" for a in approaches)
-
-
 def global_top_k(
     l: np.ndarray, r: np.ndarray, score: np.ndarray, x: float, k: int, alive=None
 ) -> np.ndarray:

