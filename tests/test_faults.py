@@ -23,8 +23,8 @@ import pytest
 
 from cnsim.simulations.sweep import read_results
 
-RUN_KILLS = 12
-SWEEP_KILLS = 8
+RUN_KILLS = 8
+SWEEP_KILLS = 5
 SCENARIO = """seed = 9
 [objects]
 count = 300
