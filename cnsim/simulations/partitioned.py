@@ -23,11 +23,13 @@ brokers that each hold the subscriptions of their zones. So:
   messages of an ``own`` one (Unicast); a ``whole`` one is replayed from its log.
   Every message is routed over all the zones in every partition — routing needs the
   zones only — and delivered by the zones the partition holds.
-* **Combine** (driver): per approach and batch, each metric's partitions make the
-  run's value as the catalog declares (``Metric.partitions``): deliveries and last hops
-  add up; the server's messages and their overlay and IP traffic are counted once (the
-  first partition's; all agree, and a disagreement is an error), or add up for an
-  ``own`` approach; wall times are the slowest partition's. The result is written as
+* **Combine** (Spark's tree reduce, :func:`_merged`: the driver receives the run's
+  columns, not P partitions' of them): per approach and batch, each metric's
+  partitions make the run's value as the catalog declares (``Metric.partitions``):
+  deliveries and last hops add up; the server's messages and their overlay and IP
+  traffic are counted once (all partitions agree, and a disagreement is an error), or
+  add up for an ``own`` approach; wall times are the slowest partition's. The result is
+  written as
   one process writes it: ``events.parquet``, ``brokers.parquet`` and ``summary.json``
   are the one-process run's but for wall times (and ``summary.json``'s ``execution``).
 
@@ -191,9 +193,9 @@ def _server_task(scenario: Scenario, events: int | None) -> tuple[dict[str, Serv
 
 def _partition_task(task: dict[str, Any], logs) -> dict[str, Any]:
     """Run partition ``task["index"]`` (``logs``: the broadcast server logs of the
-    ``whole`` approaches): the run loop over its subscriptions; per
-    approach its metric columns, what its brokers held and handled, its subscribers'
-    memory; and its cost (wall and CPU seconds, peak memory)."""
+    ``whole`` approaches): the run loop over its subscriptions; per approach its metric
+    columns, what its brokers held and handled, its subscribers' memory and its losses
+    (``[faults]``); and its cost (:func:`_merged` adds partitions' results up)."""
     _reset_peak()
     started, cpu = time.perf_counter(), time.process_time()
     scenario = task["scenario"]
@@ -211,20 +213,80 @@ def _partition_task(task: dict[str, Any], logs) -> dict[str, Any]:
     beat.tick(n, force=True)
     load = sim.network.broker_load()
     object_bytes = scenario["messages"]["object_bytes"]
-    return {
+    names = [m.name for m in metrics]
+
+    def spent(column: str) -> float:  # seconds over the run, every approach
+        return round(float(sum(c[:, names.index(column)].sum() for c in columns.values())), 3)
+
+    cost = {
         "index": task["index"],
         "subscriptions": len(sim.workload.l),
+        # its set-up (drawing, its part's structures), the servers it recomputed (or
+        # replayed) and its deliveries, then its whole wall and CPU time
+        "setup_s": round(setup_s, 3),
+        "server_s": spent("server_time_s"),
+        "delivery_s": spent("delivery_time_s"),
+        "wall_s": round(time.perf_counter() - started, 3),
+        "cpu_s": round(time.process_time() - cpu, 3),
+        "peak_rss_bytes": _peak_rss(),
+    }
+    return {
         "columns": columns,
         "held": load.pop("subscriptions_held", None),
         "handled": load,
         "memory": {a.name: sim.subscriber_memory(a, object_bytes) for a in sim.approaches},
         "losses": {a.name: sim.fault_totals(a.name) for a in sim.approaches}
         if "faults" in sim.modes() else None,
-        "setup_s": setup_s,
-        "wall_s": time.perf_counter() - started,
-        "cpu_s": time.process_time() - cpu,
-        "peak_rss_bytes": _peak_rss(),
+        "disagree": [],  # what partitions that should agree did not agree on
+        "tasks": [cost],
     }
+
+
+def _merged(scenario: Scenario):
+    """The function that adds two partitions' results up (each a :func:`_partition_task`
+    result, or two already added): every column and broker count as its metric declares
+    (:func:`_combine`), memory and losses summed, the tasks' costs listed. Associative,
+    so Spark reduces the partitions' results in a tree and the driver receives one."""
+    specs = {s.name: s for s in _specs(scenario)}
+    metrics = _metrics(scenario)
+    rule = CATALOG["messages_handled"]
+
+    def merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+        disagree = a["disagree"] + b["disagree"]
+
+        def pair(metric: Metric, spec: ApproachSpec, x: np.ndarray, y: np.ndarray):
+            try:
+                return _combine(metric, spec, np.stack([x, y]))
+            except CnsimError as exc:  # said by the driver, not lost in Spark's trace
+                disagree.append(str(exc))
+                return x
+
+        columns = {
+            name: np.column_stack([pair(m, specs[name], c[:, j], b["columns"][name][:, j])
+                                   for j, m in enumerate(metrics)])
+            for name, c in a["columns"].items()
+        }  # fmt: skip
+        losses = a["losses"] and {
+            name: {key: t[key] + b["losses"][name][key] for key in t}
+            for name, t in a["losses"].items()
+        }
+        return {
+            "columns": columns,
+            "held": None if a["held"] is None else a["held"] + b["held"],
+            "handled": {name: pair(rule, specs[name], h, b["handled"][name])
+                        for name, h in a["handled"].items()},  # fmt: skip
+            "memory": {name: v + b["memory"][name] for name, v in a["memory"].items()},
+            "losses": losses,
+            "disagree": disagree,
+            "tasks": a["tasks"] + b["tasks"],
+        }
+
+    return merge
+
+
+def _metrics(scenario: Scenario) -> list[Metric]:
+    """The batch metrics every partition collects, in column order (the run loop's)."""
+    return [m for mode in batch_modes(scenario) for m in CATALOG.select("batch", mode) if m.collect]
 
 
 def _specs(scenario: Scenario) -> list[ApproachSpec]:
@@ -289,8 +351,9 @@ class _Declared:
 
 class Spread:
     """The driver's side of a partitioned run: the scenario, its events and the
-    partitions' results, combined into the one-process run's frame and summary
-    (the interface :func:`cnsim.simulations.runner._summary` reads)."""
+    partitions' results added up (``run``, :func:`_merged`), made into the one-process
+    run's frame and summary (the interface :func:`cnsim.simulations.runner._summary`
+    reads)."""
 
     server_load = None  # one server (the scenario's rules)
 
@@ -301,7 +364,7 @@ class Spread:
         self.n_objects = len(x)
         self.batch_size = scenario["events"]["batch_size"]
         self.approaches = [_Declared(s) for s in _specs(scenario)]
-        self.results: list[dict[str, Any]] = []
+        self.run: dict[str, Any] = {}
 
     def batches(self):
         return batch_bounds(len(self.events), self.batch_size)
@@ -311,11 +374,10 @@ class Spread:
 
     def fault_totals(self, name: str) -> dict[str, int]:
         """The counts of the losses under approach ``name``, its partitions' added up."""
-        totals = [r["losses"][name] for r in self.results]
-        return {key: sum(t[key] for t in totals) for key in totals[0]}
+        return self.run["losses"][name]
 
     def metrics(self) -> list[Metric]:
-        return [m for mode in self.modes() for m in CATALOG.select("batch", mode) if m.collect]
+        return _metrics(self.scenario)
 
     def sizes(self) -> dict:
         s = self.scenario
@@ -330,36 +392,26 @@ class Spread:
         }
 
     def subscriber_memory(self, approach, object_bytes: int) -> int:
-        return int(sum(r["memory"][approach.name] for r in self.results))
+        return int(self.run["memory"][approach.name])
 
     def columns(self, logs: dict[str, ServerLog]) -> dict[str, np.ndarray]:
-        """Every approach's batch columns, its partitions' combined (module docstring)."""
-        metrics = self.metrics()
-        out = {}
-        for a in self.approaches:
-            parts = np.stack([r["columns"][a.name] for r in self.results])  # (P, B, M)
-            out[a.name] = np.column_stack(
-                [_combine(m, a.spec, parts[:, :, j]) for j, m in enumerate(metrics)]
-            ) if len(metrics) else parts[0]  # fmt: skip
-            if a.name in logs:  # its server ran elsewhere: its time is the log's
-                j = [m.name for m in metrics].index("server_time_s")
-                out[a.name][:, j] = logs[a.name].times
+        """Every approach's batch columns (a ``whole`` approach's server time its log's)."""
+        out = {name: c.copy() for name, c in self.run["columns"].items()}
+        j = [m.name for m in self.metrics()].index("server_time_s")
+        for name, log in logs.items():  # its server ran elsewhere: its time is the log's
+            out[name][:, j] = log.times
         return out
 
     def brokers(self) -> pd.DataFrame | None:
         """``brokers.parquet``: what the brokers held (added up) and handled (counted as
         ``messages_handled`` declares)."""
-        first = self.results[0]
-        if first["held"] is None:
+        held = self.run["held"]
+        if held is None:
             return None
-        held = np.sum([r["held"] for r in self.results], axis=0)
-        rule = CATALOG["messages_handled"]
-        parts = []
-        for a in self.approaches:
-            handled = _combine(rule, a.spec, np.stack([r["handled"][a.name] for r in self.results]))
-            part = {"approach": a.name, "broker": np.arange(len(held)),
-                    "subscriptions_held": held, "messages_handled": handled}  # fmt: skip
-            parts.append(pd.DataFrame(part))
+        handled = self.run["handled"]
+        parts = [pd.DataFrame({"approach": a.name, "broker": np.arange(len(held)),
+                               "subscriptions_held": held, "messages_handled": handled[a.name]})
+                 for a in self.approaches]  # fmt: skip
         return pd.concat(parts, ignore_index=True)
 
     def frame(self, columns: dict[str, np.ndarray]) -> pd.DataFrame:
@@ -403,7 +455,9 @@ def simulate_partitioned(
             # a broadcast reaches the tasks through the function, not their data
             rdd = sc.parallelize(tasks, len(tasks)).map(lambda t: _partition_task(t, shared))
             progress = scenario["run"]["progress"]
-            spread.results = _collect(sc, rdd, spread, indexes, folder, progress)
+            spread.run = _collect(sc, rdd, spread, indexes, folder, progress)
+    if spread.run["disagree"]:
+        raise CnsimError(spread.run["disagree"][0])
     columns = spread.columns(logs)
     frame = spread.frame(columns)
     summary = _summary(scenario, spread, frame, setup_s, time.perf_counter() - started, None)
@@ -491,17 +545,19 @@ def _bytes(text: str | None) -> float | None:
     return float(match.group(1)) * scale
 
 
-def _collect(sc, rdd, spread: Spread, indexes: list[int], folder: str, progress: bool) -> list:
-    """The partitions' results, while a bar follows the slowest partition's batches."""
+def _collect(sc, rdd, spread: Spread, indexes: list[int], folder: str, progress: bool) -> dict:
+    """The partitions' results added up by Spark (:func:`_merged`, in a tree: the driver
+    receives one), while a bar follows the slowest partition's batches."""
     from cnsim.simulations.sweep.executors import collect
 
     n_batches = len(list(spread.batches()))
     unit = "event" if spread.batch_size == 1 else "batch"
-    results = collect(
+    merge = _merged(spread.scenario)
+    return collect(
         sc, rdd, n_batches, f"run ({len(indexes)} partitions)", unit, progress, False,
         "nothing was written", done=lambda: _slowest(folder, indexes),
+        action=lambda r: r.treeReduce(merge),
     )  # fmt: skip
-    return sorted(results, key=lambda r: r["index"])
 
 
 def _slowest(folder: str, indexes: list[int]) -> int:
@@ -519,24 +575,13 @@ def _execution(spread: Spread, master: str | None, logs: dict[str, ServerLog], s
     """How the run was spread: partitions, their sizes and costs, and the server task's
     (``server``: its wall seconds and peak memory, None without one; not results: every
     P gives the same frame)."""
-    rows = spread.results
-    names = [m.name for m in spread.metrics()]
-
-    def spent(r: dict, column: str) -> float:  # seconds over the run, every approach
-        return round(float(sum(c[:, names.index(column)].sum() for c in r["columns"].values())), 3)
-
+    rows = sorted(spread.run["tasks"], key=lambda t: t["index"])
     return {
         "partitions": spread.partitions,
         "master": master,
-        "subscriptions": [int(r["subscriptions"]) for r in rows],
-        # each task's set-up (drawing, its part's structures), the servers it recomputed
-        # (or replayed) and its deliveries, then its whole wall and CPU time
-        "setup_s": [round(r["setup_s"], 3) for r in rows],
-        "server_s": [spent(r, "server_time_s") for r in rows],
-        "delivery_s": [spent(r, "delivery_time_s") for r in rows],
-        "wall_s": [round(r["wall_s"], 3) for r in rows],
-        "cpu_s": [round(r["cpu_s"], 3) for r in rows],
-        "peak_rss_bytes": [r["peak_rss_bytes"] for r in rows],
+        **{key: [r[key] for r in rows] for key in ("subscriptions", "setup_s", "server_s",
+                                                   "delivery_s", "wall_s", "cpu_s",
+                                                   "peak_rss_bytes")},
         "server_task": server,
         "broadcast_bytes": int(sum(log.nbytes() for log in logs.values())),
         "driver_peak_rss_bytes": _peak_rss(),

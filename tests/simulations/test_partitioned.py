@@ -224,3 +224,35 @@ def test_spark_memory_settings_read_as_bytes(text, expected):
     from cnsim.simulations.partitioned import _bytes
 
     assert _bytes(text) == expected
+
+
+def test_partitions_add_up_pairwise_and_a_disagreement_reaches_the_driver():
+    """Spark reduces the partitions' results in a tree with ``_merged``: any grouping
+    gives the run's columns, memory and broker counts; values that must agree and do
+    not are kept as a message for the driver to raise, not lost in Spark's trace."""
+    from cnsim.simulations.partitioned import _merged, _metrics
+
+    sc = scenario(3, algorithm={"approaches": ["paint-dense", "unicast"]})
+    merge, names = _merged(sc), [m.name for m in _metrics(sc)]
+    out, delivered = names.index("server_out_msgs"), names.index("delivered_msgs")
+
+    def part(index: int, sent: float) -> dict:
+        columns = {a: np.ones((2, len(names))) for a in ("paint-dense", "unicast")}
+        columns["paint-dense"][:, out] = sent
+        return {"columns": columns, "held": np.array([1, 2]),
+                "handled": {a: np.array([3, 3]) for a in columns},
+                "memory": dict.fromkeys(columns, 10), "losses": None, "disagree": [],
+                "tasks": [{"index": index}]}  # fmt: skip
+
+    left = merge(merge(part(0, 5), part(1, 5)), part(2, 5))
+    right = merge(part(0, 5), merge(part(1, 5), part(2, 5)))
+    for run in (left, right):
+        assert not run["disagree"] and [t["index"] for t in run["tasks"]] == [0, 1, 2]
+        assert run["columns"]["paint-dense"][0, delivered] == 3  # deliveries add up
+        assert run["columns"]["paint-dense"][0, out] == 5  # the server's: once
+        assert run["columns"]["unicast"][0, out] == 3  # own: added
+        assert list(run["held"]) == [3, 6] and run["memory"]["unicast"] == 30
+        assert list(run["handled"]["paint-dense"]) == [3, 3]
+        assert list(run["handled"]["unicast"]) == [9, 9]
+    bad = merge(part(0, 5), part(1, 6))
+    assert bad["disagree"] and "server_out_msgs of paint-dense" in bad["disagree"][0]

@@ -320,10 +320,11 @@ def collect(
     verbose: bool,
     kept: str,
     done: Callable[[], int] | None = None,
-) -> list[Any]:
-    """``rdd.collect()`` in a thread while the progress follows ``done()`` (default: the
-    tasks completed) of ``total`` (in ``unit``); Ctrl-C cancels the job; a failure is one
-    line saying what is ``kept``."""
+    action: Callable[[Any], Any] | None = None,
+) -> Any:
+    """``rdd.collect()`` (or ``action(rdd)``) in a thread while the progress follows
+    ``done()`` (default: the tasks completed) of ``total`` (in ``unit``); Ctrl-C cancels
+    the job; a failure is one line saying what is ``kept``."""
     group = f"cnsim-{uuid.uuid4().hex}"
     box: dict[str, Any] = {}
     done = done or (lambda: _completed_tasks(sc, group))
@@ -331,7 +332,7 @@ def collect(
     def work() -> None:
         sc.setJobGroup(group, f"cnsim {name}", interruptOnCancel=True)
         try:
-            box["rows"] = rdd.collect()
+            box["rows"] = rdd.collect() if action is None else action(rdd)
         except Exception as exc:  # re-raised in the caller's thread
             box["error"] = exc
 
