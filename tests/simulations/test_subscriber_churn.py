@@ -134,6 +134,26 @@ def test_the_schedule_draws_poisson_joins_and_lifetimes_of_the_asked_mean():
     assert (churn.leave_at > born).all()
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**31), st.integers(1, 60), st.integers(1, 9), st.floats(0.05, 1.0))
+def test_a_part_of_the_pool_joins_and_leaves_as_in_the_pool(seed, m, batch, share):
+    """``Churn.restricted``: the schedule of some of the pool's subscriptions (a
+    partition of a spread run), renumbered in order, gives at every batch exactly the
+    pool's joins and leaves among them."""
+    rng = np.random.default_rng(seed)
+    section = {"joins": 1.5, "lifetime": "pareto", "mean_lifetime": 12.0, "pareto_shape": 2.0}
+    churn = Churn.draw(section, m, 80, rng)
+    ids = np.flatnonzero(rng.random(churn.pool) < share)
+    part = churn.restricted(ids)
+    assert part.initial == int((ids < m).sum()) and part.pool == len(ids)
+    for first in range(0, 80, batch):
+        stop = min(first + batch, 80)
+        joining, leaving = churn.due(first, stop)
+        got_joining, got_leaving = part.due(first, stop)
+        assert list(ids[got_joining]) == [i for i in joining if i in set(ids)]
+        assert list(ids[got_leaving]) == [i for i in leaving if i in set(ids)]
+
+
 def test_without_churn_the_run_is_unchanged():
     plain, s_plain = run(scenario(churn={}))
     written = {"joins": 0.0, "lifetime": "none", "mean_lifetime": 1000.0, "pareto_shape": 2.0}
