@@ -1,19 +1,23 @@
-"""numba helpers of BE*-tree construction: the exhaustive split in O(n log n), the
-gathers of the bulk (BE*-B) path, and the whole BE*-B build as a node-table builder
-(:func:`build_tables`, :func:`boxes`; seed 002 §IV-V, Algorithms 4 and 5, applied
-top-down to a batch).
+"""numba helpers of BE*-tree construction: the exhaustive split in O(n) after one
+sort, the gathers of the bulk (BE*-B) path, and the whole BE*-B build as a node-table
+builder (:func:`build_tables`, :func:`boxes`; seed 002 §IV-V, Algorithms 4 and 5,
+applied top-down to a batch).
 
 ``exhaustive(lo, hi, alpha)`` gives exactly the split of the plain definition
 (``tests/.../test_betree_build.py`` holds the O(n^2) reference): for every cut I in
 ``[alpha, n - alpha]`` of Omega_up (the I smallest upper bounds go left) and of
 Omega_low (mirrored), the rest is "far" (right) when it starts above the left bound's
 end, else overlapping; minimum overlap length, then minimum coverage, then the first
-(Omega_up before Omega_low, smaller I).  The cuts are swept from the largest I down,
-inserting one interval at a time into Fenwick trees over the ranks of the lower bounds,
-so each cut's far count, far bounds and overlap bounds cost O(log n).  Every order the
-split needs is a counting sort of the bounds' dense ranks (:func:`dense_ranks`,
-:func:`stable_by`): one comparison sort per bound, and in BE*-B one per p-node, whose
-members' intervals and ranks are carried down its whole c-directory.
+(Omega_up before Omega_low, smaller I).  The cuts are swept from the largest I down; as
+the left bound's end only decreases and the right side only grows, each cut's far
+count, far bounds and overlap bounds are kept in O(1) amortized (:func:`_pass`).  Every
+order the split needs is a counting sort of the bounds' dense ranks
+(:func:`dense_ranks`, a radix sort of the floats' bits; :func:`stable_by`): one sort
+per bound, and in BE*-B one per p-node, whose members' intervals and ranks are carried
+down its whole c-directory (renumbered, :func:`compact_ranks`, once a bucket holds far
+fewer intervals than the p-node had ranks).  The partition plan reads each group's
+intervals and weight summary in the same pass that places its members
+(:func:`partition_gathered`).
 """
 
 from __future__ import annotations
@@ -120,14 +124,27 @@ def groups(keys):
     return o, uniq[:u], start[: u + 1]
 
 
+#: below this many values :func:`dense_ranks` sorts by comparison, above by radix
+RADIX_MIN = 512
+
+
 @numba.njit(cache=True)
 def dense_ranks(x):
     """Each value's rank among the distinct values of ``x`` (equal values, equal rank)
-    and the number of distinct values: one unstable sort, the only comparison sort the
+    and the number of distinct values: one sort (:func:`radix_order` from
+    :data:`RADIX_MIN` values on, else numba's quicksort), the only sort of values the
     splits need (the orders below are counting sorts of these ranks)."""
     n = x.size
-    o = np.argsort(x)  # (quicksort: ties need no order to be ranked)
     r = np.empty(n, np.int64)
+    if n >= RADIX_MIN and not np.isnan(x).any():
+        o, keys = radix_order(x)  # (equal keys, equal values)
+        k = -1
+        for t in range(n):
+            if k < 0 or keys[t] != keys[t - 1]:
+                k += 1
+            r[o[t]] = k
+        return r, k + 1
+    o = np.argsort(x)  # (quicksort: ties need no order to be ranked)
     k = -1
     prev = 0.0
     for t in range(n):
@@ -137,6 +154,49 @@ def dense_ranks(x):
             prev = v
         r[o[t]] = k
     return r, k + 1
+
+
+@numba.njit(cache=True)
+def radix_order(x):
+    """Positions of ``x`` in ascending order of value (ties in any order; -0.0 and 0.0
+    tie; NaN last, as ``np.argsort``) and the values' keys in that order (equal values,
+    equal keys): an LSD radix sort of the floats' bits made order-preserving (the sign
+    bit flipped, all bits for negatives), one byte per pass, a pass skipped where every
+    key has the same byte."""
+    n = x.size
+    keys = (x + 0.0).view(np.uint64)  # (a copy; -0.0 becomes 0.0)
+    for t in range(n):
+        b = keys[t]
+        if x[t] != x[t]:  # NaN: after every number
+            keys[t] = np.uint64(0xFFFFFFFFFFFFFFFF)
+        elif b >> np.uint64(63):
+            keys[t] = ~b
+        else:
+            keys[t] = b | np.uint64(0x8000000000000000)
+    hist = np.zeros((8, 257), np.int64)
+    for t in range(n):
+        k = keys[t]
+        for d in range(8):
+            hist[d, ((k >> np.uint64(8 * d)) & np.uint64(255)) + 1] += 1
+    o = np.arange(n)
+    o2 = np.empty(n, np.int64)
+    k2 = np.empty(n, np.uint64)
+    for d in range(8):
+        h = hist[d]
+        if h.max() == n:  # one byte value for all: this pass keeps the order
+            continue
+        for v in range(256):
+            h[v + 1] += h[v]
+        sh = np.uint64(8 * d)
+        for t in range(n):
+            k = keys[t]
+            v = (k >> sh) & np.uint64(255)
+            o2[h[v]] = o[t]
+            k2[h[v]] = k
+            h[v] += 1
+        o, o2 = o2, o
+        keys, k2 = k2, keys
+    return o, keys
 
 
 @numba.njit(cache=True)
@@ -157,6 +217,24 @@ def stable_by(keys, m, order):
 
 
 @numba.njit(cache=True)
+def compact_ranks(keys, m):
+    """The dense ranks of ``keys`` (integers in ``0..m-1``: e.g. the ranks of a
+    superset) and their number: the same order, renumbered without gaps, in O(n + m)."""
+    new = np.zeros(m, np.int64)
+    for t in range(keys.size):
+        new[keys[t]] = 1
+    k = 0
+    for v in range(m):
+        c = new[v]
+        new[v] = k
+        k += c
+    out = np.empty(keys.size, np.int64)
+    for t in range(keys.size):
+        out[t] = new[keys[t]]
+    return out, k
+
+
+@numba.njit(cache=True)
 def _lexorder_ranked(ra, ma, rb, mb):
     """np.lexsort((a, b)) from the dense ranks of a and b: by b, then a, then position."""
     return stable_by(rb, mb, stable_by(ra, ma, np.arange(ra.size)))
@@ -171,85 +249,80 @@ def _lexorder(a, b):
 
 
 @numba.njit(cache=True)
-def _pass(a, b, ra, ma, rb, mb, alpha, best, mirror):
-    """One direction of the exhaustive split (``ra``, ``ma``, ``rb``, ``mb``: the dense
-    ranks of a and b, :func:`dense_ranks`); updates best = [overlap, coverage, mirror,
-    cut] when a cut beats it (ties: the earlier (mirror, cut))."""
+def _pass(a, b, order, by_a, alpha, best, mirror):
+    """One direction of the exhaustive split, given ``order`` (Omega_up: the intervals
+    by b, then a, then position; ``np.lexsort((a, b))``) and ``by_a`` (the intervals by
+    a, ties in any order); updates best = [overlap, coverage, mirror, cut] when a cut
+    beats it (ties: the earlier (mirror, cut)).
+
+    With the intervals in Omega_up order (``a_s``, ``b_s``) and ``rank`` each one's
+    position in the order of the lower bounds, cut I leaves ``a_s[I:]`` on the right,
+    ``T = b_s[I - 1]`` is the left bound's end and ``pos`` the number of lower bounds
+    <= T; an interval i >= I is far when ``rank[i] >= pos``.  As I decreases, T and
+    ``pos`` never increase and the right side only grows, so the far count (kept as
+    ``c0``, the right side's intervals with ``rank < pos``) and the smallest far rank
+    (``fr``, whose lower bound is the far bound's start) are kept in O(1) amortized per
+    step; the far bound's end is ``b_s`` at the largest position of rank >= pos and the
+    overlap's end ``b_s`` at the largest of rank < pos (both on the right side whenever
+    that side has such an interval: precomputed suffix and prefix maxima).  O(n)."""
     n = a.size
-    order = _lexorder_ranked(ra, ma, rb, mb)
     a_s = a[order]
     b_s = b[order]
     pref = np.empty(n)
     m = INF
+    rank = np.empty(n, np.int64)  # first: each interval's position in Omega_up
     for i in range(n):
         m = min(m, a_s[i])
         pref[i] = m
-    # a_s sorted (equal values in any order: only values and counts below a bound are
-    # read from this order)
-    ra = stable_by(ra[order], ma, np.arange(n))
-    a_sorted = a_s[ra]
-    rank = np.empty(n, np.int64)
+        rank[order[i]] = i
+    # the positions in the order of a (equal values in any order: only values and
+    # counts below a bound are read from this order), and each position's rank there
+    at = np.empty(n, np.int64)
+    a_sorted = np.empty(n)
     for r in range(n):
-        rank[ra[r]] = r
-    cnt = np.zeros(n + 1, np.int64)  # Fenwick: inserted count by rank
-    pmax = np.full(n + 1, -1, np.int64)  # Fenwick prefix max of index, by rank
-    smax = np.full(n + 1, -1, np.int64)  # Fenwick prefix max of index, by reversed rank
-    LOG = 1
-    while n >= (1 << LOG):
-        LOG += 1
+        at[r] = rank[by_a[r]]
+        a_sorted[r] = a[by_a[r]]
+    for r in range(n):
+        rank[at[r]] = r
+    below = np.empty(n, np.int64)  # below[r]: the largest position of rank <= r
+    above = np.empty(n + 1, np.int64)  # above[r]: the largest position of rank >= r
+    mx = -1
+    for r in range(n):
+        mx = max(mx, at[r])
+        below[r] = mx
+    above[n] = -1
+    for r in range(n - 1, -1, -1):
+        above[r] = max(above[r + 1], at[r])
     inserted = 0
     sufmin = INF
-    nxt = n  # elements nxt..n-1 are inserted
+    nxt = n  # positions nxt..n-1 are on the right
+    pos = n
+    c0 = 0  # right side, rank < pos
+    fr = n  # smallest rank >= pos on the right side
     for cut in range(n - alpha, alpha - 1, -1):
         while nxt > cut:
             nxt -= 1
-            r = rank[nxt] + 1
-            x = r
-            while x <= n:
-                cnt[x] += 1
-                if pmax[x] < nxt:
-                    pmax[x] = nxt
-                x += x & -x
-            x = n - r + 1
-            while x <= n:
-                if smax[x] < nxt:
-                    smax[x] = nxt
-                x += x & -x
+            r = rank[nxt]
+            if r < pos:
+                c0 += 1
+            elif r < fr:
+                fr = r
             inserted += 1
             sufmin = min(sufmin, a_s[nxt])
         T = b_s[cut - 1]
-        pos = np.searchsorted(a_sorted, T, side="right")  # ranks < pos: a <= T
-        c0 = 0
-        x = pos
-        while x > 0:
-            c0 += cnt[x]
-            x -= x & -x
+        while pos > 0 and a_sorted[pos - 1] > T:  # pos = searchsorted(a_sorted, T, "right")
+            pos -= 1
+            if at[pos] >= nxt:  # on the right side: now far
+                c0 -= 1
+                fr = pos
         nf = inserted - c0
         if nf < alpha:
             continue
-        # far: smallest inserted rank >= pos (the (c0 + 1)-th inserted rank)
-        want = c0 + 1
-        p = 0
-        for lg in range(LOG, -1, -1):
-            q = p + (1 << lg)
-            if q <= n and cnt[q] < want:
-                p = q
-                want -= cnt[q]
-        rlo = a_sorted[p]
-        mi = -1
-        x = n - pos  # reversed ranks 1..n-pos are the ranks >= pos
-        while x > 0:
-            mi = max(mi, smax[x])
-            x -= x & -x
-        rhi = b_s[mi]
+        rlo = a_sorted[fr]
+        rhi = b_s[above[pos]]
         if sufmin <= T:
             olo = sufmin
-            mi = -1
-            x = pos
-            while x > 0:
-                mi = max(mi, pmax[x])
-                x -= x & -x
-            ohi = b_s[mi]
+            ohi = b_s[below[pos - 1]]
             overlap = _length(olo, ohi)
         else:
             olo = INF
@@ -284,10 +357,16 @@ def exhaustive_ranked(lo, hi, rl, ml, rh, mh, alpha):
     subset of them."""
     n = lo.size
     best = np.array([INF, INF, -1.0, -1.0])
-    _pass(lo, hi, rl, ml, rh, mh, alpha, best, 0)
+    # four counting sorts: by lo and by hi descending (ties by position), and from them
+    # Omega_up of each direction (np.lexsort((lo, hi)) and np.lexsort((-hi, -lo)))
+    by_lo = stable_by(rl, ml, np.arange(n))
+    up = stable_by(rh, mh, by_lo)
     nrl = (ml - 1) - rl  # the ranks of -lo and -hi: reversed
     nrh = (mh - 1) - rh
-    _pass(-hi, -lo, nrh, mh, nrl, ml, alpha, best, 1)
+    by_hi_desc = stable_by(nrh, mh, np.arange(n))
+    down = stable_by(nrl, ml, by_hi_desc)
+    _pass(lo, hi, up, by_lo, alpha, best, 0)
+    _pass(-hi, -lo, down, by_hi_desc, alpha, best, 1)
     side = np.ones(n, np.int64)
     if best[2] < 0:
         return side, False
@@ -295,7 +374,7 @@ def exhaustive_ranked(lo, hi, rl, ml, rh, mh, alpha):
     cut = int(best[3])
     a = -hi if mirror else lo
     b = -lo if mirror else hi
-    order = _lexorder_ranked(nrh, mh, nrl, ml) if mirror else _lexorder_ranked(rl, ml, rh, mh)
+    order = down if mirror else up
     T = b[order[cut - 1]]
     for t in range(n):
         i = order[t]
@@ -454,19 +533,44 @@ def partition_plan(s_start, s_end, p_attr, p_lo, p_hi, ids, used, cap, selectivi
     doubling)."""
     if selectivity:
         return _partition_plan_selective(s_start, s_end, p_attr, p_lo, p_hi, ids, used, cap)
+    plan = _plan(s_start, s_end, p_attr, p_lo, p_hi, p_lo, ids, used, cap, False)
+    return plan[0], plan[1], plan[2], plan[3], plan[4]
+
+
+@numba.njit(cache=True)
+def partition_gathered(s_start, s_end, p_attr, p_lo, p_hi, p_w, ids, used, cap):
+    """:func:`partition_plan` (popularity ranking) with what BE*-B needs next of each
+    group, from the same walk over the predicates: the members' intervals on their
+    group's attribute (``iv``, a row per member) and the weight summaries
+    (:func:`summary`) of each group and of the rest, group g's
+    ``(kattr, kw)[kptr[g]:kptr[g + 1]]``, the rest's the last.  Returns ``(attrs, gptr,
+    members, rest, capped, iv, kptr, kattr, kw)``."""
+    return _plan(s_start, s_end, p_attr, p_lo, p_hi, p_w, ids, used, cap, True)
+
+
+@numba.njit(cache=True)
+def _plan(s_start, s_end, p_attr, p_lo, p_hi, p_w, ids, used, cap, gathered):
+    """:func:`partition_plan` with the popularity ranking and, if ``gathered``, what
+    :func:`partition_gathered` adds (otherwise ``iv``, ``kattr`` and ``kw`` are empty):
+    the greedy rounds assign each expression its group, then one pass over the
+    expressions in ``ids`` order places the members and reads their intervals and
+    weights (each group's members and summary in ``ids`` order, as the plain
+    definitions meet them)."""
     n = ids.size
-    # the expressions' attributes gathered once (``pa[ptr[t]:ptr[t + 1]]``: ids[t]'s),
-    # then each attribute's expressions (positions in ``ids``, in ``ids`` order), a
-    # counting sort over the attribute ids
+    # the expressions' attributes gathered once (``pa[ptr[t]:ptr[t + 1]]``: ids[t]'s,
+    # at ``base[t] + ptr[t]`` in the predicate columns), then each attribute's
+    # expressions (positions in ``ids``, in ``ids`` order), a counting sort over the
+    # attribute ids (attribute ids and positions below 2**31)
     ptr = np.zeros(n + 1, np.int64)
     for t in range(n):
         ptr[t + 1] = ptr[t] + s_end[ids[t]] - s_start[ids[t]]
-    pa = np.empty(ptr[n], np.int64)
+    pa = np.empty(ptr[n], np.int32)
+    base = np.empty(n, np.int64)
     top = -1
     for t in range(n):
-        a0 = s_start[ids[t]]
+        base[t] = s_start[ids[t]] - ptr[t]
         for q in range(ptr[t], ptr[t + 1]):
-            pa[q] = p_attr[a0 + q - ptr[t]]
+            pa[q] = p_attr[base[t] + q]
         if ptr[t + 1] > ptr[t]:
             top = max(top, pa[ptr[t + 1] - 1])  # (sorted: the last is the largest)
     first = np.zeros(top + 2, np.int64)
@@ -474,7 +578,7 @@ def partition_plan(s_start, s_end, p_attr, p_lo, p_hi, ids, used, cap, selectivi
         first[pa[q] + 1] += 1
     for a in range(top + 1):
         first[a + 1] += first[a]
-    owner = np.empty(pa.size, np.int64)
+    owner = np.empty(pa.size, np.int32)
     at = first[:-1].copy()
     for t in range(n):
         for q in range(ptr[t], ptr[t + 1]):
@@ -487,13 +591,11 @@ def partition_plan(s_start, s_end, p_attr, p_lo, p_hi, ids, used, cap, selectivi
     for u in range(used.size):
         if used[u] <= top and counts[used[u]] > 0:
             counts[used[u]] = -1
-    remaining = np.ones(n, np.bool_)
+    group = np.full(n, -1, np.int64)  # each expression's group (-1: the rest)
     left = n
     out_attr = np.empty(top + 1, np.int64)
     out_ptr = np.zeros(top + 2, np.int64)
-    members = np.empty(n, np.int64)
     g = 0
-    w = 0
     capped = False
     while left > cap:
         best = -1
@@ -506,23 +608,62 @@ def partition_plan(s_start, s_end, p_attr, p_lo, p_hi, ids, used, cap, selectivi
         out_attr[g] = best
         for q in range(first[best], first[best + 1]):
             x = owner[q]
-            if remaining[x]:
-                remaining[x] = False
+            if group[x] < 0:
+                group[x] = g
                 left -= 1
-                members[w] = ids[x]
-                w += 1
+                out_ptr[g + 1] += 1
                 for q in range(ptr[x], ptr[x + 1]):
                     counts[pa[q]] -= 1
         counts[best] = -1
         g += 1
-        out_ptr[g] = w
+    for h in range(g):
+        out_ptr[h + 1] += out_ptr[h]
+    # members and rest in ``ids`` order; gathered: the members' intervals, and every
+    # group's summary (the rest's: row g) by attribute
+    members = np.empty(n - left, np.int64)
     rest = np.empty(left, np.int64)
+    cur = out_ptr[:g].copy()
     r = 0
+    rows = g + 1 if gathered else 0
+    iv = np.empty((n - left if gathered else 0, 2))
+    wmax = np.empty((rows, top + 1))
+    seen = np.zeros((rows, top + 1), np.bool_)
+    k = 0  # (a member's row)
     for t in range(n):
-        if remaining[t]:
+        h = group[t]
+        if h >= 0:
+            k = cur[h]
+            members[k] = ids[t]
+            cur[h] += 1
+        else:
             rest[r] = ids[t]
             r += 1
-    return out_attr[:g], out_ptr[: g + 1], members[:w], rest, capped
+            h = g
+        if gathered:
+            for q in range(ptr[t], ptr[t + 1]):
+                a = pa[q]
+                j = base[t] + q
+                if h < g and a == out_attr[h]:  # the member's interval
+                    iv[k, 0] = p_lo[j]
+                    iv[k, 1] = p_hi[j]
+                if not seen[h, a]:  # the first weight met, replaced by a larger one
+                    seen[h, a] = True
+                    wmax[h, a] = p_w[j]
+                elif p_w[j] > wmax[h, a]:
+                    wmax[h, a] = p_w[j]
+    kptr = np.zeros(rows + 1, np.int64)
+    for h in range(rows):
+        kptr[h + 1] = kptr[h] + seen[h].sum()
+    kattr = np.empty(kptr[rows], np.int64)
+    kw = np.empty(kptr[rows])
+    for h in range(rows):
+        w = kptr[h]
+        for a in range(top + 1):
+            if seen[h, a]:
+                kattr[w] = a
+                kw[w] = wmax[h, a]
+                w += 1
+    return out_attr[:g], out_ptr[: g + 1], members, rest, capped, iv, kptr, kattr, kw
 
 
 @numba.njit(cache=True)
@@ -695,11 +836,17 @@ def build_tables(s_start, s_end, p_attr, p_lo, p_hi, p_w, ids, A, alpha_share, e
     # cluster task also carries its expressions' intervals on the p-node's attribute
     # (``iv``: lo, hi) and their ranks (``rk``, :func:`dense_ranks` over the p-node's
     # members, below ``m``): gathered and ranked once per p-node, the directory's splits
-    # take their subsets (``iv`` and ``rk`` are empty in the other tasks)
+    # take their subsets (``iv`` and ``rk`` are empty in the other tasks).  A new
+    # p-node's task carries its members' intervals and weight summary when the
+    # partition plan gathered them (:func:`partition_gathered`; the summaries on a
+    # stack of their own, one entry per such task)
     no_iv = np.empty((0, 2))
     no_rk = np.empty((0, 2), np.int64)
     st_kind, st_node, st_attr, st_ids = [0], [0], [0], [ids]
     st_iv, st_rk, st_m = [no_iv], [no_rk], [(0, 0)]
+    st_ka, st_kw = [no_rk[:, 0]], [no_iv[:, 0]]
+    st_ka.pop()
+    st_kw.pop()
     while len(st_kind):
         kind, node, attr, arr = st_kind.pop(), st_node.pop(), st_attr.pop(), st_ids.pop()
         iv, rk, m = st_iv.pop(), st_rk.pop(), st_m.pop()
@@ -730,6 +877,13 @@ def build_tables(s_start, s_end, p_attr, p_lo, p_hi, p_w, ids, A, alpha_share, e
                         elif lo[t] >= mid:
                             side[t] = 2
                 else:
+                    if exh and m[0] + m[1] > 4 * arr.size:  # ranks of a much larger set
+                        rl, ml = compact_ranks(rk[:, 0], m[0])
+                        rh, mh = compact_ranks(rk[:, 1], m[1])
+                        rk = np.empty((arr.size, 2), np.int64)
+                        rk[:, 0] = rl
+                        rk[:, 1] = rh
+                        m = (ml, mh)
                     side = split_ranked(lo, hi, rk[:, 0], m[0], rk[:, 1], m[1], alpha_share,
                                         exh)  # fmt: skip
                     if not np.any(side != 1):  # atomic: nothing to separate (§IV-C)
@@ -781,7 +935,13 @@ def build_tables(s_start, s_end, p_attr, p_lo, p_hi, p_w, ids, A, alpha_share, e
             pn_sum.append(n_sums)
             sid = n_sums
             n_sums += 1
-            ka, kw = summary(s_start, s_end, p_attr, p_w, arr)
+            if iv.shape[0]:  # gathered by the plan
+                ka, kw = st_ka.pop(), st_kw.pop()
+            else:
+                ka, kw = summary(s_start, s_end, p_attr, p_w, arr)
+                iv = np.empty((arr.size, 2))
+                iv[:, 0] = gather(s_start, s_end, p_attr, p_lo, arr, attr)
+                iv[:, 1] = gather(s_start, s_end, p_attr, p_hi, arr, attr)
             sum_of.append(sid)
             sum_start.append(len(sum_attr))
             sum_len.append(ka.size)
@@ -819,9 +979,6 @@ def build_tables(s_start, s_end, p_attr, p_lo, p_hi, p_w, ids, A, alpha_share, e
             st_node.append(b)
             st_attr.append(0)
             st_ids.append(arr)
-            iv = np.empty((arr.size, 2))
-            iv[:, 0] = gather(s_start, s_end, p_attr, p_lo, arr, attr)
-            iv[:, 1] = gather(s_start, s_end, p_attr, p_hi, arr, attr)
             st_iv.append(iv)
             if rigid or not exh:  # (the ranks serve the exhaustive split only)
                 st_rk.append(no_rk)
@@ -846,24 +1003,41 @@ def build_tables(s_start, s_end, p_attr, p_lo, p_hi, p_w, ids, A, alpha_share, e
                 used = np.sort(used)
             else:
                 used = np.empty(0, np.int64)
-            attrs, gptr, members, rest, capped = partition_plan(
-                s_start, s_end, p_attr, p_lo, p_hi, arr, used, cn_cap[c], selectivity
-            )
+            if selectivity:
+                attrs, gptr, members, rest, capped = partition_plan(
+                    s_start, s_end, p_attr, p_lo, p_hi, arr, used, cn_cap[c], True
+                )
+                giv = no_iv
+                kptr = np.zeros(attrs.size + 2, np.int64)
+                kattr, kws = no_rk[:, 0], no_iv[:, 0]
+            else:
+                attrs, gptr, members, rest, capped, giv, kptr, kattr, kws = partition_gathered(
+                    s_start, s_end, p_attr, p_lo, p_hi, p_w, arr, used, cn_cap[c]
+                )
             for g in range(attrs.size - 1, -1, -1):  # the first group on top
                 st_kind.append(1)
                 st_node.append(c)
                 st_attr.append(attrs[g])
                 st_ids.append(members[gptr[g] : gptr[g + 1]].copy())
-                st_iv.append(no_iv)
+                st_iv.append(giv[gptr[g] : gptr[g + 1]].copy() if giv.shape[0] else no_iv)
                 st_rk.append(no_rk)
                 st_m.append((0, 0))
+                if giv.shape[0]:
+                    st_ka.append(kattr[kptr[g] : kptr[g + 1]].copy())
+                    st_kw.append(kws[kptr[g] : kptr[g + 1]].copy())
             if capped:
                 cn_cap[c] = max(A, 2 * rest.size)
+            g = attrs.size  # the rest's summary
+            if selectivity:
+                ka, kw = summary(s_start, s_end, p_attr, p_w, rest)
+            else:
+                ka, kw = kattr[kptr[g] : kptr[g + 1]], kws[kptr[g] : kptr[g + 1]]
+        else:
+            ka, kw = summary(s_start, s_end, p_attr, p_w, rest)
         leaf_start[c] = len(leaf_pool)
         leaf_len[c] = rest.size
         for t in range(rest.size):
             leaf_pool.append(rest[t])
-        ka, kw = summary(s_start, s_end, p_attr, p_w, rest)
         sum_of.append(cn_sum[c])
         sum_start.append(len(sum_attr))
         sum_len.append(ka.size)

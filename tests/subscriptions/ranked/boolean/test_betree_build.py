@@ -1,4 +1,4 @@
-"""BE*-tree construction: the O(n log n) exhaustive split equals the plain O(n^2)
+"""BE*-tree construction: the O(n) exhaustive split (given ranks) equals the plain O(n^2)
 definition; the bulk (BE*-B) build answers like brute force and stays fully dynamic
 (inserts, deletes, recycling) afterwards."""
 
@@ -438,6 +438,47 @@ def test_ranks_and_counting_orders_are_numpys_sorts(vals, seed):
     np.testing.assert_array_equal(_lexorder(-y, -x), np.lexsort((-y, -x)))
 
 
+@settings(max_examples=100, deadline=None)
+@given(
+    vals=st.lists(
+        st.one_of(
+            st.integers(-6, 6).map(float),
+            st.floats(allow_nan=False, width=64),
+            st.sampled_from([-INF, INF, -0.0, 0.0, 0.5, -1e-300, 5e-324]),
+        ),
+        min_size=1,
+        max_size=80,
+    ),
+    copies=st.integers(1, 40),
+    seed=st.integers(0, 2**16),
+)
+def test_radix_ranks_are_numpys_sorts(vals, copies, seed):
+    """From ``RADIX_MIN`` values on, ``dense_ranks`` sorts by radix (``radix_order``):
+    still ``np.unique``'s ranks, the order ascending; ``compact_ranks`` of a subset of
+    ranks are the subset's own dense ranks."""
+    from cnsim.subscriptions.ranked.boolean._build import (
+        RADIX_MIN,
+        compact_ranks,
+        dense_ranks,
+        radix_order,
+    )
+
+    rng = np.random.default_rng(seed)
+    x = rng.permutation(np.tile(np.array(vals, float), max(copies, -(-RADIX_MIN // len(vals)))))
+    assert x.size >= RADIX_MIN
+    o, _ = radix_order(x)
+    assert sorted(o.tolist()) == list(range(x.size)) and np.all(x[o][1:] >= x[o][:-1])
+    r, m = dense_ranks(x)
+    uniq = np.unique(x)
+    assert m == len(uniq)
+    np.testing.assert_array_equal(r, np.searchsorted(uniq, x))
+    sub = rng.random(x.size) < 0.3
+    rs, ms = compact_ranks(r[sub], m)
+    uniq_sub, inv = np.unique(x[sub], return_inverse=True)
+    assert ms == len(uniq_sub)
+    np.testing.assert_array_equal(rs, inv.ravel())
+
+
 def _store(texts):
     from cnsim.subscriptions.ranked.boolean.base import Store
     from cnsim.subscriptions.ranked.boolean.expressions import parse_many
@@ -492,6 +533,29 @@ def test_partition_plan_and_summary_follow_their_definitions(texts, used, cap):
             a = int(store.p_attr[j])
             best[a] = max(best.get(a, -INF), float(store.p_w[j]))
     assert ka.tolist() == sorted(best) and kw.tolist() == [best[a] for a in sorted(best)]
+    # the plan with its groups' intervals and summaries (BE*-B's): the same plan, each
+    # member's interval on its group's attribute, each group's and the rest's summary
+    from cnsim.subscriptions.ranked.boolean._build import gather, partition_gathered
+
+    st_ = (store.s_start, store.s_end, store.p_attr)
+    attrs2, gptr2, members2, rest2, capped2, iv, kptr, kattr, kw2 = partition_gathered(
+        *st_, store.p_lo, store.p_hi, store.p_w, ids, np.array(sorted(used), np.int64), cap
+    )
+    np.testing.assert_array_equal(attrs2, attrs)
+    np.testing.assert_array_equal(gptr2, gptr)
+    np.testing.assert_array_equal(members2, members)
+    np.testing.assert_array_equal(rest2, rest)
+    assert capped2 == capped and len(kptr) == len(attrs) + 2
+    for g in range(len(attrs) + 1):
+        grp = members[gptr[g] : gptr[g + 1]] if g < len(attrs) else rest
+        want_a, want_w = summary(*st_, store.p_w, grp)
+        np.testing.assert_array_equal(kattr[kptr[g] : kptr[g + 1]], want_a)
+        np.testing.assert_array_equal(kw2[kptr[g] : kptr[g + 1]], want_w)
+        if g < len(attrs):
+            np.testing.assert_array_equal(iv[gptr[g] : gptr[g + 1], 0],
+                                          gather(*st_, store.p_lo, grp, attrs[g]))  # fmt: skip
+            np.testing.assert_array_equal(iv[gptr[g] : gptr[g + 1], 1],
+                                          gather(*st_, store.p_hi, grp, attrs[g]))  # fmt: skip
 
 
 @pytest.mark.parametrize("dist", ["uniform", "zipf"])
