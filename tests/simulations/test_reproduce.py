@@ -18,7 +18,7 @@ from cnsim.algorithms.registry import parse
 from cnsim.errors import InputError
 from cnsim.simulations.metrics import CATALOG
 from cnsim.simulations.reproduce import load_results, registry, reproduce, reproduction
-from cnsim.simulations.reproduce.compare import comparison, verdicts
+from cnsim.simulations.reproduce.compare import comparison, readings, verdicts
 from cnsim.simulations.sweep import load_sweep
 
 REPRO = reproduction("seed003")
@@ -31,7 +31,8 @@ def test_every_printed_value_is_reached_by_the_full_sweeps(repro) -> None:
     approach the sweep runs, and parameters at which the full (paper-scale) sweep has a
     run: none of the paper's numbers can go uncompared."""
     sweeps = {name: load_sweep(repro.sweep_file(name)) for name in repro.sweeps}
-    for value in repro.values:
+    every = [read for printed in repro.values for read, _ in readings(printed)]
+    for value in every:  # as chosen, and as every other reading reads it
         assert value.sweep in sweeps, value
         assert value.metric in SUMMARY_KEYS, value
         sweep = sweeps[value.sweep]
@@ -145,7 +146,7 @@ def test_cli_dry_run_lists_every_sweep() -> None:
     assert done.returncode == 0, done.stderr
     for name in REPRO.sweeps:
         assert name in done.stdout
-    assert "149 runs in 10 sweeps" in done.stdout
+    assert "178 runs in 16 sweeps" in done.stdout
 
 
 # ------------------------------------------------ the claims on made-up results
@@ -251,7 +252,8 @@ def test_the_expectation_stands_beside_the_values_run() -> None:
                                                     "mean_delivered_msgs": [4000.0]}})  # fmt: skip
     compared = comparison(REPRO, {"table1": rows}, quick=False)
     table1 = compared[compared["item"] == "Table I"]
-    at10 = table1[table1["parameters"] == "k=10"].set_index("metric")
+    at10 = table1[(table1["parameters"] == "k=10") & (table1["reading"] != "uniform initial y")]
+    at10 = at10.set_index("metric")
     assert at10.loc["mean_notified_subs", "expected"] == pytest.approx(3229, rel=2e-3)
     assert at10.loc["mean_delivered_msgs", "expected"] == pytest.approx(4224.1, rel=1e-3)
     assert list(at10["chosen"]) == [True, False]
@@ -263,6 +265,30 @@ def test_the_expectation_stands_beside_the_values_run() -> None:
     assert table1[table1["parameters"] != "k=10"]["expected"].isna().all()
     unicast = compared[compared["approach"] == "unicast"]
     assert unicast["expected"].isna().all()  # not run here
+
+
+def test_a_reading_of_another_approach_or_setting_reads_its_own_sweep() -> None:
+    """Unicast's min_y at k = 10 (Table III): as §V counts it (table3), lazily
+    (unicast-lazy in table3_lazy) and from uniform initial y (table3_uniform), each row
+    its own sweep's mean; no noise-free expectation for the uniform start (it is the
+    stationary state's)."""
+    def calls(sweep: str, **by_approach: float) -> pd.DataFrame:
+        return _frame(sweep, [10], {a.replace("_", "-"): {"mean_calls_min_y": [v]}
+                                    for a, v in by_approach.items()})  # fmt: skip
+
+    results = {"table3": calls("table3", unicast=5000.0, unicast_lazy=1.0),
+               "table3_lazy": calls("table3_lazy", unicast_lazy=900.0, unicast=2.0),
+               "table3_uniform": calls("table3_uniform", unicast=7000.0)}  # fmt: skip
+    compared = comparison(REPRO, results, quick=False)
+    at10 = (compared["item"] == "Table III") & (compared["parameters"] == "k=10")
+    rows = compared[at10 & compared["approach"].str.startswith("unicast")].set_index("reading")
+    assert list(rows.index) == ["every candidate", "lists that lose i only", "uniform initial y"]
+    assert list(rows["chosen"]) == [True, False, False]
+    assert list(rows["ours"]) == [5000.0, 900.0, 7000.0]
+    assert rows.loc["lists that lose i only", "approach"] == "unicast-lazy"
+    assert not math.isnan(rows.loc["every candidate", "expected"])
+    assert math.isnan(rows.loc["uniform initial y", "expected"])
+    assert all(rows["why"].str.len() > 0)  # every reading says what it is
 
 
 def test_a_maximum_has_an_interval_only_from_repeats() -> None:

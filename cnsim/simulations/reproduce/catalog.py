@@ -26,10 +26,15 @@ Results = Mapping[str, pd.DataFrame]
 @dataclass(frozen=True)
 class Reading:
     """One way of counting what a printed value counts, where the paper leaves it open:
-    its name and the dataset column (a summary key) that measures it so."""
+    its name and the dataset column (a summary key) that measures it so — of another
+    approach (``approach``) or in runs of another setting (``sweep``, the same grid)
+    where the reading is one of the approach or the setting; ``why``: what it is."""
 
     name: str
     metric: str
+    approach: str = ""  # "": the printed value's
+    sweep: str = ""  # "": the printed value's
+    why: str = ""
 
 
 @dataclass(frozen=True)

@@ -123,12 +123,14 @@ def comparison(reproduction: Reproduction, results: Results, quick: bool) -> pd.
 
 
 def readings(value: PaperValue) -> list[tuple[PaperValue, bool]]:
-    """The value as chosen, then as each other reading counts it (its metric replaced;
-    the chosen reading's reason and cause are its own)."""
+    """The value as chosen, then as each other reading counts it (its metric, and where
+    the reading says so its approach or sweep, replaced; the chosen reading's reason
+    and cause are its own)."""
     return [(value, True)] + [
-        (replace(value, metric=r.metric, reading=r.name, why="", cause=""), False)
+        (replace(value, metric=r.metric, approach=r.approach or value.approach,
+                 sweep=r.sweep or value.sweep, reading=r.name, why=r.why, cause=""), False)
         for r in value.others
-    ]
+    ]  # fmt: skip
 
 
 def _compared(reproduction, results, quick: bool, value: PaperValue, chosen: bool) -> dict:

@@ -160,8 +160,9 @@ def _comparison_table(doc, item: Item, rows: pd.DataFrame) -> str:
     table = rows[[c for c in shown if c in rows.columns]].set_index(["approach", "metric"])
     caption = (f"{item.name}: the paper's values beside ours, with our 90% interval "
                "(ci_low, ci_high) and the noise-free expectation where computed.")  # fmt: skip
-    whys = [f"{r.reading}: {r.why}" for r in rows.drop_duplicates("why").itertuples() if r.why]
-    notes = "".join(f"<p class='note'>Reading chosen — {html.escape(w)}.</p>" for w in whys)
+    whys = [(f"{r.reading}: {r.why}", "Reading chosen" if r.chosen else "Beside it")
+            for r in rows.drop_duplicates("why").itertuples() if r.why]  # fmt: skip
+    notes = "".join(f"<p class='note'>{which} — {html.escape(w)}.</p>" for w, which in whys)
     return doc.table(table, f"compare_{item.sweep}", caption) + notes
 
 
