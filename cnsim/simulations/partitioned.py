@@ -29,9 +29,9 @@ brokers that each hold the subscriptions of their zones. So:
   deliveries and last hops add up; the server's messages and their overlay and IP
   traffic are counted once (all partitions agree, and a disagreement is an error), or
   add up for an ``own`` approach; wall times are the slowest partition's. The result is
-  written as
-  one process writes it: ``events.parquet``, ``brokers.parquet`` and ``summary.json``
-  are the one-process run's but for wall times (and ``summary.json``'s ``execution``).
+  written as one process writes it: ``events.parquet``, ``brokers.parquet`` and
+  ``summary.json`` are the one-process run's but for wall times (and ``summary.json``'s
+  ``execution``).
 
 Subscribers that come and go (``[churn]``) and brokers that fail (``[faults]``): the
 plan is drawn over the pool, each partition keeps its part of the churn schedule
