@@ -360,6 +360,10 @@ BENCHES = {  # name -> (module with run_bench(quick, full, **named) -> dict, wha
         "cnsim.bench.betree.insert_ab",
         "The one-by-one BE*-tree build of this checkout against an earlier revision.",
     ),
+    "betree_build": (
+        "cnsim.bench.betree.build_ab",
+        "BE*-B, the BE*-tree's bulk load, of this checkout against an earlier revision.",
+    ),
     "betree_ranking": (
         "cnsim.bench.betree.ranking",
         "BE*-tree attribute rankings: popularity against selectivity (seed 002 §V-B).",

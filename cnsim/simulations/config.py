@@ -790,6 +790,12 @@ BENCH_NAMED: dict[str, dict[str, Key]] = {
         "n": Key(list, None, items=int, low=1000, doc="subscription counts, comma-separated"),
         "rounds": Key(int, None, low=1, doc="rounds of one build by each revision"),
     },
+    "betree_build": {
+        "before": Key(str, None, doc="the earlier git revision to build with, side by side"),
+        "n": Key(list, None, items=int, low=1000, doc="subscription counts, comma-separated"),
+        "rounds": Key(int, None, low=1, doc="rounds of one build by each revision"),
+        "check": Key(int, None, low=1000, doc="subscriptions of the same-tree checks"),
+    },
     "betree_ranking": {
         "n": Key(int, None, low=1000, doc="subscriptions of Table III's default workload"),
     },

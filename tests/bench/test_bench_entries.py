@@ -49,6 +49,10 @@ def test_help_lists_the_size_options_and_the_named_ones(name):
         (["covering_speed", "--indexes", "kdtree,btree"], "indexes"),
         (["covering_overlay", "--dims", "2,x"], "dims"),
         (["betree_insert", "--quick"], "before"),
+        (["betree_build", "--quick"], "before"),
+        (["betree_build", "--before", "HEAD", "--n", "1000,10"], "n"),
+        (["betree_build", "--before", "HEAD", "--rounds", "0"], "rounds"),
+        (["betree_build", "--before", "HEAD", "--check", "many"], "check"),
         (["run_loop", "--rounds", "0", "--before", "HEAD"], "rounds"),
         (["betree", "--table", "2"], "table"),
     ],
@@ -60,6 +64,15 @@ def test_a_bad_option_is_refused_in_one_line_before_the_run(args, key):
     match = SHAPE.match(message)
     assert match and "\n" not in message, message
     assert (match["name"], match["key"]) == (args[0], key)
+
+
+@pytest.mark.parametrize("name", ["betree_build", "betree_insert"])
+def test_a_revision_git_cannot_export_is_refused_in_one_line(name):
+    result = CliRunner().invoke(app, ["bench", name, "--quick", "--before", "no-such-rev"])
+    assert isinstance(result.exception, CnsimError), result.output
+    message = str(result.exception)
+    assert "\n" not in message, message
+    assert message.startswith(f"cnsim bench {name}: --before = 'no-such-rev' "), message
 
 
 def test_command_line_text_is_read_as_the_declared_type():

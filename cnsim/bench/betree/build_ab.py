@@ -1,128 +1,153 @@
-"""BE*-B (the BE*-tree's bulk load) of this checkout's ``_build.py`` against a copy of
-an earlier one, side by side in one process: ``python -m cnsim.bench.betree.build_ab
-OLD_BUILD_PY [--n 1000000] [--rounds 3] [--check 20000] [--json FILE]``.
+"""``cnsim bench betree_build --before REV``: BE*-B, the BE*-tree's bulk load (seed
+002's Algorithms 4 and 5 applied top-down to a batch, ``_build.py`` in numba), of this
+checkout against an earlier revision, side by side: the same workload built by each in
+turn, in alternating subprocesses (the two revisions cannot share a process), so both
+see the same machine load.  Every build must give the same tree, node for node: a
+digest of every array column of the index and of every list of its slabs (l-nodes,
+p-directories, weight summaries), list by list.
 
-Both modules are swapped in turn into ``betree`` (its ``B``), the order alternating per
-round, each timing ``insert_many`` of Table III's default workload (seed 0, match
-probability 0.1%) on an empty ``betree_star`` tree (``bulk=True``) after a warm-up
-build of each (no numba compilation in the times).  Every build's tree is compared with
-the first one's: every array column of the index (``cn_``, ``pn_``, ``bk_``,
-``sub_cnode``, the box pool) and every list of its slabs (l-nodes, p-directories,
-weight summaries), list by list.  ``--check N`` also compares the two at N
-subscriptions, uniform and Zipf, for BE*-B and the BE-tree's bulk load.
+Each point is ``insert_many`` of Table III's default workload (seed 0, match
+probability 0.1%) into an empty ``betree_star`` (``bulk=True``), timed after a warm-up
+build in the same process (no numba compilation in the times).  Before the timed
+rounds both revisions' trees are also compared at ``--check`` subscriptions (seed 1),
+uniform and Zipf, for BE*-B and for the BE-tree's bulk load.  REV is any git revision
+(e.g. the commit before a change), exported with ``git archive`` into a temporary
+folder; the one-by-one build has its own entry, ``cnsim bench betree_insert``.
 """
 
 from __future__ import annotations
 
-import argparse
-import importlib.util
 import json
 import os
-import platform
+import resource
+import subprocess
 import sys
-import time
+import tempfile
+from pathlib import Path
+
+from cnsim.bench import provenance
+from cnsim.bench.revisions import ROOT, export
+
+#: sizes, rounds and the same-tree check's size: the published run (``--full``, also
+#: the default) and ``--quick``
+FULL = {"n": [1_000_000], "rounds": 3, "check": 20_000}
+QUICK = {"n": [2_000], "rounds": 1, "check": 1_000}
+
+#: builds in a subprocess: ``n dist seed tree[,tree..]``; prints a JSON line per tree
+#: {tree, build_s, stats, digest, code, rss_mb}
+CHILD = """
+import hashlib, json, resource, sys, time
 from array import array
-
 import numpy as np
-
-from cnsim.subscriptions.ranked.boolean import _build as NEW
-from cnsim.subscriptions.ranked.boolean import betree
 from cnsim.subscriptions.ranked.boolean.betree import Slab
 from cnsim.subscriptions.ranked.boolean.workload import make_index, workload
+n, dist, seed, trees = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4].split(",")
 
-
-def load(path: str):
-    """The module at ``path`` (a copy of ``_build.py``) under its own name."""
-    spec = importlib.util.spec_from_file_location("_build_before", path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # (numba's cache finds the module by name)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def tree(ix) -> dict:
-    """Every node table of ``ix``: array columns as bytes, slabs list by list."""
-    out = {}
+def digest(ix):
+    h = hashlib.sha256()
     for k, v in sorted(vars(ix).items()):
-        if isinstance(v, array | np.ndarray):
-            out[k] = np.asarray(v).tobytes()
+        if isinstance(v, (array, np.ndarray)):
+            h.update(k.encode() + b":" + np.asarray(v).tobytes())
         elif isinstance(v, Slab):
-            out[k] = [
-                [p[s : s + n].tobytes() for p in v.pools]
-                for s, n in zip(v.start, v.length, strict=True)
-            ]
-    return out
+            h.update(k.encode())
+            for s, m in zip(v.start, v.length):
+                h.update(b"|" + b"".join(p[s : s + m].tobytes() for p in v.pools))
+    return h.hexdigest()
+
+s0, _, w0 = workload(1, 1, n=300, dist=dist)
+for name in trees:  # compile / load the cache
+    make_index(name, w0, bulk=True).insert_many(s0)
+subs, _, w = workload(seed, 1, n=n, dist=dist)
+import cnsim
+for name in trees:
+    ix = make_index(name, w, bulk=True)
+    t = time.perf_counter()
+    ix.insert_many(subs)
+    dt = time.perf_counter() - t
+    st = {k: int(v) for k, v in ix.stats().items() if isinstance(v, (int, np.integer))}
+    print(json.dumps({"tree": name, "build_s": dt, "stats": st, "digest": digest(ix),
+                      "code": cnsim.__file__,
+                      "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+    del ix
+"""
 
 
-def build(mod, subs, w, name="betree_star"):
-    """Time BE*-B (or the BE-tree's bulk load) of ``subs`` with ``mod`` as ``_build``."""
-    betree.B = mod
-    try:
-        ix = make_index(name, w, bulk=True)
-        t = time.perf_counter()
-        ix.insert_many(subs)
-        return time.perf_counter() - t, ix
-    finally:
-        betree.B = NEW
+def _builds(path: Path, n: int, dist: str, seed: int, trees: tuple[str, ...]) -> list[dict]:
+    # run in the revision's folder: ``python -c`` puts the working directory first on
+    # sys.path, before PYTHONPATH
+    env = {**os.environ, "PYTHONPATH": str(path)}
+    argv = [sys.executable, "-c", CHILD, str(n), dist, str(seed), ",".join(trees)]
+    out = subprocess.run(argv, env=env, check=True, capture_output=True, text=True,
+                         cwd=path).stdout  # fmt: skip
+    rows = [json.loads(line) for line in out.strip().splitlines() if line.startswith("{")]
+    assert all(r["code"].startswith(str(path)) for r in rows), rows  # its own code ran
+    return rows
 
 
-def main(argv=None) -> dict:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("old")
-    ap.add_argument("--n", type=int, default=1_000_000)
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--check", type=int, default=20_000)
-    ap.add_argument("--dists", default="uniform,zipf")
-    ap.add_argument("--json")
-    a = ap.parse_args(argv)
-    mods = {"before": load(a.old), "after": NEW}
-    res = {
-        "n": a.n, "rounds": a.rounds, "old": a.old,
-        "command": "python -m cnsim.bench.betree.build_ab " + " ".join(argv or sys.argv[1:]),
-        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-        "machine": f"vm {platform.machine()}", "nproc": os.cpu_count(),
-        "method": "one process; the old _build.py (a copy) and the working tree's swapped "
-                  "in turn into betree.py, alternating per round; every build's node tables "
-                  "compared with the first's",
-        "checks": [], "points": [],
-    }  # fmt: skip
-    dists = a.dists.split(",")
-    for dist in dists:  # warm-up (compilation) and the small same-tree checks
-        s0, _, w0 = workload(1, 1, n=a.check or 300, dist=dist)
-        for name in ("betree_star", "betree"):
-            ts = {k: tree(build(m, s0, w0, name)[1]) for k, m in mods.items()}
-            same = ts["before"] == ts["after"]
-            res["checks"].append({"n": a.check, "dist": dist, "tree": name, "same_tree": same})
-            print(f"check n={a.check} {dist} {name}: same tree {same}", flush=True)
-    for dist in dists:
-        subs, _, w = workload(0, 1, n=a.n, dist=dist)
-        times: dict = {"before": [], "after": []}
-        first, same, stats = None, True, None
-        for r in range(a.rounds):
-            for label in ("before", "after")[:: 1 if r % 2 == 0 else -1]:
-                dt, ix = build(mods[label], subs, w)
-                times[label].append(dt)
-                t = tree(ix)
-                if first is None:
-                    first = t
-                    stats = {k: int(v) for k, v in ix.stats().items()
-                             if isinstance(v, int | np.integer)}  # fmt: skip
-                else:
-                    same = same and t == first
-                del ix, t
-                print(f"  n={a.n} {dist} {label}: {dt:.2f} s", flush=True)
-        per = [b / f for b, f in zip(times["before"], times["after"], strict=True)]
-        best = min(times["before"]) / min(times["after"])
-        res["points"].append({"dist": dist, "build": "BE*-B (bulk)", "build_s": times,
-                              "same_tree": same, "stats": stats, "speedup_per_round": per,
-                              "speedup_best": best})  # fmt: skip
-        print(f"{dist}: before {times['before']}, after {times['after']}, per round "
-              f"{[round(x, 2) for x in per]}, best/best {best:.2f}x, same tree {same}")  # fmt: skip
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump(res, f, indent=1)
+def run(before: str, sizes, rounds: int, check: int, dists=("uniform", "zipf")) -> dict:
+    """Per distribution, the same-tree checks at ``check`` (BE*-B and the BE-tree's bulk
+    load, one build by each revision), then per size ``rounds`` rounds of one BE*-B
+    build by each revision (the order alternating): every build time of each, the
+    ratio per round and best over best, and whether every build of both gave the same
+    tree."""
+    res: dict = {"before": before, "rounds": rounds, "check": check, "checks": [],
+                 "points": []}  # fmt: skip
+    with tempfile.TemporaryDirectory() as tmp:
+        old = Path(tmp)
+        export(before, old, "--before", "cnsim bench betree_build")
+        revs = {"before": old, "after": ROOT}
+        for dist in dists:
+            trees = ("betree_star", "betree")
+            got = {k: _builds(p, check, dist, 1, trees) for k, p in revs.items()}
+            for b, a in zip(got["before"], got["after"], strict=True):
+                same = b["digest"] == a["digest"]
+                res["checks"].append({"n": check, "dist": dist, "tree": a["tree"],
+                                      "same_tree": same})  # fmt: skip
+                print(f"  check n={check} {dist} {a['tree']}: same tree {same}", flush=True)
+        for n in sizes:
+            for dist in dists:
+                runs: dict = {"before": [], "after": []}
+                for r in range(rounds):
+                    for label in ("before", "after")[:: 1 if r % 2 == 0 else -1]:
+                        runs[label] += _builds(revs[label], n, dist, 0, ("betree_star",))
+                        print(f"  n={n} {dist} {label}: {runs[label][-1]['build_s']:.2f} s",
+                              flush=True)  # fmt: skip
+                digests = {b["digest"] for v in runs.values() for b in v}
+                times = {k: [b["build_s"] for b in v] for k, v in runs.items()}
+                res["points"].append({
+                    "n": n, "dist": dist, "build": "BE*-B (bulk)", "same_tree": len(digests) == 1,
+                    "stats": runs["after"][0]["stats"], "build_s": times,
+                    "rss_mb": {k: max(b["rss_mb"] for b in v) for k, v in runs.items()},
+                    "speedup_per_round": [b / a for b, a in zip(times["before"], times["after"],
+                                                                strict=True)],
+                    "speedup": min(times["before"]) / min(times["after"]),
+                })  # fmt: skip
     return res
 
 
-if __name__ == "__main__":
-    main()
+def run_bench(
+    quick: bool = False,
+    full: bool = False,
+    before: str | None = None,
+    n: list[int] | None = None,
+    rounds: int | None = None,
+    check: int | None = None,
+) -> dict:
+    """The side-by-side builds at the size form's sizes, rounds and check size (or
+    ``n``, ``rounds``, ``check``)."""
+    form = QUICK if quick else FULL
+    sizes = form["n"] if n is None else n
+    res = run(str(before), sizes, form["rounds"] if rounds is None else rounds,
+              form["check"] if check is None else check)  # fmt: skip
+    res["provenance"] = provenance(
+        "betree_build", quick, full, {"before": before, "n": n, "rounds": rounds, "check": check}
+    )
+    res["max_rss_mb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    res["headline"] = {
+        **{f"check n={c['n']:,} {c['dist']} {c['tree']}": f"same tree {c['same_tree']}"
+           for c in res["checks"]},
+        **{f"n={p['n']:,} {p['dist']}": f"before {min(p['build_s']['before']):.2f} s, after "
+           f"{min(p['build_s']['after']):.2f} s, {p['speedup']:.2f}x, same tree {p['same_tree']}"
+           for p in res["points"]},
+    }  # fmt: skip
+    return res
