@@ -7,9 +7,10 @@ brokers that each hold the subscriptions of their zones. So:
 
 * **Server** (one task, first, only when an approach declares ``partition =
   "whole"``: Paint-Sparse): its server runs over every subscription and logs each
-  batch's messages (:class:`cnsim.algorithms.replayed.ServerLog`), which the driver
-  broadcasts to the partitions. Its memory is one index of S (about 48 bytes a
-  subscription): the first limit as m grows (docs/DESIGN_NOTES.md).
+  batch's messages (:class:`cnsim.algorithms.replayed.ServerLog`), which Spark keeps on
+  the executors and hands to every partition's task (the driver reads only their server
+  times). Its memory is one index of S (about 48 bytes a subscription): the first limit
+  as m grows (docs/DESIGN_NOTES.md).
 * **Partitions** (P tasks): each draws the workload as one process draws it, plans
   the split alike (:class:`Plan`: the network's zones over every subscription — CAN
   zones, random or load split — cut in zone order into P runs of about m / P
@@ -191,15 +192,16 @@ def _server_task(scenario: Scenario, events: int | None) -> tuple[dict[str, Serv
     return logs, {"wall_s": round(time.perf_counter() - started, 3), "peak_rss_bytes": _peak_rss()}
 
 
-def _partition_task(task: dict[str, Any], logs) -> dict[str, Any]:
-    """Run partition ``task["index"]`` (``logs``: the broadcast server logs of the
-    ``whole`` approaches): the run loop over its subscriptions; per approach its metric
-    columns, what its brokers held and handled, its subscribers' memory and its losses
-    (``[faults]``); and its cost (:func:`_merged` adds partitions' results up)."""
+def _partition_task(task: dict[str, Any], logs: dict[str, ServerLog]) -> dict[str, Any]:
+    """Run partition ``task["index"]`` (``logs``: the server logs of the ``whole``
+    approaches, read through Spark): the run loop over its subscriptions; per approach
+    its metric columns, what its brokers held and handled, its subscribers' memory and
+    its losses (``[faults]``); and its cost (:func:`_merged` adds partitions' results
+    up)."""
     _reset_peak()
     started, cpu = time.perf_counter(), time.process_time()
     scenario = task["scenario"]
-    part = Partition(scenario, task["index"], logs.value)
+    part = Partition(scenario, task["index"], logs)
     sim = Simulation(scenario, task["events"], part=part)
     setup_s = time.perf_counter() - started
     metrics = sim.metrics()
@@ -394,12 +396,13 @@ class Spread:
     def subscriber_memory(self, approach, object_bytes: int) -> int:
         return int(self.run["memory"][approach.name])
 
-    def columns(self, logs: dict[str, ServerLog]) -> dict[str, np.ndarray]:
-        """Every approach's batch columns (a ``whole`` approach's server time its log's)."""
+    def columns(self, times: dict[str, list[float]]) -> dict[str, np.ndarray]:
+        """Every approach's batch columns (``times``: a ``whole`` approach's server time
+        per batch, its log's)."""
         out = {name: c.copy() for name, c in self.run["columns"].items()}
         j = [m.name for m in self.metrics()].index("server_time_s")
-        for name, log in logs.items():  # its server ran elsewhere: its time is the log's
-            out[name][:, j] = log.times
+        for name, spent in times.items():  # its server ran elsewhere
+            out[name][:, j] = spent
         return out
 
     def brokers(self) -> pd.DataFrame | None:
@@ -445,24 +448,23 @@ def simulate_partitioned(
     running) and combine them into the one-process run's :class:`Result`; a scenario
     whose partitions would not fit their executors is refused before any work."""
     started, cpu_started = time.perf_counter(), time.process_time()
-    with _staged(scenario, events, master, spark) as (sc, logs, shared, server):
+    with _staged(scenario, events, master, spark) as (sc, server):
         spread = Spread(scenario, events)
         setup_s = time.perf_counter() - started
         indexes = list(range(spread.partitions))
         with tempfile.TemporaryDirectory(prefix="cnsim-partitions-") as folder:
             tasks = [{"scenario": scenario, "events": events, "index": p, "progress": folder}
                      for p in indexes]  # fmt: skip
-            # a broadcast reaches the tasks through the function, not their data
-            rdd = sc.parallelize(tasks, len(tasks)).map(lambda t: _partition_task(t, shared))
+            rdd = server.beside(sc, tasks).map(lambda pair: _partition_task(pair[1], pair[0]))
             progress = scenario["run"]["progress"]
             spread.run = _collect(sc, rdd, spread, indexes, folder, progress)
     if spread.run["disagree"]:
         raise CnsimError(spread.run["disagree"][0])
-    columns = spread.columns(logs)
+    columns = spread.columns(server.times)
     frame = spread.frame(columns)
     summary = _summary(scenario, spread, frame, setup_s, time.perf_counter() - started, None)
     summary["cpu_time_s"] = time.process_time() - cpu_started  # the driver's
-    summary["execution"] = _execution(spread, master, logs, server)
+    summary["execution"] = _execution(spread, master, server)
     return Result(frame, spread.brokers(), summary, None)
 
 
@@ -474,10 +476,11 @@ def verify_partitioned(
     verify` with its part), and the driver joins their reports (:meth:`Report.merge`)."""
     from cnsim.simulations.verify import Report
 
-    with _staged(scenario, events, master, spark, oracle=True) as (sc, _, shared, _):
+    with _staged(scenario, events, master, spark, oracle=True) as (sc, server):
         parts = [Partition(scenario, p, {}) for p in range(scenario["run"]["partitions"])]
-        rdd = sc.parallelize(parts, len(parts))
-        reports = rdd.map(lambda part: _verify_task(scenario, events, part, shared)).collect()
+        rdd = server.beside(sc, parts)
+        reports = rdd.map(lambda pair: _verify_task(scenario, events, pair[1], pair[0]))
+        reports = reports.collect()
     return Report.merge(reports)
 
 
@@ -486,14 +489,49 @@ def _verify_task(scenario: Scenario, events: int | None, part: Partition, logs) 
 
     from cnsim.simulations.verify import verify
 
-    return verify(scenario, events, part=replace(part, logs=logs.value))
+    return verify(scenario, events, part=replace(part, logs=logs))
+
+
+@dataclass(frozen=True)
+class _ServerStage:
+    """The ``whole`` approaches' server task as the driver knows it: its logs kept by
+    Spark on the executors (``kept``: a one-element RDD, persisted; the partitions read
+    them through Spark, so the driver never holds the messages), each log's server time
+    per batch, the bytes of their messages and the task's cost (None: no such approach,
+    nothing to log)."""
+
+    kept: Any
+    times: dict[str, list[float]]
+    nbytes: int
+    cost: dict | None
+
+    @classmethod
+    def run(cls, sc, scenario: Scenario, events: int | None) -> _ServerStage:
+        if not any(s.partition == "whole" for s in _specs(scenario)):
+            return cls(sc.parallelize([{}], 1), {}, 0, None)
+        from pyspark import StorageLevel
+
+        task = sc.parallelize([0], 1).map(lambda _: _server_task(scenario, events))
+        task = task.persist(StorageLevel.MEMORY_AND_DISK)
+        times, nbytes, cost = task.map(_log_facts).collect()[0]
+        return cls(task.map(lambda done: done[0]), times, nbytes, cost)
+
+    def beside(self, sc, items: list) -> Any:
+        """An RDD of ``(logs, item)``, one per item and Spark task."""
+        return self.kept.cartesian(sc.parallelize(items, len(items)))
+
+
+def _log_facts(done: tuple[dict[str, ServerLog], dict]) -> tuple[dict, int, dict]:
+    """What the driver reads of the server task's output: times, bytes, cost."""
+    logs, cost = done
+    return {n: log.times for n, log in logs.items()}, sum(g.nbytes() for g in logs.values()), cost
 
 
 @contextlib.contextmanager
 def _staged(scenario: Scenario, events, master, spark, oracle: bool = False):
-    """A partitioned run checked and its first stage done: the Spark context, the
-    ``whole`` approaches' server logs (one task over every subscription; none without
-    such an approach) and their broadcast (``oracle``: under verify); without a master
+    """A partitioned run checked and its first stage done: the Spark context and the
+    ``whole`` approaches' server task (:class:`_ServerStage`: one task over every
+    subscription, its logs kept by Spark) (``oracle``: under verify); without a master
     the active session is used if there is one (a notebook's); a session started here
     stops after the block."""
     from cnsim.simulations.sweep.executors import spark_session
@@ -511,13 +549,9 @@ def _staged(scenario: Scenario, events, master, spark, oracle: bool = False):
     try:
         sc = session.sparkContext
         _check_executor_memory(scenario, sc, need)
-        logs, cost = {}, None
-        if any(s.partition == "whole" for s in _specs(scenario)):
-            server = sc.parallelize([0], 1).map(lambda _: _server_task(scenario, events))
-            logs, cost = server.collect()[0]
-        shared = sc.broadcast(logs)
-        yield sc, logs, shared, cost
-        shared.destroy()
+        server = _ServerStage.run(sc, scenario, events)
+        yield sc, server
+        server.kept.unpersist()
     finally:
         if own:
             session.stop()
@@ -571,10 +605,10 @@ def _slowest(folder: str, indexes: list[int]) -> int:
     return min(done) if done else 0
 
 
-def _execution(spread: Spread, master: str | None, logs: dict[str, ServerLog], server) -> dict:
+def _execution(spread: Spread, master: str | None, server: _ServerStage) -> dict:
     """How the run was spread: partitions, their sizes and costs, and the server task's
-    (``server``: its wall seconds and peak memory, None without one; not results: every
-    P gives the same frame)."""
+    (its wall seconds and peak memory, None without one; the bytes of its logs, which
+    every partition reads; not results: every P gives the same frame)."""
     rows = sorted(spread.run["tasks"], key=lambda t: t["index"])
     return {
         "partitions": spread.partitions,
@@ -582,7 +616,7 @@ def _execution(spread: Spread, master: str | None, logs: dict[str, ServerLog], s
         **{key: [r[key] for r in rows] for key in ("subscriptions", "setup_s", "server_s",
                                                    "delivery_s", "wall_s", "cpu_s",
                                                    "peak_rss_bytes")},
-        "server_task": server,
-        "broadcast_bytes": int(sum(log.nbytes() for log in logs.values())),
+        "server_task": server.cost,
+        "server_log_bytes": int(server.nbytes),
         "driver_peak_rss_bytes": _peak_rss(),
     }
