@@ -240,6 +240,9 @@ class Approach(ABC):
     batchable: ClassVar[bool] = False
     partition: ClassVar[Partition] = "alike"
     shared_calls: ClassVar[tuple[str, ...]] = ()
+    # its server ran elsewhere and it hands back that server's messages (a spread run's
+    # cnsim.algorithms.replayed.Replayed): nothing to charge to the servers here
+    replayed: ClassVar[bool] = False
 
     spec: ApproachSpec
     counter: CallCounter
@@ -266,6 +269,12 @@ class Approach(ABC):
             "calls_snap_paper": calls["calls_snap"],
             "calls_snap_footnote7": calls["calls_snap"],
         }
+
+    def sent_from(self) -> np.ndarray | None:
+        """With several servers, the server each message of the last batch left from,
+        where a :attr:`replayed` approach's server recorded it; None otherwise (the
+        servers here charge them, :class:`cnsim.simulations.server_load.ServerLoad`)."""
+        return None
 
     def object_index(self):
         """The server's object index, which answers the first list of a subscription

@@ -26,17 +26,26 @@ from cnsim.subscriptions.workload import Updates
 @dataclass
 class ServerLog:
     """What one approach's server sent, batch by batch: the messages, its call counts
-    after the batch (cumulative, :meth:`Approach.calls`) and its time on the batch."""
+    after the batch (cumulative, :meth:`Approach.calls`), its time on the batch and,
+    with several servers, the server each message left from."""
 
     messages: list[Messages] = field(default_factory=list)
     calls: list[dict[str, int]] = field(default_factory=list)
     times: list[float] = field(default_factory=list)
+    sent_from: list[np.ndarray | None] = field(default_factory=list)
 
-    def record(self, approach: Approach, updates: Updates) -> None:
-        """Process one batch with ``approach`` and log it."""
+    def record(self, approach: Approach, updates: Updates, servers=None) -> None:
+        """Process one batch with ``approach`` and log it (``servers``: the
+        :class:`cnsim.simulations.server_load.ServerLoad` of several servers, which
+        processes each update at the server owning it)."""
         t0 = time.perf_counter()
-        self.messages.append(approach.process(updates))
+        if servers is None:
+            messages, sent_from = approach.process(updates), None
+        else:
+            messages, sent_from = servers.process_at(approach, updates)
         self.times.append(time.perf_counter() - t0)
+        self.messages.append(messages)
+        self.sent_from.append(sent_from)
         self.calls.append(approach.calls())
 
     def nbytes(self) -> int:
@@ -48,7 +57,10 @@ class ServerLog:
 class Replayed(Approach):
     """The approach of ``spec`` as its :class:`ServerLog` says it ran: ``process``
     returns the next batch's messages (the updates were applied by the server that
-    logged them), ``calls`` the counts after it."""
+    logged them), ``calls`` the counts after it, ``sent_from`` the servers they left
+    from."""
+
+    replayed = True
 
     def __init__(self, spec: ApproachSpec, log: ServerLog):
         self.spec = spec
@@ -62,6 +74,9 @@ class Replayed(Approach):
     def process(self, updates: Updates) -> Messages:
         self._batch += 1
         return self.log.messages[self._batch]
+
+    def sent_from(self) -> np.ndarray | None:
+        return self.log.sent_from[self._batch]
 
     def calls(self) -> dict[str, int]:
         if self._batch < 0:

@@ -333,6 +333,13 @@ class Network(ABC):
         its gateway broker alone (``entry`` "publisher": CN-Relax has no server)."""
         return np.zeros(len(ids), np.int64)
 
+    @classmethod
+    def server_links(cls, setup: NetworkSetup, zones, servers) -> np.ndarray | None:
+        """What :meth:`place_servers` returns for ``servers`` (a
+        :class:`cnsim.server.distributed.Zones`) over the zones :meth:`plan_zones` gives,
+        without building the network (a spread run's server task); None: no brokers."""
+        return None
+
     def place_servers(self, zones, events) -> np.ndarray | None:
         """Place the servers of the distributed object database (``zones``: a
         :class:`cnsim.server.distributed.Zones`; ``events``: the run's events) and

@@ -164,6 +164,14 @@ class MeghdootCN(Failing, Network):
         self.endpoints = self.endpoints.with_servers(brokers, update_server, events.start)
         return self.endpoints.server_link_ip_hops()
 
+    @classmethod
+    def server_links(cls, setup: NetworkSetup, zones: Zones, servers) -> np.ndarray:
+        """What :meth:`place_servers` returns over the CAN ``zones`` (:meth:`plan_zones`'s)
+        without building the network: a spread run's server task."""
+        world = build_world(setup.network)
+        brokers = zones.owner[diagonal_servers(zones, servers.bounds)]
+        return np.asarray(world.broker_hops[brokers[:-1], brokers[1:]], np.int64)
+
     def deliver(self, approach, messages, update_events, servers=None):  # see Network.deliver
         """Route ``messages`` from where ``approach``'s events enter and deliver them at
         the zones reached, from the subscriptions their brokers hold (``servers``: the

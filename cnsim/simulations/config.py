@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from cnsim.algorithms.registry import allowed as allowed_approaches
-from cnsim.algorithms.registry import canonical_name, parse
+from cnsim.algorithms.registry import canonical_name, families, parse
 from cnsim.brokers import NETWORKS
 from cnsim.brokers.faults import faulty
 from cnsim.brokers.forwarding import COVERINGS
@@ -449,10 +449,16 @@ def _churn_rules() -> tuple[Rule, ...]:
 CHURN_RULES: tuple[Rule, ...] = _churn_rules()
 
 
+def _own_families() -> list[str]:
+    """The approach families whose server holds a spread run's partition's own
+    subscriptions (``partition = "own"``)."""
+    return [name for name, cls in families().items() if cls.partition == "own"]
+
+
 def _partition_rules() -> tuple[Rule, ...]:
     """Where a run may be spread over Spark tasks (``run.partitions`` > 1,
     cnsim/simulations/partitioned.py): a network that declares ``partitions`` (its
-    brokers' subscriptions split by gateway zone), in counting mode, with one server."""
+    brokers' subscriptions split by gateway zone), in counting mode."""
     overlays = " or ".join(repr(k) for k, n in NETWORKS.items() if n.partitions)
     one = "1 (one process) when "
 
@@ -475,9 +481,13 @@ def _partition_rules() -> tuple[Rule, ...]:
         ),
         Rule(
             "run.partitions",
-            lambda v: not spread(v) or v["server"]["count"] == 1,
-            "needs one server (several servers' walks are not spread)",
-            f"{one}server.count > 1",
+            lambda v: not spread(v) or v["server"]["count"] == 1
+            or not any(parse(a).partition == "own" for a in v["algorithm"]["approaches"]),
+            "with several servers does not spread an approach whose server holds each "
+            "partition's own subscriptions (Unicast: its walks between servers mix the "
+            "calls made alike in every partition with those made per subscription)",
+            f"{one}server.count > 1 and algorithm.approaches has "
+            + " or ".join(repr(f) for f in _own_families()),
         ),
         Rule(
             "run.partitions",

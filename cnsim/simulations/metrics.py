@@ -477,14 +477,15 @@ def _distributed_metrics() -> list[Metric]:
 
     out = [
         Metric(f"traversed_{q}", "servers", f"servers traversed by {q}", aggregates=("mean", "max"),
-               paper=fig20, mode="distributed", collect=hops(f"hops_{q}"))
+               paper=fig20, mode="distributed", partitions="server", collect=hops(f"hops_{q}"))
         for q in queries
     ]  # fmt: skip
     out += [
         Metric("server_walk_msgs", "messages", "walk messages between servers", aggregates=sums,
-               paper="App. C", mode="distributed", collect=hops("hops_first_k", "hops_min_y")),
+               paper="App. C", mode="distributed", partitions="server",
+               collect=hops("hops_first_k", "hops_min_y")),
         Metric("server_walk_ip_bytes", "bytes", "IP bytes of walk messages between servers",
-               aggregates=sums, paper="App. C", mode="distributed",
+               aggregates=sums, paper="App. C", mode="distributed", partitions="server",
                collect=lambda o: o.calls.get("walk_ip_hops", 0) * WALK_BYTES),
     ]  # fmt: skip
     out += [

@@ -38,7 +38,11 @@ Subscribers that come and go (``[churn]``) and brokers that fail (``[faults]``):
 plan is drawn over the pool, each partition keeps its part of the churn schedule
 (:meth:`cnsim.subscriptions.churn.Churn.restricted`), every partition fails the same
 brokers (drawn from the seeds) and a zone's subscriptions are in one partition, so the
-losses and repairs add up (docs/DESIGN_NOTES.md, "One run over Spark tasks").
+losses and repairs add up (docs/DESIGN_NOTES.md, "One run over Spark tasks"). Several
+servers (``[server] count`` > 1): an ``alike`` approach's servers do the same in every
+partition (their ``servers.parquet`` rows and summary checked to agree); a ``whole``
+one's run in the server task, which logs the server each message left from
+(:meth:`Approach.sent_from`); an ``own`` one (Unicast) is refused by the scenario's rules.
 
 Drawing: every task draws the whole workload with the one-process generators and keeps
 its part, so each partition holds exactly the subscriptions one process holds, at the
@@ -68,6 +72,7 @@ from cnsim.brokers import NETWORKS
 from cnsim.brokers.base import Part
 from cnsim.brokers.zones import Zones
 from cnsim.errors import CnsimError, InputError
+from cnsim.server.distributed import Zones as Servers
 from cnsim.simulations.config import Scenario, check_call
 from cnsim.simulations.metrics import CATALOG, Metric
 from cnsim.simulations.result import Result
@@ -78,10 +83,12 @@ from cnsim.simulations.runner import (
     _with_redundancy,
     batch_bounds,
     batch_modes,
+    message_sizes,
     network_setup,
     server_view,
 )
 from cnsim.simulations.seeds import Seeds
+from cnsim.simulations.server_load import ServerLoad
 from cnsim.simulations.sizes import check_fits, estimate
 from cnsim.simulations.world import Workload, build_workload, objects_and_events
 from cnsim.subscriptions.churn import pooled
@@ -170,7 +177,8 @@ class Partition:
 
 def _server_task(scenario: Scenario, events: int | None) -> tuple[dict[str, ServerLog], dict]:
     """The ``whole`` approaches' servers over every subscription, batch by batch; and
-    the task's cost (wall seconds, peak memory)."""
+    the task's cost (wall seconds, peak memory) and, with several servers, what each
+    approach's servers did (:func:`_servers_seen`)."""
     _reset_peak()
     started = time.perf_counter()
     seeds = Seeds(scenario.seed)
@@ -180,6 +188,13 @@ def _server_task(scenario: Scenario, events: int | None) -> tuple[dict[str, Serv
         index.set_alive(np.arange(churn.initial, churn.pool), False)
     view = server_view(w, scenario, index)
     approaches = [make_approach(s, view) for s in _specs(scenario) if s.partition == "whole"]
+    load = None
+    if scenario["server"]["count"] > 1:  # the objects over servers, as each partition has them
+        servers = Servers.split(w.x, w.y, scenario["server"]["count"])
+        plan, _ = Plan.draw(scenario, w)
+        setup = network_setup(scenario, w.kind, len(w.events), seeds)
+        links = NETWORKS[scenario["overlay"]["kind"]].server_links(setup, plan.zones, servers)
+        load = ServerLoad(servers, approaches, links)
     logs = {a.name: ServerLog() for a in approaches}
     for first, stop in batch_bounds(len(w.events), scenario["events"]["batch_size"]):
         if churn is not None:  # S as the server knows it at the batch (failures aside)
@@ -188,8 +203,21 @@ def _server_task(scenario: Scenario, events: int | None) -> tuple[dict[str, Serv
             index.set_alive(leaving, False)
         updates = w.events.updates(first, stop)
         for a in approaches:
-            logs[a.name].record(a, updates)
-    return logs, {"wall_s": round(time.perf_counter() - started, 3), "peak_rss_bytes": _peak_rss()}
+            logs[a.name].record(a, updates, load)
+    cost = {"wall_s": round(time.perf_counter() - started, 3), "peak_rss_bytes": _peak_rss()}
+    sizes = message_sizes(scenario, w, approaches)
+    seen = _servers_seen(load, approaches, lambda spec: sizes[spec.name][0])
+    return logs, {**cost, "servers": seen}
+
+
+def _servers_seen(load: ServerLoad | None, approaches: list[Approach], message_bytes):
+    """With several servers (``load``), per approach charged there, its rows of
+    ``servers.parquet`` and its summary entries (``message_bytes(spec)``: the bytes of
+    one of its messages); None with one server."""
+    if load is None:
+        return None
+    charged = [a for a in approaches if a.name in load.updates]
+    return {a.name: (load.frame([a], message_bytes), load.summary(a)) for a in charged}
 
 
 def _partition_task(task: dict[str, Any], logs: dict[str, ServerLog]) -> dict[str, Any]:
@@ -239,6 +267,7 @@ def _partition_task(task: dict[str, Any], logs: dict[str, ServerLog]) -> dict[st
         "memory": {a.name: sim.subscriber_memory(a, object_bytes) for a in sim.approaches},
         "losses": {a.name: sim.fault_totals(a.name) for a in sim.approaches}
         if "faults" in sim.modes() else None,
+        "servers": _servers_seen(sim.server_load, sim.approaches, sim.message_bytes),
         "disagree": [],  # what partitions that should agree did not agree on
         "tasks": [cost],
     }
@@ -263,6 +292,11 @@ def _merged(scenario: Scenario):
                 disagree.append(str(exc))
                 return x
 
+        for name, (rows, entries) in (a["servers"] or {}).items():  # the same in each
+            other_rows, other_entries = b["servers"][name]
+            if not (rows.equals(other_rows) and entries == other_entries):
+                disagree.append(_disagreement(f"the servers' load of {name}"))
+
         columns = {
             name: np.column_stack([pair(m, specs[name], c[:, j], b["columns"][name][:, j])
                                    for j, m in enumerate(metrics)])
@@ -279,6 +313,7 @@ def _merged(scenario: Scenario):
                         for name, h in a["handled"].items()},  # fmt: skip
             "memory": {name: v + b["memory"][name] for name, v in a["memory"].items()},
             "losses": losses,
+            "servers": a["servers"],
             "disagree": disagree,
             "tasks": a["tasks"] + b["tasks"],
         }
@@ -294,6 +329,7 @@ def _metrics(scenario: Scenario) -> list[Metric]:
 def _specs(scenario: Scenario) -> list[ApproachSpec]:
     kind = kind_of(scenario["subscriptions"]).name
     return [parse(name, kind) for name in scenario.approaches]
+
 
 
 def _reset_peak() -> None:
@@ -357,7 +393,7 @@ class Spread:
     run's frame and summary (the interface :func:`cnsim.simulations.runner._summary`
     reads)."""
 
-    server_load = None  # one server (the scenario's rules)
+    server_load: _Servers | None = None  # several servers: set from the partitions' results
 
     def __init__(self, scenario: Scenario, events: int | None):
         self.scenario = scenario
@@ -421,6 +457,22 @@ class Spread:
         return _with_redundancy(_frame(self, columns, self.metrics()), self)
 
 
+class _Servers:
+    """A spread run's several servers as the partitions (the approaches they run alike)
+    and the server task (the ``whole`` ones) saw them: what the summary and
+    ``servers.parquet`` read of a :class:`~cnsim.simulations.server_load.ServerLoad`."""
+
+    def __init__(self, seen: dict[str, tuple[pd.DataFrame, dict]]):
+        self.seen = seen
+
+    def summary(self, approach) -> dict:
+        return self.seen[approach.name][1] if approach.name in self.seen else {}
+
+    def frame(self, approaches) -> pd.DataFrame | None:
+        parts = [self.seen[a.name][0] for a in approaches if a.name in self.seen]
+        return pd.concat(parts, ignore_index=True) if parts else None
+
+
 def _combine(metric: Metric, spec: ApproachSpec, values: np.ndarray) -> np.ndarray:
     """One batch column (or broker column) of the run from its partitions' ``values``
     (P, n), as ``metric.partitions`` declares."""
@@ -433,11 +485,13 @@ def _combine(metric: Metric, spec: ApproachSpec, values: np.ndarray) -> np.ndarr
     if rule == "slowest":
         return values.max(axis=0)
     if not (values == values[0]).all():  # the same in every partition, by construction
-        raise CnsimError(
-            f"partitions disagree on {metric.name} of {spec.name} (it should be the same "
-            "in each): a bug in cnsim, please report it with the scenario"
-        )
+        raise CnsimError(_disagreement(f"{metric.name} of {spec.name}"))
     return values[0]
+
+
+def _disagreement(what: str) -> str:
+    return (f"partitions disagree on {what} (it should be the same in each): a bug in "
+            "cnsim, please report it with the scenario")  # fmt: skip
 
 
 def simulate_partitioned(
@@ -460,12 +514,15 @@ def simulate_partitioned(
             spread.run = _collect(sc, rdd, spread, indexes, folder, progress)
     if spread.run["disagree"]:
         raise CnsimError(spread.run["disagree"][0])
+    if spread.run["servers"] is not None:  # several servers: the partitions' and the task's
+        spread.server_load = _Servers({**spread.run["servers"], **(server.servers or {})})
     columns = spread.columns(server.times)
     frame = spread.frame(columns)
     summary = _summary(scenario, spread, frame, setup_s, time.perf_counter() - started, None)
     summary["cpu_time_s"] = time.process_time() - cpu_started  # the driver's
     summary["execution"] = _execution(spread, master, server)
-    return Result(frame, spread.brokers(), summary, None)
+    servers = None if spread.server_load is None else spread.server_load.frame(spread.approaches)
+    return Result(frame, spread.brokers(), summary, servers)
 
 
 def verify_partitioned(
@@ -504,6 +561,7 @@ class _ServerStage:
     times: dict[str, list[float]]
     nbytes: int
     cost: dict | None
+    servers: dict | None = None  # several servers: what the ``whole`` ones' servers did
 
     @classmethod
     def run(cls, sc, scenario: Scenario, events: int | None) -> _ServerStage:
@@ -514,7 +572,8 @@ class _ServerStage:
         task = sc.parallelize([0], 1).map(lambda _: _server_task(scenario, events))
         task = task.persist(StorageLevel.MEMORY_AND_DISK)
         times, nbytes, cost = task.map(_log_facts).collect()[0]
-        return cls(task.map(lambda done: done[0]), times, nbytes, cost)
+        servers = cost.pop("servers")
+        return cls(task.map(lambda done: done[0]), times, nbytes, cost, servers)
 
     def beside(self, sc, items: list) -> Any:
         """An RDD of ``(logs, item)``, one per item and Spark task."""

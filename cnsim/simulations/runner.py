@@ -82,6 +82,20 @@ class Outcome:
     faults: dict[str, float] = field(default_factory=dict)
 
 
+def message_sizes(scenario: Scenario, w: Workload, approaches) -> dict[str, tuple[int, int]]:
+    """Per approach, the bytes of one of its messages (a targeted one's, else a region
+    of the kind's S) and of an event (``[messages]``)."""
+    sizes = scenario["messages"]
+    region_bytes = w.kind.region_bytes(w, sizes)
+    return {
+        a.name: (
+            sizes["unicast_bytes"] if a.spec.message == "targeted" else region_bytes,
+            sizes["event_bytes"],
+        )
+        for a in approaches
+    }
+
+
 def batch_modes(scenario: Scenario) -> tuple[str, ...]:
     """The catalog's modes of a counting run's batch columns: ``counting``, then those
     the scenario turns on (several servers, subscribers that come and go, brokers that
@@ -175,15 +189,7 @@ class Simulation:
             for j, name in enumerate(fresh):
                 # the approaches hold their copies by now: the last takes the initial
                 self.lists[name] = initial if j == len(fresh) - 1 else initial.copy()
-        sizes = scenario["messages"]
-        region_bytes = w.kind.region_bytes(w, sizes)
-        self._sizes = {
-            a.name: (
-                sizes["unicast_bytes"] if a.spec.message == "targeted" else region_bytes,
-                sizes["event_bytes"],
-            )
-            for a in self.approaches
-        }
+        self._sizes = message_sizes(scenario, w, self.approaches)
         self.live: np.ndarray | None = None  # [churn]: which subscriptions are live
         self._truth: Truth | None = None  # a range store's arrivals: the objects now
         if (self.churn is not None or setup.faults) and any(

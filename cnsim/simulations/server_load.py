@@ -36,7 +36,8 @@ class ServerLoad:
     def __init__(self, zones: Zones, approaches: list, link_ip_hops: np.ndarray | None = None):
         self.zones = zones
         s = zones.count
-        names = [a.name for a in approaches if a.spec.entry == "server"]
+        # (a replayed approach's server ran elsewhere and was charged there)
+        names = [a.name for a in approaches if a.spec.entry == "server" and not a.replayed]
         self.updates = {name: np.zeros(s, np.int64) for name in names}
         self.messages = {name: np.zeros(s, np.int64) for name in names}
         if link_ip_hops is not None:
@@ -52,8 +53,8 @@ class ServerLoad:
         """``approach.process(updates)``, run at the servers owning the updates, and
         the server each message leaves from (None: an approach without a server)."""
         name = approach.name
-        if name not in self.updates:
-            return approach.process(updates), None  # no server (CN-Relax): nothing to charge
+        if name not in self.updates:  # no server (CN-Relax), or one that ran elsewhere
+            return approach.process(updates), approach.sent_from()
         s = self.zones.count
         owner = np.asarray(self.zones.owner(updates.x), np.int64)
         self.updates[name] += np.bincount(owner, minlength=s)

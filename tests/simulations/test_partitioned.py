@@ -48,10 +48,11 @@ def unwalled(summary: dict) -> dict:
 def assert_same(one, spread) -> None:
     wall = [c for c in one.events.columns if c.endswith("time_s")]
     pd.testing.assert_frame_equal(one.events.drop(columns=wall), spread.events.drop(columns=wall))
-    if one.brokers is None:
-        assert spread.brokers is None
-    else:
-        pd.testing.assert_frame_equal(one.brokers, spread.brokers)
+    for name in ("brokers", "servers"):
+        if getattr(one, name) is None:
+            assert getattr(spread, name) is None, name
+        else:
+            pd.testing.assert_frame_equal(getattr(one, name), getattr(spread, name))
     assert unwalled(one.summary) == unwalled(spread.summary)
 
 
@@ -92,6 +93,16 @@ CASES = {
         "churn": {"joins": 3.0, "lifetime": "pareto", "mean_lifetime": 30.0},
         "faults": {"rate": 0.1, "repair_time": 8.0, "detection": 2, "replication": 1},
         "events": {"batch_size": 3, "inserts": 0.1, "deletes": 0.1},
+    }),
+    "several servers, P=3": (3, {
+        "server": {"count": 3},
+        "algorithm": {"approaches": ["paint-dense", "paint-sparse", "cn-relax",
+                                     "paint-sparse(0.5)"]},
+    }),
+    "several servers over the ideal CN, batches, P=2": (2, {
+        "server": {"count": 4}, "overlay": {"kind": "ideal"}, "events": {"batch_size": 3},
+        "algorithm": {"approaches": ["paint-batch(paint-sparse)", "coalesce(paint-dense)",
+                                     "cn-relax"]},
     }),
 }  # fmt: skip
 
@@ -137,7 +148,7 @@ def test_plan_places_every_subscription_once(overlay, partitions):
         ({"run": {"mode": "timed"}}, "counting mode"),
         ({"overlay": {"kind": "content-based"}, "algorithm": {"approaches": ["cn-relax"]}},
          "overlay.kind"),
-        ({"server": {"count": 2}}, "server.count"),
+        ({"server": {"count": 2}}, "server.count > 1 and algorithm.approaches has 'unicast'"),
         ({"algorithm": {"approaches": ["ranked"]}}, "ranked"),
         ({"subscriptions": {"count": 3}}, "subscriptions.count = 3"),
     ],
@@ -241,7 +252,8 @@ def test_partitions_add_up_pairwise_and_a_disagreement_reaches_the_driver():
         columns["paint-dense"][:, out] = sent
         return {"columns": columns, "held": np.array([1, 2]),
                 "handled": {a: np.array([3, 3]) for a in columns},
-                "memory": dict.fromkeys(columns, 10), "losses": None, "disagree": [],
+                "memory": dict.fromkeys(columns, 10), "losses": None, "servers": None,
+                "disagree": [],
                 "tasks": [{"index": index}]}  # fmt: skip
 
     left = merge(merge(part(0, 5), part(1, 5)), part(2, 5))
