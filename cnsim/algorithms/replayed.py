@@ -49,22 +49,26 @@ class ServerLog:
         self.calls.append(approach.calls())
 
     def nbytes(self) -> int:
-        """Bytes its messages take (what a broadcast of it ships)."""
+        """Bytes its messages take (what every partition reads of it)."""
         return sum(a.nbytes for m in self.messages for a in vars(m).values()
                    if isinstance(a, np.ndarray))  # fmt: skip
 
 
 class Replayed(Approach):
     """The approach of ``spec`` as its :class:`ServerLog` says it ran: ``process``
-    returns the next batch's messages (the updates were applied by the server that
-    logged them), ``calls`` the counts after it, ``sent_from`` the servers they left
-    from."""
+    returns the next batch's messages (its server applied the updates), ``calls`` the
+    counts after it, ``sent_from`` the servers they left from. It keeps the objects as
+    its server has them (an object index over ``view``'s objects, the updates applied
+    batch by batch), from which a subscription arriving in this partition gets its
+    first list (``[churn]``, ``[faults]``), as from any approach's server."""
 
     replayed = True
 
-    def __init__(self, spec: ApproachSpec, log: ServerLog):
+    def __init__(self, spec: ApproachSpec, log: ServerLog, view: ServerView):
         self.spec = spec
         self.log = log
+        self._view = view
+        self.objects = view.object_index()
         self._batch = -1
 
     @classmethod
@@ -72,8 +76,13 @@ class Replayed(Approach):
         raise TypeError("a replayed approach is made from its server's log, not a view")
 
     def process(self, updates: Updates) -> Messages:
+        for i, x_i, _, y_new in updates:
+            self._view.apply(self.objects, i, x_i, y_new)
         self._batch += 1
         return self.log.messages[self._batch]
+
+    def object_index(self):
+        return self.objects
 
     def sent_from(self) -> np.ndarray | None:
         return self.log.sent_from[self._batch]

@@ -168,7 +168,7 @@ class Partition:
     def approach(self, name: str, view: ServerView) -> Approach:
         spec = parse(name, view.kind)
         if spec.partition == "whole":
-            return Replayed(spec, self.logs[spec.name])
+            return Replayed(spec, self.logs[spec.name], view)
         return make_approach(spec, view)
 
 
