@@ -39,7 +39,7 @@ from cnsim.schema import (
     check_value,
     config_error,
 )
-from cnsim.subscriptions.churn import LIFETIMES
+from cnsim.subscriptions.churn import LIFETIMES, churns
 from cnsim.subscriptions.covering import INDEXES
 from cnsim.subscriptions.covering.base import MAX_ATTRIBUTES
 from cnsim.subscriptions.kinds import KINDS
@@ -488,6 +488,14 @@ def _partition_rules() -> tuple[Rule, ...]:
             "calls made alike in every partition with those made per subscription)",
             f"{one}server.count > 1 and algorithm.approaches has "
             + " or ".join(repr(f) for f in _own_families()),
+        ),
+        Rule(
+            "run.partitions",
+            lambda v: not spread(v) or v["server"]["count"] == 1 or not churns(v["churn"]),
+            "with several servers does not spread subscribers that come and go (the "
+            "joining ones' first lists are queries one approach's servers answer, in "
+            "every partition apart)",
+            f"{one}server.count > 1 and [churn] is set",
         ),
         Rule(
             "run.partitions",

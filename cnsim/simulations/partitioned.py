@@ -53,6 +53,7 @@ points and zones the plan reads) before its own structures are built.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
 import resource
@@ -175,6 +176,23 @@ class Partition:
 # -- the tasks --------------------------------------------------------------------------
 
 
+def _reported(task):
+    """``task`` with its cnsim error (what the run finds it cannot do, e.g. a box budget
+    too small for an event) handed back as its result, ``{"failed": error}``, for the
+    driver to raise as one process raises it, not lost in Spark's trace."""
+
+    @functools.wraps(task)
+    def run(*args):
+        try:
+            return task(*args)
+        except CnsimError as exc:
+            return {"failed": exc}
+
+    return run
+
+
+
+@_reported
 def _server_task(scenario: Scenario, events: int | None) -> tuple[dict[str, ServerLog], dict]:
     """The ``whole`` approaches' servers over every subscription, batch by batch; and
     the task's cost (wall seconds, peak memory) and, with several servers, what each
@@ -220,6 +238,7 @@ def _servers_seen(load: ServerLoad | None, approaches: list[Approach], message_b
     return {a.name: (load.frame([a], message_bytes), load.summary(a)) for a in charged}
 
 
+@_reported
 def _partition_task(task: dict[str, Any], logs: dict[str, ServerLog]) -> dict[str, Any]:
     """Run partition ``task["index"]`` (``logs``: the server logs of the ``whole``
     approaches, read through Spark): the run loop over its subscriptions; per approach
@@ -283,6 +302,8 @@ def _merged(scenario: Scenario):
     rule = CATALOG["messages_handled"]
 
     def merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+        if "failed" in a or "failed" in b:  # a partition could not run: its error
+            return a if "failed" in a else b
         disagree = a["disagree"] + b["disagree"]
 
         def pair(metric: Metric, spec: ApproachSpec, x: np.ndarray, y: np.ndarray):
@@ -512,6 +533,8 @@ def simulate_partitioned(
             rdd = server.beside(sc, tasks).map(lambda pair: _partition_task(pair[1], pair[0]))
             progress = scenario["run"]["progress"]
             spread.run = _collect(sc, rdd, spread, indexes, folder, progress)
+    if "failed" in spread.run:
+        raise spread.run["failed"]
     if spread.run["disagree"]:
         raise CnsimError(spread.run["disagree"][0])
     if spread.run["servers"] is not None:  # several servers: the partitions' and the task's
@@ -538,9 +561,13 @@ def verify_partitioned(
         rdd = server.beside(sc, parts)
         reports = rdd.map(lambda pair: _verify_task(scenario, events, pair[1], pair[0]))
         reports = reports.collect()
+    failed = [r["failed"] for r in reports if isinstance(r, dict)]
+    if failed:
+        raise failed[0]
     return Report.merge(reports)
 
 
+@_reported
 def _verify_task(scenario: Scenario, events: int | None, part: Partition, logs) -> Report:
     from dataclasses import replace
 
@@ -571,19 +598,26 @@ class _ServerStage:
 
         task = sc.parallelize([0], 1).map(lambda _: _server_task(scenario, events))
         task = task.persist(StorageLevel.MEMORY_AND_DISK)
-        times, nbytes, cost = task.map(_log_facts).collect()[0]
-        servers = cost.pop("servers")
-        return cls(task.map(lambda done: done[0]), times, nbytes, cost, servers)
+        facts = task.map(_log_facts).collect()[0]
+        if "failed" in facts:
+            raise facts["failed"]
+        servers = facts["cost"].pop("servers")
+        kept = task.map(lambda done: done[0])
+        return cls(kept, facts["times"], facts["nbytes"], facts["cost"], servers)
 
     def beside(self, sc, items: list) -> Any:
         """An RDD of ``(logs, item)``, one per item and Spark task."""
         return self.kept.cartesian(sc.parallelize(items, len(items)))
 
 
-def _log_facts(done: tuple[dict[str, ServerLog], dict]) -> tuple[dict, int, dict]:
-    """What the driver reads of the server task's output: times, bytes, cost."""
+def _log_facts(done) -> dict[str, Any]:
+    """What the driver reads of the server task's output: times, bytes, cost (or the
+    error it stopped on)."""
+    if isinstance(done, dict):  # {"failed": error}
+        return done
     logs, cost = done
-    return {n: log.times for n, log in logs.items()}, sum(g.nbytes() for g in logs.values()), cost
+    return {"times": {n: log.times for n, log in logs.items()},
+            "nbytes": sum(log.nbytes() for log in logs.values()), "cost": cost}  # fmt: skip
 
 
 @contextlib.contextmanager

@@ -163,6 +163,8 @@ def test_plan_places_every_subscription_once(overlay, partitions):
         ({"overlay": {"kind": "content-based"}, "algorithm": {"approaches": ["cn-relax"]}},
          "overlay.kind"),
         ({"server": {"count": 2}}, "server.count > 1 and algorithm.approaches has 'unicast'"),
+        ({"server": {"count": 2}, "churn": {"joins": 1.0},
+          "algorithm": {"approaches": ["paint-dense"]}}, "server.count > 1 and [churn]"),
         ({"algorithm": {"approaches": ["ranked"]}}, "ranked"),
         ({"subscriptions": {"count": 3}}, "subscriptions.count = 3"),
     ],
@@ -282,3 +284,17 @@ def test_partitions_add_up_pairwise_and_a_disagreement_reaches_the_driver():
         assert list(run["handled"]["unicast"]) == [9, 9]
     bad = merge(part(0, 5), part(1, 6))
     assert bad["disagree"] and "server_out_msgs of paint-dense" in bad["disagree"][0]
+
+
+@pytest.mark.parametrize("approaches", [["paint-dense"], ["paint-sparse"]])
+def test_an_error_a_task_meets_is_the_one_process_error(spark, approaches):
+    """What a run finds it cannot do (here: a box budget too small for an event), in a
+    partition's task or in the server task, stops the spread run with the error one
+    process raises, in its words — not Spark's trace."""
+    sections = {"subscriptions": {"kind": "box", "dims": 3, "count": 1500, "k": 5},
+                "algorithm": {"approaches": approaches, "box_budget": 20}}  # fmt: skip
+    with pytest.raises(ConfigError) as one:
+        simulate(scenario(**sections))
+    with pytest.raises(ConfigError) as spread:
+        simulate_partitioned(scenario(2, **sections), spark=spark)
+    assert str(spread.value) == str(one.value) and "box_budget" in str(one.value)
