@@ -42,3 +42,21 @@ def _copy_worktree(into: Path) -> None:
         if src.is_file():  # a tracked file deleted in the working copy is left out
             (into / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(src, into / name)
+
+
+def side_by_side(runs: dict[str, list[dict]], **point) -> dict:
+    """One point of a build timed by two revisions in turn (``runs``: ``"before"`` and
+    ``"after"``, each build a ``{build_s, digest, stats, rss_mb}``) with ``point``'s
+    fields: whether every build gave the same tree, every time, the peak memory, the
+    ratio per round and best over best."""
+    times = {k: [b["build_s"] for b in v] for k, v in runs.items()}
+    return {
+        **point,
+        "same_tree": len({b["digest"] for v in runs.values() for b in v}) == 1,
+        "stats": runs["after"][0]["stats"],
+        "build_s": times,
+        "rss_mb": {k: max(b["rss_mb"] for b in v) for k, v in runs.items()},
+        "speedup_per_round": [b / a for b, a in zip(times["before"], times["after"],
+                                                    strict=True)],
+        "speedup": min(times["before"]) / min(times["after"]),
+    }  # fmt: skip

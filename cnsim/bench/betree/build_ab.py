@@ -26,7 +26,7 @@ import tempfile
 from pathlib import Path
 
 from cnsim.bench import provenance
-from cnsim.bench.revisions import ROOT, export
+from cnsim.bench.revisions import ROOT, export, side_by_side
 
 #: sizes, rounds and the same-tree check's size: the published run (``--full``, also
 #: the default) and ``--quick``
@@ -112,16 +112,7 @@ def run(before: str, sizes, rounds: int, check: int, dists=("uniform", "zipf")) 
                         runs[label] += _builds(revs[label], n, dist, 0, ("betree_star",))
                         print(f"  n={n} {dist} {label}: {runs[label][-1]['build_s']:.2f} s",
                               flush=True)  # fmt: skip
-                digests = {b["digest"] for v in runs.values() for b in v}
-                times = {k: [b["build_s"] for b in v] for k, v in runs.items()}
-                res["points"].append({
-                    "n": n, "dist": dist, "build": "BE*-B (bulk)", "same_tree": len(digests) == 1,
-                    "stats": runs["after"][0]["stats"], "build_s": times,
-                    "rss_mb": {k: max(b["rss_mb"] for b in v) for k, v in runs.items()},
-                    "speedup_per_round": [b / a for b, a in zip(times["before"], times["after"],
-                                                                strict=True)],
-                    "speedup": min(times["before"]) / min(times["after"]),
-                })  # fmt: skip
+                res["points"].append(side_by_side(runs, n=n, dist=dist, build="BE*-B (bulk)"))
     return res
 
 

@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 
 from cnsim.bench import provenance
-from cnsim.bench.revisions import ROOT, export
+from cnsim.bench.revisions import ROOT, export, side_by_side
 
 #: sizes and rounds: the published run (``--full``, also the default) and ``--quick``
 FULL = {"n": [300_000, 1_000_000], "rounds": 2}
@@ -83,15 +83,7 @@ def run(before: str, sizes, rounds: int, dists=("uniform", "zipf")) -> dict:
                               flush=True)  # fmt: skip
                 for label, v in runs.items():  # each revision ran its own code
                     assert all(b["code"].startswith(str(revs[label])) for b in v), v
-                digests = {b["digest"] for v in runs.values() for b in v}
-                best = {k: min(b["build_s"] for b in v) for k, v in runs.items()}
-                res["points"].append({
-                    "n": n, "dist": dist, "same_tree": len(digests) == 1,
-                    "stats": runs["after"][0]["stats"],
-                    "build_s": {k: [b["build_s"] for b in v] for k, v in runs.items()},
-                    "rss_mb": {k: max(b["rss_mb"] for b in v) for k, v in runs.items()},
-                    "speedup": best["before"] / best["after"],
-                })  # fmt: skip
+                res["points"].append(side_by_side(runs, n=n, dist=dist))
     return res
 
 
