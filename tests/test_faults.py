@@ -23,8 +23,8 @@ import pytest
 
 from cnsim.simulations.sweep import read_results
 
-RUN_KILLS = 8
-SWEEP_KILLS = 5
+RUN_KILLS = 6
+SWEEP_KILLS = 4
 SCENARIO = """seed = 9
 [objects]
 count = 300
