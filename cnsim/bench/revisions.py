@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 from cnsim.errors import InputError
@@ -60,3 +61,16 @@ def side_by_side(runs: dict[str, list[dict]], **point) -> dict:
                                                     strict=True)],
         "speedup": min(times["before"]) / min(times["after"]),
     }  # fmt: skip
+
+
+def alternating(rounds: int, build: Callable[[str], list[dict]], what: str) -> dict:
+    """``rounds`` rounds of builds by the two revisions, ``"before"`` first in even
+    rounds and ``"after"`` first in odd ones, so both see the same machine load
+    (``build(label)``: that revision's builds of the round, each ``{build_s, ...}``;
+    each build's time printed after ``what``)."""
+    runs: dict[str, list[dict]] = {"before": [], "after": []}
+    for r in range(rounds):
+        for label in ("before", "after")[:: 1 if r % 2 == 0 else -1]:
+            runs[label] += build(label)
+            print(f"  {what} {label}: {runs[label][-1]['build_s']:.2f} s", flush=True)
+    return runs

@@ -26,7 +26,7 @@ import tempfile
 from pathlib import Path
 
 from cnsim.bench import provenance
-from cnsim.bench.revisions import ROOT, export, side_by_side
+from cnsim.bench.revisions import ROOT, alternating, export, side_by_side
 
 #: sizes, rounds and the same-tree check's size: the published run (``--full``, also
 #: the default) and ``--quick``
@@ -106,12 +106,10 @@ def run(before: str, sizes, rounds: int, check: int, dists=("uniform", "zipf")) 
                 print(f"  check n={check} {dist} {a['tree']}: same tree {same}", flush=True)
         for n in sizes:
             for dist in dists:
-                runs: dict = {"before": [], "after": []}
-                for r in range(rounds):
-                    for label in ("before", "after")[:: 1 if r % 2 == 0 else -1]:
-                        runs[label] += _builds(revs[label], n, dist, 0, ("betree_star",))
-                        print(f"  n={n} {dist} {label}: {runs[label][-1]['build_s']:.2f} s",
-                              flush=True)  # fmt: skip
+                def bulk(label: str, n=n, dist=dist) -> list[dict]:
+                    return _builds(revs[label], n, dist, 0, ("betree_star",))
+
+                runs = alternating(rounds, bulk, f"n={n} {dist}")
                 res["points"].append(side_by_side(runs, n=n, dist=dist, build="BE*-B (bulk)"))
     return res
 

@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 
 from cnsim.bench import provenance
-from cnsim.bench.revisions import ROOT, export, side_by_side
+from cnsim.bench.revisions import ROOT, alternating, export, side_by_side
 
 #: sizes and rounds: the published run (``--full``, also the default) and ``--quick``
 FULL = {"n": [300_000, 1_000_000], "rounds": 2}
@@ -75,12 +75,8 @@ def run(before: str, sizes, rounds: int, dists=("uniform", "zipf")) -> dict:
         revs = {"before": old, "after": ROOT}
         for n in sizes:
             for dist in dists:
-                runs: dict = {"before": [], "after": []}
-                for r in range(rounds):
-                    for label in ("before", "after")[:: 1 if r % 2 == 0 else -1]:
-                        runs[label].append(_build(revs[label], n, dist))
-                        print(f"  n={n} {dist} {label}: {runs[label][-1]['build_s']:.1f} s",
-                              flush=True)  # fmt: skip
+                runs = alternating(rounds, lambda lab, n=n, dist=dist: [_build(revs[lab], n, dist)],
+                                   f"n={n} {dist}")  # fmt: skip
                 for label, v in runs.items():  # each revision ran its own code
                     assert all(b["code"].startswith(str(revs[label])) for b in v), v
                 res["points"].append(side_by_side(runs, n=n, dist=dist))
