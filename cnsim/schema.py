@@ -70,12 +70,14 @@ def config_error(
 
 
 def show(value: Any, limit: int = 80) -> str:
-    """``repr(value)``, shortened to ``limit`` characters; a numpy scalar as the Python
-    value it holds (``inf``, not ``np.float64(inf)``)."""
+    """``repr(value)``, shortened to ``limit`` characters (a text, such as a path or a
+    URL, to four times that: its end names the file); a numpy scalar as the Python value
+    it holds (``inf``, not ``np.float64(inf)``)."""
     value = _plain(value)
     if isinstance(value, list | tuple):
         value = type(value)(_plain(v) for v in value)
     text = repr(value)
+    limit = 4 * limit if isinstance(value, str) else limit
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
