@@ -28,8 +28,9 @@ testing names:
   :mod:`cnsim.simulations.partitioned`) — nothing (``alike``: its messages depend on
   the objects alone, every partition computes the same ones: Paint-Dense, CN-Relax),
   each partition's own (``own``: it sends each subscription its own messages, so
-  partitions send theirs and the counts add up, but for the calls made once per update,
-  ``shared_calls``: Unicast), or the whole set (``whole``: its messages are cut to every
+  partitions send theirs and the counts add up; the calls it makes alike in every
+  partition, Unicast's candidates, are counted by the first partition alone:
+  :attr:`ServerView.counts_shared`), or the whole set (``whole``: its messages are cut to every
   subscription of S, so one server over all of them computes them and the partitions
   deliver them: Paint-Sparse).
 
@@ -149,12 +150,6 @@ class ApproachSpec:
         """What its server needs of a partitioned run's subscriptions (module docstring)."""
         return self.cls.partition
 
-    @property
-    def shared_calls(self) -> tuple[str, ...]:
-        """An ``own`` approach's call counters made once per update (the same in every
-        partition); its others are made per subscription and add up."""
-        return self.cls.shared_calls
-
     def with_family(self, family: str) -> ApproachSpec:
         """The same spec over another family (Paint-Dense for a Paint-Sparse)."""
         return replace(self, family=family)
@@ -184,6 +179,10 @@ class ServerView:
     # attributes. None for 1-d ranges.
     attributes: np.ndarray | None = None
     budget: int | None = None  # boxes: the slabs one event's Paint partitions may visit
+    # whether an ``own`` approach counts the calls it makes alike in every partition of a
+    # spread run (Unicast's candidates: the influence interval's first_k); a spread run
+    # counts them in its first partition only, so every count adds up over partitions
+    counts_shared: bool = True
 
     def points(self, x: np.ndarray, ids: np.ndarray) -> np.ndarray:
         """Objects ``ids``, at x-values ``x``, as points over the attributes the
@@ -239,7 +238,6 @@ class Approach(ABC):
     takes_eps: ClassVar[bool] = False
     batchable: ClassVar[bool] = False
     partition: ClassVar[Partition] = "alike"
-    shared_calls: ClassVar[tuple[str, ...]] = ()
     # its server ran elsewhere and it hands back that server's messages (a spread run's
     # cnsim.algorithms.replayed.Replayed): nothing to charge to the servers here
     replayed: ClassVar[bool] = False

@@ -50,6 +50,7 @@ falls past it) — "one min_y per candidate" has no counterpart there.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -103,9 +104,9 @@ class Unicast(Approach):
     family = "unicast"
     message = "targeted"  # one message per affected subscription, to its gateway
     # a partitioned run: each partition's server finds its own subscriptions' messages;
-    # the two first_k calls of the influence interval are made once per update
+    # the candidates' queries (the influence interval's two first_k) are the same in
+    # every partition, counted where the view says (ServerView.counts_shared)
     partition = "own"
-    shared_calls = ("calls_first_k",)
 
     def __init__(self, objects: ObjectIndex, view: ServerView, lists: TopKLists | None = None):
         self.spec = ApproachSpec(self.family)
@@ -147,7 +148,8 @@ class Unicast(Approach):
 
     def _notify(self, i: int, x_i: float, y_old: float, y_new: float) -> tuple:
         # Fewer objects lie below the lower value, so its influence interval is the wider.
-        candidates = self.queries.candidates(self, i, x_i, min(y_old, y_new))
+        with contextlib.nullcontext() if self.view.counts_shared else self.counter.uncounted():
+            candidates = self.queries.candidates(self, i, x_i, min(y_old, y_new))
         lists = self.lists
         rows = lists.rows(candidates)
         where, case = _affected(lists.row_ids, lists.row_ys, rows, i, y_old, y_new)

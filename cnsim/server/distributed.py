@@ -349,11 +349,15 @@ class DistributedIndex(ObjectState):
         return best
 
     def top_k_many(self, lo: np.ndarray, hi: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-        """The top-k lists of ranges ``[lo[j], hi[j]]``: k rounds of :meth:`min_y_many`
-        (each call and walk counted, as the servers would make them)."""
+        """The top-k lists of ranges ``[lo[j], hi[j]]``: k rounds of :meth:`min_y_many`,
+        not counted, as the single index's (a joining subscription's first list: the
+        run counts its ``min_y`` calls as the join's, for every approach alike)."""
         lo, hi = np.asarray(lo, np.float64), np.asarray(hi, np.float64)
-        return top_k_by_rounds(lambda rows, y0, id0: self.min_y_many(lo[rows], hi[rows], y0, id0),
-                               self.y, len(lo), k)  # fmt: skip
+        with self.counter.uncounted():
+            return top_k_by_rounds(
+                lambda rows, y0, id0: self.min_y_many(lo[rows], hi[rows], y0, id0),
+                self.y, len(lo), k,
+            )  # fmt: skip
 
     def min_y_many(
         self, lo: np.ndarray, hi: np.ndarray, y0: np.ndarray, id0: np.ndarray

@@ -11,6 +11,9 @@ the points away from the split structure (amortised O(log n) per update).
 
 from __future__ import annotations
 
+import contextlib
+import copy
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -34,6 +37,16 @@ class CallCounter:
     snap: int = 0
     #: metric column name -> the count (attribute) it reports, between min_y and snap
     more: ClassVar[dict[str, str]] = {}
+
+    @contextlib.contextmanager
+    def uncounted(self) -> Iterator[None]:
+        """Calls made inside are not counted: the counter (every count, and what a
+        subclass keeps beside them) is as it was on entry."""
+        kept = copy.deepcopy(self.__dict__)
+        try:
+            yield
+        finally:
+            self.__dict__.update(kept)
 
     def as_dict(self) -> dict[str, int]:
         """The counts under their metric column names."""

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from cnsim.algorithms.registry import allowed as allowed_approaches
-from cnsim.algorithms.registry import canonical_name, families, parse
+from cnsim.algorithms.registry import canonical_name, parse
 from cnsim.brokers import NETWORKS
 from cnsim.brokers.faults import faulty
 from cnsim.brokers.forwarding import COVERINGS
@@ -39,7 +39,7 @@ from cnsim.schema import (
     check_value,
     config_error,
 )
-from cnsim.subscriptions.churn import LIFETIMES, churns
+from cnsim.subscriptions.churn import LIFETIMES
 from cnsim.subscriptions.covering import INDEXES
 from cnsim.subscriptions.covering.base import MAX_ATTRIBUTES
 from cnsim.subscriptions.kinds import KINDS
@@ -449,12 +449,6 @@ def _churn_rules() -> tuple[Rule, ...]:
 CHURN_RULES: tuple[Rule, ...] = _churn_rules()
 
 
-def _own_families() -> list[str]:
-    """The approach families whose server holds a spread run's partition's own
-    subscriptions (``partition = "own"``)."""
-    return [name for name, cls in families().items() if cls.partition == "own"]
-
-
 def _partition_rules() -> tuple[Rule, ...]:
     """Where a run may be spread over Spark tasks (``run.partitions`` > 1,
     cnsim/simulations/partitioned.py): a network that declares ``partitions`` (its
@@ -478,24 +472,6 @@ def _partition_rules() -> tuple[Rule, ...]:
             lambda v: not spread(v) or not _timed(v),
             "runs in counting mode only (timed mode runs on one machine)",
             f"{one}run.mode = 'timed'",
-        ),
-        Rule(
-            "run.partitions",
-            lambda v: not spread(v) or v["server"]["count"] == 1
-            or not any(parse(a).partition == "own" for a in v["algorithm"]["approaches"]),
-            "with several servers does not spread an approach whose server holds each "
-            "partition's own subscriptions (Unicast: its walks between servers mix the "
-            "calls made alike in every partition with those made per subscription)",
-            f"{one}server.count > 1 and algorithm.approaches has "
-            + " or ".join(repr(f) for f in _own_families()),
-        ),
-        Rule(
-            "run.partitions",
-            lambda v: not spread(v) or v["server"]["count"] == 1 or not churns(v["churn"]),
-            "with several servers does not spread subscribers that come and go (the "
-            "joining ones' first lists are queries one approach's servers answer, in "
-            "every partition apart)",
-            f"{one}server.count > 1 and [churn] is set",
         ),
         Rule(
             "run.partitions",

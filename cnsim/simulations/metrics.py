@@ -49,12 +49,12 @@ CONFIDENCE, BLOCKS = 0.90, 20
 INTERVAL = "ci90"  # its summary entries: ci90_{name}
 #: how the partitions of a run spread over Spark tasks make a batch's value: ``sum``
 #: (deliveries: each partition's subscriptions'), ``server`` (the server's messages and
-#: their routing: the same in every partition, unless the approach sends each partition's
-#: subscriptions their own, ``partition = "own"``: then summed), ``calls`` (likewise, but
-#: for such an approach only the calls it makes per subscription add up), ``once`` (the
+#: their routing and the server's calls: the same in every partition, unless the approach
+#: sends each partition's subscriptions their own, ``partition = "own"``: then summed,
+#: the calls it makes alike counted in one partition), ``once`` (the
 #: same in every partition: an event's way from its publisher, the brokers failing and
 #: coming back), ``slowest`` (wall time: the slowest partition's)
-PARTITIONS = ("sum", "server", "calls", "once", "slowest")
+PARTITIONS = ("sum", "server", "once", "slowest")
 MODES = ("counting", "timed", "distributed", "churn", "churn-timed", "joins", "faults", "ranked")
 
 
@@ -436,10 +436,10 @@ def _calls(name: str, label: str, paper: str, cli: str = "", missing: int | None
     """The metric of one of the server's call counters (``Approach.calls``): a counter an
     approach does not keep is an error, unless it reads as ``missing``."""
     if missing is None:
-        return Metric(name, "calls", label, paper=paper, cli=cli, partitions="calls",
+        return Metric(name, "calls", label, paper=paper, cli=cli, partitions="server",
                       collect=lambda o: o.calls[name])  # fmt: skip
     get = lambda o: o.calls.get(name, missing)  # noqa: E731
-    return Metric(name, "calls", label, paper=paper, cli=cli, partitions="calls", collect=get)
+    return Metric(name, "calls", label, paper=paper, cli=cli, partitions="server", collect=get)
 
 
 def _timed_metrics() -> list[Metric]:

@@ -42,7 +42,9 @@ losses and repairs add up (docs/DESIGN_NOTES.md, "One run over Spark tasks"). Se
 servers (``[server] count`` > 1): an ``alike`` approach's servers do the same in every
 partition (their ``servers.parquet`` rows and summary checked to agree); a ``whole``
 one's run in the server task, which logs the server each message left from
-(:meth:`Approach.sent_from`); an ``own`` one (Unicast) is refused by the scenario's rules.
+(:meth:`Approach.sent_from`); an ``own`` one's (Unicast) answer and walk for each
+partition's own subscriptions, and what they did adds up
+(:meth:`~cnsim.simulations.server_load.ServerTally.added`).
 
 Drawing: every task draws the whole workload with the one-process generators and keeps
 its part, so each partition holds exactly the subscriptions one process holds, at the
@@ -59,7 +61,7 @@ import re
 import resource
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -89,7 +91,7 @@ from cnsim.simulations.runner import (
     server_view,
 )
 from cnsim.simulations.seeds import Seeds
-from cnsim.simulations.server_load import ServerLoad
+from cnsim.simulations.server_load import ServerLoad, ServerTally
 from cnsim.simulations.sizes import check_fits, estimate
 from cnsim.simulations.world import Workload, build_workload, objects_and_events
 from cnsim.subscriptions.churn import pooled
@@ -170,7 +172,8 @@ class Partition:
         spec = parse(name, view.kind)
         if spec.partition == "whole":
             return Replayed(spec, self.logs[spec.name], view)
-        return make_approach(spec, view)
+        # the calls an ``own`` approach makes alike in every partition: counted in one
+        return make_approach(spec, replace(view, counts_shared=self.index == 0))
 
 
 # -- the tasks --------------------------------------------------------------------------
@@ -229,13 +232,13 @@ def _server_task(scenario: Scenario, events: int | None) -> tuple[dict[str, Serv
 
 
 def _servers_seen(load: ServerLoad | None, approaches: list[Approach], message_bytes):
-    """With several servers (``load``), per approach charged there, its rows of
-    ``servers.parquet`` and its summary entries (``message_bytes(spec)``: the bytes of
-    one of its messages); None with one server."""
+    """With several servers (``load``), per approach charged there, what its servers did
+    (a :class:`~cnsim.simulations.server_load.ServerTally`; ``message_bytes(spec)``: the
+    bytes of one of its messages); None with one server."""
     if load is None:
         return None
     charged = [a for a in approaches if a.name in load.updates]
-    return {a.name: (load.frame([a], message_bytes), load.summary(a)) for a in charged}
+    return {a.name: load.tally(a, message_bytes(a.spec)) for a in charged}
 
 
 @_reported
@@ -313,9 +316,16 @@ def _merged(scenario: Scenario):
                 disagree.append(str(exc))
                 return x
 
-        for name, (rows, entries) in (a["servers"] or {}).items():  # the same in each
-            other_rows, other_entries = b["servers"][name]
-            if not (rows.equals(other_rows) and entries == other_entries):
+        servers = a["servers"] and dict(a["servers"])
+        for name, tally in (a["servers"] or {}).items():
+            other = b["servers"][name]
+            if specs[name].partition == "own":  # each partition's servers charge its own
+                servers[name] = tally.added(other)
+                agree = servers[name] is not None
+            else:  # the same in each
+                agree = tally.same(other)
+            if not agree:
+                servers[name] = tally
                 disagree.append(_disagreement(f"the servers' load of {name}"))
 
         columns = {
@@ -334,7 +344,7 @@ def _merged(scenario: Scenario):
                         for name, h in a["handled"].items()},  # fmt: skip
             "memory": {name: v + b["memory"][name] for name, v in a["memory"].items()},
             "losses": losses,
-            "servers": a["servers"],
+            "servers": servers,
             "disagree": disagree,
             "tasks": a["tasks"] + b["tasks"],
         }
@@ -479,18 +489,18 @@ class Spread:
 
 
 class _Servers:
-    """A spread run's several servers as the partitions (the approaches they run alike)
-    and the server task (the ``whole`` ones) saw them: what the summary and
-    ``servers.parquet`` read of a :class:`~cnsim.simulations.server_load.ServerLoad`."""
+    """A spread run's several servers as the partitions (added up) and the server task
+    (the ``whole`` approaches) saw them: what the summary and ``servers.parquet`` read
+    of a :class:`~cnsim.simulations.server_load.ServerLoad`."""
 
-    def __init__(self, seen: dict[str, tuple[pd.DataFrame, dict]]):
+    def __init__(self, seen: dict[str, ServerTally]):
         self.seen = seen
 
     def summary(self, approach) -> dict:
-        return self.seen[approach.name][1] if approach.name in self.seen else {}
+        return self.seen[approach.name].summary() if approach.name in self.seen else {}
 
     def frame(self, approaches) -> pd.DataFrame | None:
-        parts = [self.seen[a.name][0] for a in approaches if a.name in self.seen]
+        parts = [self.seen[a.name].frame(a.name) for a in approaches if a.name in self.seen]
         return pd.concat(parts, ignore_index=True) if parts else None
 
 
@@ -500,8 +510,6 @@ def _combine(metric: Metric, spec: ApproachSpec, values: np.ndarray) -> np.ndarr
     rule = metric.partitions
     own = spec.partition == "own"
     if rule == "sum" or (rule == "server" and own):
-        return values.sum(axis=0)
-    if rule == "calls" and own and metric.name not in spec.shared_calls:
         return values.sum(axis=0)
     if rule == "slowest":
         return values.max(axis=0)

@@ -7,6 +7,8 @@ database itself is :mod:`cnsim.server.distributed`.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
@@ -76,50 +78,113 @@ class ServerLoad:
             sent.append(np.full(len(parts[-1]), j, np.int64))
         return concat_messages(parts), np.concatenate(sent) if sent else np.empty(0, np.int64)
 
+    def tally(self, approach, message_bytes: int) -> ServerTally:
+        """What ``approach``'s servers did so far (``message_bytes``: one of its
+        messages' size)."""
+        c = approach.counter
+        return ServerTally(
+            objects=_index_of(approach).held(),
+            queries=c.answered.copy(),
+            updates=self.updates[approach.name].copy(),
+            msgs=self.messages[approach.name].copy(),
+            walks=c.walks_handled(),
+            message_bytes=message_bytes,
+            walked={key: int(getattr(c, key)) for key in WALKED},
+        )
+
     def frame(self, approaches: list, message_bytes) -> pd.DataFrame | None:
-        """One row per (approach, server): objects held at the end, local queries
-        answered, updates routed to it, messages and bytes it generated, and walk
-        messages it sent or received."""
-        parts = []
-        for a in approaches:
-            if a.name not in self.updates:
-                continue
-            counter, index = a.counter, _index_of(a)
-            msgs = self.messages[a.name]
-            parts.append(
-                pd.DataFrame(
-                    {
-                        "approach": a.name,
-                        "server": np.arange(self.zones.count),
-                        "server_objects": index.held(),
-                        "server_queries": counter.answered.copy(),
-                        "server_updates": self.updates[a.name].copy(),
-                        "server_msgs": msgs.copy(),
-                        "server_bytes": msgs * message_bytes(a.spec),
-                        "server_walks_handled": counter.walks_handled(),
-                    }
-                )
-            )
+        """:meth:`ServerTally.frame` of every approach with a server here, one after
+        the other (``message_bytes(spec)``: the size of one of its messages)."""
+        parts = [self.tally(a, message_bytes(a.spec)).frame(a.name) for a in approaches
+                 if a.name in self.updates]  # fmt: skip
         return pd.concat(parts, ignore_index=True) if parts else None
 
     def summary(self, approach) -> dict:
-        """The run metrics of the distributed database for one approach (empty for an
-        approach without a server)."""
+        """:meth:`ServerTally.summary` of one approach (empty for an approach without a
+        server here)."""
         if approach.name not in self.updates:
             return {}
-        c = approach.counter
+        return self.tally(approach, 0).summary()
+
+
+#: the walk counts of :class:`~cnsim.server.distributed.DistributedCounter` a tally keeps
+WALKED = ("dist_first_k", "hops_first_k", "dist_min_y", "hops_min_y", "max_hops")
+
+
+@dataclass(frozen=True, eq=False)
+class ServerTally:
+    """What one approach's servers did over a run: per server (arrays of ``s``) the
+    objects held at the end, local queries answered, updates routed to it, messages it
+    generated and walk messages it sent or received; the message size; and its queries'
+    walks (:data:`WALKED`). ``servers.parquet`` and the summary's entries are made from
+    it, and a run spread over Spark tasks adds its partitions' up (:meth:`added`)."""
+
+    objects: np.ndarray
+    queries: np.ndarray
+    updates: np.ndarray
+    msgs: np.ndarray
+    walks: np.ndarray
+    message_bytes: int
+    walked: dict[str, int]
+
+    def frame(self, name: str) -> pd.DataFrame:
+        """One row per server of approach ``name``: objects held at the end, local
+        queries answered, updates routed to it, messages and bytes it generated, and walk
+        messages it sent or received."""
+        return pd.DataFrame(
+            {
+                "approach": name,
+                "server": np.arange(len(self.objects)),
+                "server_objects": self.objects,
+                "server_queries": self.queries,
+                "server_updates": self.updates,
+                "server_msgs": self.msgs,
+                "server_bytes": self.msgs * self.message_bytes,
+                "server_walks_handled": self.walks,
+            }
+        )
+
+    def summary(self) -> dict:
+        """The run metrics of the distributed database."""
+        w = self.walked
         return {
-            "traversed_per_first_k": c.hops_first_k / c.dist_first_k if c.dist_first_k else None,
-            "traversed_per_min_y": c.hops_min_y / c.dist_min_y if c.dist_min_y else None,
-            "max_traversed": int(c.max_hops),
-            "server_query_imbalance": _imbalance(c.answered),
-            "server_msg_imbalance": _imbalance(self.messages[approach.name]),
+            "traversed_per_first_k": _per(w["hops_first_k"], w["dist_first_k"]),
+            "traversed_per_min_y": _per(w["hops_min_y"], w["dist_min_y"]),
+            "max_traversed": w["max_hops"],
+            "server_query_imbalance": _imbalance(self.queries),
+            "server_msg_imbalance": _imbalance(self.msgs),
         }
+
+    def same(self, other: ServerTally) -> bool:
+        """Whether two tallies are equal (the same servers doing the same)."""
+        arrays = ("objects", "queries", "updates", "msgs", "walks")
+        equal = all(np.array_equal(getattr(self, a), getattr(other, a)) for a in arrays)
+        return equal and (self.message_bytes, self.walked) == (other.message_bytes, other.walked)
+
+    def added(self, other: ServerTally) -> ServerTally | None:
+        """Two partitions' tallies of an approach whose servers each partition charges
+        for its own subscriptions (``partition = "own"``) as one: queries, messages,
+        walks added up, the longest walk the longer; None where what both servers see
+        alike (objects held, updates routed) differs."""
+        if not (np.array_equal(self.objects, other.objects)
+                and np.array_equal(self.updates, other.updates)
+                and self.message_bytes == other.message_bytes):  # fmt: skip
+            return None
+        walked = {key: v + other.walked[key] for key, v in self.walked.items()}
+        walked["max_hops"] = max(self.walked["max_hops"], other.walked["max_hops"])
+        return ServerTally(self.objects, self.queries + other.queries, self.updates,
+                           self.msgs + other.msgs, self.walks + other.walks,
+                           self.message_bytes, walked)  # fmt: skip
 
 
 def _index_of(approach) -> DistributedIndex:
     """The distributed index an approach (or the approach under its batch strategy) owns."""
     return getattr(approach, "objects", None) or approach.base.objects
+
+
+def _per(hops: int, queries: int) -> float | None:
+    """Neighbour servers walked to per query (None: no query)."""
+    return hops / queries if queries else None
 
 
 def _imbalance(load: np.ndarray) -> float | None:

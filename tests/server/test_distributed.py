@@ -155,6 +155,25 @@ def test_per_server_load_and_call_counts():
     assert d["calls_min_y"] == 2 and d["dist_min_y"] == 2 and d["calls_first_k"] == 0
 
 
+def test_first_lists_and_uncounted_calls_leave_the_counter_as_it_was():
+    rng = np.random.default_rng(7)
+    x, y = rng.random(300), rng.random(300)
+    index, single = DistributedIndex(x, y, 5), ObjectIndex(x, y)
+    index.first_k(0.5, 0.2, EAST, 3)
+    c = index.counter
+    before = (c.as_dict(), c.answered.tolist(), c.link_msgs().tolist(), c.max_hops)
+    lo, hi = rng.random(40) * 0.5, 0.5 + rng.random(40) * 0.5
+    got = index.top_k_many(lo, hi, 4)  # a joining subscription's first list: the join's
+    want = single.top_k_many(lo, hi, 4)
+    assert all(np.array_equal(g, w) for g, w in zip(got, want, strict=True))
+    with c.uncounted():
+        index.first_k(0.0, 0.0, EAST, 200)  # walks every server
+        index.min_y(0.0, 1.0, 0.0)
+    assert (c.as_dict(), c.answered.tolist(), c.link_msgs().tolist(), c.max_hops) == before
+    index.min_y(0.0, 1.0, 0.0)  # counted again after
+    assert c.as_dict()["calls_min_y"] == before[0]["calls_min_y"] + 1
+
+
 def test_bad_input_is_rejected():
     with pytest.raises(InputError, match="NaN"):
         DistributedIndex(np.array([0.1, np.nan]), np.array([0.1, 0.2]), 2)
