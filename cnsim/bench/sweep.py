@@ -20,7 +20,7 @@ from typing import Any
 import pandas as pd
 
 from cnsim.bench import provenance
-from cnsim.simulations.sweep import expand, read_results, run_sweep, spark_session
+from cnsim.simulations.sweep import expand, read_results, run_sweep, spark_session, stop_spark
 
 TARGET = 1.6
 MASTER = "local[2]"
@@ -79,7 +79,7 @@ def run_bench(quick: bool = False, full: bool = False) -> dict[str, Any]:
             on_spark = run_sweep(sweep, Path(tmp) / "spark", spark=spark, progress=False)
             spark_s = time.perf_counter() - t0
         finally:
-            spark.stop()
+            stop_spark(spark)
         rows_serial = read_results(Path(tmp) / "serial")
         rows_spark = read_results(Path(tmp) / "spark")
     # Sum of the runs' own wall times: if Spark's is much larger than serial's, the

@@ -275,11 +275,11 @@ def test_keep_events_writes_per_event_frames(tmp_path):
 
 @pytest.fixture(scope="module")
 def spark():
-    from cnsim.simulations.sweep import spark_session
+    from cnsim.simulations.sweep import spark_session, stop_spark
 
     session = spark_session("local[2]", app_name="cnsim-test-sweep")
     yield session
-    session.stop()
+    stop_spark(session)
 
 
 @pytest.mark.slow
@@ -359,3 +359,18 @@ def test_example_sweeps_are_valid():
     for path in sweeps:
         full, quick = load_sweep(path), load_sweep(path, quick=True)
         assert 1 <= len(quick.runs) <= len(full.runs), path
+
+
+def test_stopping_spark_gives_ctrl_c_back_to_python():
+    """PySpark's SIGINT handler (cancel the context's jobs) outlives its context; a
+    session cnsim stops hands Ctrl-C back to Python's KeyboardInterrupt."""
+    import signal
+
+    from cnsim.simulations.sweep import stop_spark
+
+    class Session:  # what a SparkContext leaves behind: its own handler
+        def stop(self) -> None:
+            signal.signal(signal.SIGINT, lambda *_: None)
+
+    stop_spark(Session())
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

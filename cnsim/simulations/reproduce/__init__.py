@@ -130,7 +130,7 @@ def reproduce(
     session = None
     try:
         if not serial:
-            from cnsim.simulations.sweep import spark_session
+            from cnsim.simulations.sweep import spark_session, stop_spark
 
             session = spark_session(master, f"cnsim-reproduce-{paper}", verbose)
         for sweep in sweeps:
@@ -139,7 +139,7 @@ def reproduce(
             )
     finally:
         if session is not None:
-            session.stop()
+            stop_spark(session)
     where = place(out, names, "report")
     outcome.report = write_report(repro, root, quick, outcome.sweeps, where)
     return outcome

@@ -10,7 +10,7 @@ One module per concern:
 * :mod:`~cnsim.simulations.sweep.dataset`: the Parquet dataset — manifest, atomic row
   files, reading results, which runs are finished (:func:`read_results`);
 * :mod:`~cnsim.simulations.sweep.executors`: running it, serially or on Spark
-  (:func:`run_sweep`, :func:`spark_session`).
+  (:func:`run_sweep`, :func:`spark_session`, :func:`stop_spark`).
 
 The command line (``cnsim sweep``) lives in :mod:`cnsim.cli`; ``python -m
 cnsim.simulations.sweep`` and ``spark-submit .../sweep/__main__.py`` run that command.
@@ -31,7 +31,13 @@ from cnsim.simulations.sweep.dataset import (
     read_results,
     run_file,
 )
-from cnsim.simulations.sweep.executors import SweepReport, execute_run, run_sweep, spark_session
+from cnsim.simulations.sweep.executors import (
+    SweepReport,
+    execute_run,
+    run_sweep,
+    spark_session,
+    stop_spark,
+)
 from cnsim.simulations.sweep.seeds import derive_seed, describe, run_id_of
 from cnsim.simulations.sweep.spec import RunSpec, Sweep, expand, load_sweep
 
@@ -52,4 +58,5 @@ __all__ = [
     "run_id_of",
     "run_sweep",
     "spark_session",
+    "stop_spark",
 ]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import signal
 import socket
 import sys
 import threading
@@ -215,6 +216,15 @@ def spark_session(
     return session
 
 
+def stop_spark(session: Any) -> None:
+    """Stop a session started here, and give Ctrl-C back to Python: PySpark's handler
+    (cancel the context's jobs) outlives its context, and a Ctrl-C (or a SIGINT) after
+    the stop would meet a context that is gone."""
+    session.stop()
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def spark_log() -> Path:
     """Where a quiet Spark session's JVM writes its messages and Spark's log: one file
     per process in the temporary folder (named in the error of a failed Spark job)."""
@@ -289,7 +299,7 @@ def _run_spark(
         rows = _collect(sc, rdd.map(execute_run), len(tasks), name, progress, verbose)
     finally:
         if own:
-            session.stop()
+            stop_spark(session)
     results: list[list[dict[str, Any]]] = [[] for _ in tasks]
     for i, run_rows in zip(order, rows, strict=True):
         results[i] = run_rows
