@@ -30,9 +30,12 @@ testing names:
   each partition's own (``own``: it sends each subscription its own messages, so
   partitions send theirs and the counts add up; the calls it makes alike in every
   partition, Unicast's candidates, are counted by the first partition alone:
-  :attr:`ServerView.counts_shared`), or the whole set (``whole``: its messages are cut to every
+  :attr:`ServerView.counts_shared`), the whole set (``whole``: its messages are cut to every
   subscription of S, so one server over all of them computes them and the partitions
-  deliver them: Paint-Sparse).
+  deliver them: Paint-Sparse), or the whole network (``apart``: what it delivers depends
+  on every zone at once, so it runs, delivery and all, in a task of its own over every
+  subscription, and the partitions leave it out: ranked delivery, whose threshold search
+  visits the zones of every partition in one bound order).
 
 A written name (``paint-batch(paint-sparse(0.5))``) is parsed once, by
 :func:`cnsim.algorithms.registry.parse`, into an :class:`ApproachSpec`; everything
@@ -59,7 +62,7 @@ if TYPE_CHECKING:
     from cnsim.subscriptions.workload import Updates
 
 Entry = Literal["server", "publisher"]
-Partition = Literal["alike", "own", "whole"]
+Partition = Literal["alike", "own", "whole", "apart"]
 MessageKind = Literal["region", "targeted", "ranked"]
 Stores = Literal["top-k", "range", "notifications"]
 

@@ -29,6 +29,9 @@ class Ranked(Approach):
     message = "ranked"  # reaches the k best-scoring matching subscriptions
     stores = "notifications"  # a subscriber keeps no list the run tracks
     ordered = False  # no single sender; notifications of different events are independent
+    # a spread run: the threshold search visits every partition's zones in one bound
+    # order, so ranked delivery runs in a task of its own over every subscription
+    partition = "apart"
     # ``exact`` means "notifies only subscriptions whose top-k list changed" (seed 003);
     # ranked delivery answers another question, checked by verify's ``ranked-top-k``
     exact_family = False

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from cnsim.algorithms.registry import allowed as allowed_approaches
-from cnsim.algorithms.registry import canonical_name, parse
+from cnsim.algorithms.registry import canonical_name, families, parse
 from cnsim.brokers import NETWORKS
 from cnsim.brokers.faults import faulty
 from cnsim.brokers.forwarding import COVERINGS
@@ -449,6 +449,29 @@ def _churn_rules() -> tuple[Rule, ...]:
 CHURN_RULES: tuple[Rule, ...] = _churn_rules()
 
 
+def split_apart(scenario: Scenario) -> tuple[Scenario, Scenario | None]:
+    """A spread run's two scenarios: the one its partitions run (the ``apart``
+    approaches left out, and with them their section, ``[ranked]``) and the one its
+    apart task runs (those alone, in one process, with one server if none of them has
+    one; None: there are none)."""
+    specs = [parse(name) for name in scenario.approaches]
+    apart = [s for s in specs if s.partition == "apart"]
+    if not apart:
+        return scenario, None
+    rest = [s.name for s in specs if s.partition != "apart"]
+    ranked = {key: spec.default for key, spec in SCHEMA["ranked"].items()}
+    keep = scenario.replace(**{"algorithm.approaches": rest, "ranked": ranked})
+    servers = scenario["server"]["count"] if any(s.entry == "server" for s in apart) else 1
+    return keep, scenario.replace(**{"algorithm.approaches": [s.name for s in apart],
+                                     "run.partitions": 1, "server.count": servers})
+
+
+def _apart_families() -> list[str]:
+    """The approach families a spread run runs apart, in one task over every subscription
+    (``partition = "apart"``)."""
+    return [name for name, cls in families().items() if cls.partition == "apart"]
+
+
 def _partition_rules() -> tuple[Rule, ...]:
     """Where a run may be spread over Spark tasks (``run.partitions`` > 1,
     cnsim/simulations/partitioned.py): a network that declares ``partitions`` (its
@@ -476,9 +499,10 @@ def _partition_rules() -> tuple[Rule, ...]:
         Rule(
             "run.partitions",
             lambda v: not spread(v)
-            or not any(parse(a).message == "ranked" for a in v["algorithm"]["approaches"]),
-            "does not spread ranked delivery (its zones' score bounds span every partition)",
-            f"{one}algorithm.approaches has 'ranked'",
+            or any(parse(a).partition != "apart" for a in v["algorithm"]["approaches"]),
+            "spreads nothing when every approach runs apart (ranked delivery runs in one "
+            "task over every subscription)",
+            f"{one}algorithm.approaches are all {' or '.join(map(repr, _apart_families()))}",
         ),
         Rule(
             "run.partitions",

@@ -34,6 +34,12 @@ brokers that each hold the subscriptions of their zones. So:
   ``summary.json`` are the one-process run's but for wall times (and ``summary.json``'s
   ``execution``).
 
+* **Apart** (one task, :data:`APART`, beside the partitions, only when an approach
+  declares ``partition = "apart"``: ranked delivery): those approaches run, delivery
+  and all, over every subscription, as one process runs them
+  (:func:`~cnsim.simulations.config.split_apart`: the partitions run the scenario
+  without them); their columns join the partitions' as they are.
+
 Subscribers that come and go (``[churn]``) and brokers that fail (``[faults]``): the
 plan is drawn over the pool, each partition keeps its part of the churn schedule
 (:meth:`cnsim.subscriptions.churn.Churn.restricted`), every partition fails the same
@@ -76,7 +82,7 @@ from cnsim.brokers.base import Part
 from cnsim.brokers.zones import Zones
 from cnsim.errors import CnsimError, InputError
 from cnsim.server.distributed import Zones as Servers
-from cnsim.simulations.config import Scenario, check_call
+from cnsim.simulations.config import Scenario, check_call, split_apart
 from cnsim.simulations.metrics import CATALOG, Metric
 from cnsim.simulations.result import Result
 from cnsim.simulations.runner import (
@@ -241,20 +247,28 @@ def _servers_seen(load: ServerLoad | None, approaches: list[Approach], message_b
     return {a.name: load.tally(a, message_bytes(a.spec)) for a in charged}
 
 
+#: the index of the task that runs the ``apart`` approaches over every subscription
+APART = -1
+
+
 @_reported
 def _partition_task(task: dict[str, Any], logs: dict[str, ServerLog]) -> dict[str, Any]:
     """Run partition ``task["index"]`` (``logs``: the server logs of the ``whole``
     approaches, read through Spark): the run loop over its subscriptions; per approach
     its metric columns, what its brokers held and handled, its subscribers' memory and
     its losses (``[faults]``); and its cost (:func:`_merged` adds partitions' results
-    up)."""
+    up). Task :data:`APART` runs the ``apart`` approaches over every subscription (what
+    its brokers held is the partitions' to count)."""
     _reset_peak()
     started, cpu = time.perf_counter(), time.process_time()
-    scenario = task["scenario"]
-    part = Partition(scenario, task["index"], logs)
+    spread, apart = split_apart(task["scenario"])
+    if task["index"] == APART:
+        scenario, part = apart, None
+    else:
+        scenario, part = spread, Partition(spread, task["index"], logs)
     sim = Simulation(scenario, task["events"], part=part)
     setup_s = time.perf_counter() - started
-    metrics = sim.metrics()
+    metrics = _metrics(task["scenario"])  # the run's columns, every approach's
     n = len(list(sim.batches()))
     columns = {a.name: np.zeros((n, len(metrics))) for a in sim.approaches}
     beat = _Heartbeat(task.get("progress"), task["index"])
@@ -282,14 +296,16 @@ def _partition_task(task: dict[str, Any], logs: dict[str, ServerLog]) -> dict[st
         "cpu_s": round(time.process_time() - cpu, 3),
         "peak_rss_bytes": _peak_rss(),
     }
+    held = load.pop("subscriptions_held", None)
     return {
         "columns": columns,
-        "held": load.pop("subscriptions_held", None),
+        "held": None if part is None else held,
         "handled": load,
         "memory": {a.name: sim.subscriber_memory(a, object_bytes) for a in sim.approaches},
         "losses": {a.name: sim.fault_totals(a.name) for a in sim.approaches}
         if "faults" in sim.modes() else None,
         "servers": _servers_seen(sim.server_load, sim.approaches, sim.message_bytes),
+        "bound_setup": sim.bound_setup(),  # ranked delivery's: the apart task's
         "disagree": [],  # what partitions that should agree did not agree on
         "tasks": [cost],
     }
@@ -298,8 +314,10 @@ def _partition_task(task: dict[str, Any], logs: dict[str, ServerLog]) -> dict[st
 def _merged(scenario: Scenario):
     """The function that adds two partitions' results up (each a :func:`_partition_task`
     result, or two already added): every column and broker count as its metric declares
-    (:func:`_combine`), memory and losses summed, the tasks' costs listed. Associative,
-    so Spark reduces the partitions' results in a tree and the driver receives one."""
+    (:func:`_combine`), memory and losses summed, the tasks' costs listed; an approach
+    in one of them alone (an ``apart`` one, in the apart task's) as it is there.
+    Associative, so Spark reduces the partitions' results in a tree and the driver
+    receives one."""
     specs = {s.name: s for s in _specs(scenario)}
     metrics = _metrics(scenario)
     rule = CATALOG["messages_handled"]
@@ -316,40 +334,53 @@ def _merged(scenario: Scenario):
                 disagree.append(str(exc))
                 return x
 
-        servers = a["servers"] and dict(a["servers"])
-        for name, tally in (a["servers"] or {}).items():
-            other = b["servers"][name]
+        def tallies(name: str, tally, other):
             if specs[name].partition == "own":  # each partition's servers charge its own
-                servers[name] = tally.added(other)
-                agree = servers[name] is not None
+                both = tally.added(other)
             else:  # the same in each
-                agree = tally.same(other)
-            if not agree:
-                servers[name] = tally
+                both = tally if tally.same(other) else None
+            if both is None:
                 disagree.append(_disagreement(f"the servers' load of {name}"))
+            return tally if both is None else both
 
-        columns = {
-            name: np.column_stack([pair(m, specs[name], c[:, j], b["columns"][name][:, j])
-                                   for j, m in enumerate(metrics)])
-            for name, c in a["columns"].items()
-        }  # fmt: skip
-        losses = a["losses"] and {
-            name: {key: t[key] + b["losses"][name][key] for key in t}
-            for name, t in a["losses"].items()
-        }
+        def columns(name: str, c: np.ndarray, d: np.ndarray) -> np.ndarray:
+            return np.column_stack([pair(m, specs[name], c[:, j], d[:, j])
+                                    for j, m in enumerate(metrics)])  # fmt: skip
+
+        def losses(name: str, t: dict, u: dict) -> dict:
+            return {key: t[key] + u[key] for key in t}
+
         return {
-            "columns": columns,
-            "held": None if a["held"] is None else a["held"] + b["held"],
-            "handled": {name: pair(rule, specs[name], h, b["handled"][name])
-                        for name, h in a["handled"].items()},  # fmt: skip
-            "memory": {name: v + b["memory"][name] for name, v in a["memory"].items()},
-            "losses": losses,
-            "servers": servers,
+            "columns": _union(a["columns"], b["columns"], columns),
+            "held": _added(a["held"], b["held"]),
+            "handled": _union(a["handled"], b["handled"],
+                              lambda name, h, g: pair(rule, specs[name], h, g)),
+            "memory": _union(a["memory"], b["memory"], lambda name, v, w: v + w),
+            "losses": _maybe(_union, a["losses"], b["losses"], losses),
+            "servers": _maybe(_union, a["servers"], b["servers"], tallies),
+            "bound_setup": a["bound_setup"] or b["bound_setup"],
             "disagree": disagree,
             "tasks": a["tasks"] + b["tasks"],
         }
 
     return merge
+
+
+def _union(x: dict[str, Any], y: dict[str, Any], both) -> dict[str, Any]:
+    """Per approach, ``both(name, x[name], y[name])`` where both results have it, else
+    the one there is."""
+    return {name: both(name, x[name], y[name]) if name in x and name in y
+            else x.get(name, y.get(name)) for name in {**x, **y}}  # fmt: skip
+
+
+def _added(x, y):
+    """``x + y``, or the one that is not None."""
+    return y if x is None else x if y is None else x + y
+
+
+def _maybe(combine, x, y, *args):
+    """``combine(x, y, *args)`` over what there is of ``x`` and ``y`` (None: neither)."""
+    return None if x is None and y is None else combine(x or {}, y or {}, *args)
 
 
 def _metrics(scenario: Scenario) -> list[Metric]:
@@ -445,6 +476,10 @@ class Spread:
         """The counts of the losses under approach ``name``, its partitions' added up."""
         return self.run["losses"][name]
 
+    def bound_setup(self) -> dict[str, int] | None:
+        """Ranked delivery's initial bound dissemination, from the apart task."""
+        return self.run["bound_setup"]
+
     def metrics(self) -> list[Metric]:
         return _metrics(self.scenario)
 
@@ -466,7 +501,7 @@ class Spread:
     def columns(self, times: dict[str, list[float]]) -> dict[str, np.ndarray]:
         """Every approach's batch columns (``times``: a ``whole`` approach's server time
         per batch, its log's)."""
-        out = {name: c.copy() for name, c in self.run["columns"].items()}
+        out = {a.name: self.run["columns"][a.name].copy() for a in self.approaches}
         j = [m.name for m in self.metrics()].index("server_time_s")
         for name, spent in times.items():  # its server ran elsewhere
             out[name][:, j] = spent
@@ -534,7 +569,7 @@ def simulate_partitioned(
     with _staged(scenario, events, master, spark) as (sc, server):
         spread = Spread(scenario, events)
         setup_s = time.perf_counter() - started
-        indexes = list(range(spread.partitions))
+        indexes = _task_indexes(scenario)
         with tempfile.TemporaryDirectory(prefix="cnsim-partitions-") as folder:
             tasks = [{"scenario": scenario, "events": events, "index": p, "progress": folder}
                      for p in indexes]  # fmt: skip
@@ -556,6 +591,13 @@ def simulate_partitioned(
     return Result(frame, spread.brokers(), summary, servers)
 
 
+def _task_indexes(scenario: Scenario) -> list[int]:
+    """The tasks of a spread run: its partitions, then :data:`APART` if an approach runs
+    apart."""
+    apart = any(s.partition == "apart" for s in _specs(scenario))
+    return [*range(scenario["run"]["partitions"]), *([APART] if apart else [])]
+
+
 def verify_partitioned(
     scenario: Scenario, events: int | None = None, master: str | None = None, spark: Any = None
 ) -> Report:
@@ -565,23 +607,25 @@ def verify_partitioned(
     from cnsim.simulations.verify import Report
 
     with _staged(scenario, events, master, spark, oracle=True) as (sc, server):
-        parts = [Partition(scenario, p, {}) for p in range(scenario["run"]["partitions"])]
-        rdd = server.beside(sc, parts)
+        rdd = server.beside(sc, _task_indexes(scenario))
         reports = rdd.map(lambda pair: _verify_task(scenario, events, pair[1], pair[0]))
         reports = reports.collect()
     failed = [r["failed"] for r in reports if isinstance(r, dict)]
     if failed:
         raise failed[0]
-    return Report.merge(reports)
+    return Report.merge(reports, scenario.approaches)
 
 
 @_reported
-def _verify_task(scenario: Scenario, events: int | None, part: Partition, logs) -> Report:
-    from dataclasses import replace
-
+def _verify_task(scenario: Scenario, events: int | None, index: int, logs) -> Report:
+    """Verify partition ``index``'s subscriptions, or (:data:`APART`) the ``apart``
+    approaches over every subscription."""
     from cnsim.simulations.verify import verify
 
-    return verify(scenario, events, part=replace(part, logs=logs))
+    spread, apart = split_apart(scenario)
+    if index == APART:
+        return verify(apart, events)
+    return verify(spread, events, part=Partition(spread, index, logs))
 
 
 @dataclass(frozen=True)
@@ -635,7 +679,7 @@ def _staged(scenario: Scenario, events, master, spark, oracle: bool = False):
     subscription, its logs kept by Spark) (``oracle``: under verify); without a master
     the active session is used if there is one (a notebook's); a session started here
     stops after the block."""
-    from cnsim.simulations.sweep.executors import spark_session
+    from cnsim.simulations.sweep.executors import spark_session, stop_spark
 
     check_call(scenario, events)
     here = master is None or master.startswith("local")  # tasks share this machine
@@ -655,7 +699,7 @@ def _staged(scenario: Scenario, events, master, spark, oracle: bool = False):
         server.kept.unpersist()
     finally:
         if own:
-            session.stop()
+            stop_spark(session)
 
 
 def _check_executor_memory(scenario: Scenario, sc, need: float) -> None:
@@ -707,10 +751,13 @@ def _slowest(folder: str, indexes: list[int]) -> int:
 
 
 def _execution(spread: Spread, master: str | None, server: _ServerStage) -> dict:
-    """How the run was spread: partitions, their sizes and costs, and the server task's
-    (its wall seconds and peak memory, None without one; the bytes of its logs, which
-    every partition reads; not results: every P gives the same frame)."""
+    """How the run was spread: partitions, their sizes and costs, the server task's (its
+    wall seconds and peak memory, None without one; the bytes of its logs, which every
+    partition reads) and the apart task's (None without one); not results: every P
+    gives the same frame."""
     rows = sorted(spread.run["tasks"], key=lambda t: t["index"])
+    apart = [r for r in rows if r["index"] == APART]
+    rows = [r for r in rows if r["index"] != APART]
     return {
         "partitions": spread.partitions,
         "master": master,
@@ -718,6 +765,7 @@ def _execution(spread: Spread, master: str | None, server: _ServerStage) -> dict
                                                    "delivery_s", "wall_s", "cpu_s",
                                                    "peak_rss_bytes")},
         "server_task": server.cost,
+        "apart_task": apart[0] if apart else None,
         "server_log_bytes": int(server.nbytes),
         "driver_peak_rss_bytes": _peak_rss(),
     }

@@ -25,10 +25,11 @@ def global_top_k(
     return hit[np.lexsort((hit, -score[hit]))[:k]]
 
 
-def ranked_summary(part: pd.DataFrame, network) -> dict:
+def ranked_summary(part: pd.DataFrame, setup: dict[str, int]) -> dict:
     """A ranked approach's run-level entries: the pruning ratios (threshold over flood,
     summed over the run; None where the flood cost nothing) and the bound propagation
-    of the run's setup."""
+    of the run's setup (``setup``: :meth:`RankedZones.setup_bound_traffic
+    <cnsim.brokers.ranked.RankedZones.setup_bound_traffic>`)."""
     out: dict = {}
     for what, mine, flood in (
         ("zones", "zones_visited", "flood_zones_visited"),
@@ -37,7 +38,7 @@ def ranked_summary(part: pd.DataFrame, network) -> dict:
     ):
         base = int(part[flood].sum())
         out[f"pruning_ratio_{what}"] = int(part[mine].sum()) / base if base else None
-    out.update(network.ranked.net.setup_bound_traffic())
+    out.update(setup)
     assert all(CATALOG[key].mode == "ranked" for key in out)
     return out
 

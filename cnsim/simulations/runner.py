@@ -300,6 +300,12 @@ class Simulation:
         """The counts of the losses under approach ``name`` (``[faults]``)."""
         return self.network.fault_totals(name)
 
+    def bound_setup(self) -> dict[str, int] | None:
+        """Ranked delivery's initial bound dissemination (None: no ranked approach)."""
+        if not any(a.spec.message == "ranked" for a in self.approaches):
+            return None
+        return self.network.ranked.net.setup_bound_traffic()
+
     def _set_alive(self, ids: np.ndarray, alive: bool) -> None:
         """Subscriptions ``ids`` join or leave: the run's index of S (the server's), the
         network's gateways and the live mask."""
@@ -829,7 +835,7 @@ def _summary(scenario: Scenario, sim, frame: pd.DataFrame, setup_s, total_s, tim
         if "faults" in modes:
             s.update(loss_summary(sim.fault_totals(a.name)))
         if a.spec.message == "ranked":
-            s.update(ranked_summary(part, sim.network))
+            s.update(ranked_summary(part, sim.bound_setup()))
         if timer is not None:
             util = timer.utilisation(a.name)
             s["max_broker_utilisation"] = float(util.max()) if len(util) else 0.0

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from cnsim.algorithms.registry import parse
 from cnsim.brokers import NETWORKS
 from cnsim.errors import InputError
-from cnsim.simulations.config import Scenario
+from cnsim.simulations.config import Scenario, split_apart
 from cnsim.subscriptions.kinds import kind_of
 
 # Bytes per unit of each size, fitted to measured peaks (``cnsim bench memory``: peak RSS
@@ -71,6 +71,7 @@ class Estimate:
     parts: dict[str, float]
     available: float
     partitions: int = 0  # of a partitioned run: the estimate is one task's
+    apart: bool = False  # ... the larger of a partition's and the apart task's
 
     @property
     def total(self) -> float:
@@ -81,6 +82,9 @@ class Estimate:
         head, room = "estimated peak memory:", "available on this machine"
         if self.partitions:
             head = f"estimated peak memory of each of {self.partitions} partitions' tasks:"
+            if self.apart:
+                head = (f"estimated peak memory of the larger of {self.partitions} "
+                        "partitions' tasks and the apart task (every subscription):")
             room = "available to each task here"
         return "\n".join(
             [
@@ -147,13 +151,21 @@ def estimate(
     ``costs``: other per-unit costs, as ``cnsim bench memory`` tries them; ``spread``:
     of one task of a partitioned run, against this machine's memory shared by the tasks
     that run at once on it, one a core)."""
+    partitions = scenario["run"]["partitions"]
+    rest, apart = split_apart(scenario) if spread else (scenario, None)
+    if apart is not None:  # the larger of a partition's task and the apart task
+        tasks = [estimate(rest, events, oracle, costs, spread=True),
+                 estimate(apart, events, oracle, costs)]  # fmt: skip
+        larger = max(tasks, key=lambda e: e.total)
+        available = available_memory() / min(partitions + 1, os.cpu_count() or 1)
+        return Estimate(larger.parts, available, partitions, apart=True)
     q = quantities(scenario, events, oracle, spread)
     parts = {part: sum(costs[c] * q[c] for c in names) for part, names in PARTS.items()}
     available = available_memory()
     if spread:
-        available /= min(scenario["run"]["partitions"], os.cpu_count() or 1)
+        available /= min(partitions, os.cpu_count() or 1)
     kept = {p: b for p, b in parts.items() if b or p in PARTS_ALWAYS}
-    return Estimate(kept, available, scenario["run"]["partitions"] if spread else 0)
+    return Estimate(kept, available, partitions if spread else 0)
 
 
 PARTS_ALWAYS = ("base (Python, libraries)", "subscriptions", "subscriber lists", "objects",

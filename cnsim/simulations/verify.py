@@ -101,19 +101,20 @@ class Report:
     reached: dict[tuple[str, int], np.ndarray] = field(default_factory=dict)
 
     @classmethod
-    def merge(cls, parts: list[Report]) -> Report:
-        """The report of a run from its partitions' (each checked its subscriptions):
-        failures, claims and counts added up, then ``sparse-no-empty-message`` checked on
-        every message's reach over all of them."""
-        out = cls(parts[0].events, parts[0].batches, list(parts[0].approaches))
+    def merge(cls, parts: list[Report], approaches: list[str]) -> Report:
+        """The report of a run of ``approaches`` from its partitions' (each checked its
+        subscriptions, or — an approach run apart — every subscription): failures, claims
+        and counts added up, then ``sparse-no-empty-message`` checked on every message's
+        reach over all of them."""
+        out = cls(parts[0].events, parts[0].batches, list(approaches))
         for r in parts:
             out.failures.update(r.failures)
             out.claims.update(r.claims)
             out.minimum.update(r.minimum)
             out.examples += r.examples[: max(0, 50 - len(out.examples))]
             out.claim_examples += r.claim_examples[: max(0, 50 - len(out.claim_examples))]
-        for key in sorted(parts[0].reached):
-            reached = sum(r.reached[key] for r in parts)
+        for key in sorted({key for r in parts for key in r.reached}):
+            reached = sum(r.reached[key] for r in parts if key in r.reached)
             _check_reached(out, *key, reached)
         return out
 

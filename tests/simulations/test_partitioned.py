@@ -58,11 +58,11 @@ def assert_same(one, spread) -> None:
 
 @pytest.fixture(scope="module")
 def spark():
-    from cnsim.simulations.sweep import spark_session
+    from cnsim.simulations.sweep import spark_session, stop_spark
 
     session = spark_session("local[2]", app_name="cnsim-test-partitions")
     yield session
-    session.stop()
+    stop_spark(session)
 
 
 CASES = {
@@ -127,6 +127,14 @@ CASES = {
         "overlay": {"kind": "ideal"},
         "algorithm": {"approaches": ["unicast", "paint-sparse", "cn-relax"]},
     }),
+    "ranked delivery apart, threshold pruning, joins and leaves, P=3": (3, {
+        "algorithm": {"approaches": ["paint-dense", "ranked", "cn-relax"]},
+        "ranked": {"k": 4, "commands": 12, "scores": "length"},
+    }),
+    "ranked delivery apart, the flood, several servers, P=2": (2, {
+        "algorithm": {"approaches": ["ranked", "unicast", "paint-sparse"]},
+        "ranked": {"pruning": "flood"}, "server": {"count": 2},
+    }),
 }  # fmt: skip
 
 
@@ -173,7 +181,7 @@ def test_plan_places_every_subscription_once(overlay, partitions):
         ({"run": {"mode": "timed"}}, "counting mode"),
         ({"overlay": {"kind": "content-based"}, "algorithm": {"approaches": ["cn-relax"]}},
          "overlay.kind"),
-        ({"algorithm": {"approaches": ["ranked"]}}, "ranked"),
+        ({"algorithm": {"approaches": ["ranked"]}}, "are all 'ranked'"),
         ({"subscriptions": {"count": 3}}, "subscriptions.count = 3"),
     ],
 )  # fmt: skip
@@ -190,6 +198,8 @@ VERIFY_CASES = {
                        "overlay": {"kind": "ideal"}},
     "batches": {"events": {"batch_size": 3},
                 "algorithm": {"approaches": ["paint-batch(paint-sparse)", "cn-relax"]}},
+    "ranked delivery apart": {"algorithm": {"approaches": ["paint-sparse", "ranked"]},
+                              "ranked": {"k": 3}},
     "churn and failures": {"churn": {"joins": 3.0, "lifetime": "pareto", "mean_lifetime": 30.0},
                            "faults": {"rate": 0.1, "repair_time": 8.0, "detection": 2},
                            "events": {"batch_size": 3, "inserts": 0.1, "deletes": 0.1}},
@@ -279,8 +289,13 @@ def test_partitions_add_up_pairwise_and_a_disagreement_reaches_the_driver():
         return {"columns": columns, "held": np.array([1, 2]),
                 "handled": {a: np.array([3, 3]) for a in columns},
                 "memory": dict.fromkeys(columns, 10), "losses": None, "servers": None,
-                "disagree": [],
+                "bound_setup": None, "disagree": [],
                 "tasks": [{"index": index}]}  # fmt: skip
+
+    apart = {"columns": {"ranked": np.full((2, len(names)), 7.0)}, "held": None,
+             "handled": {"ranked": np.array([4, 4])}, "memory": {"ranked": 0},
+             "losses": None, "servers": None, "bound_setup": {"bound_msgs": 9},
+             "disagree": [], "tasks": [{"index": -1}]}  # fmt: skip
 
     left = merge(merge(part(0, 5), part(1, 5)), part(2, 5))
     right = merge(part(0, 5), merge(part(1, 5), part(2, 5)))
@@ -292,6 +307,11 @@ def test_partitions_add_up_pairwise_and_a_disagreement_reaches_the_driver():
         assert list(run["held"]) == [3, 6] and run["memory"]["unicast"] == 30
         assert list(run["handled"]["paint-dense"]) == [3, 3]
         assert list(run["handled"]["unicast"]) == [9, 9]
+    # an approach run apart (ranked delivery, every subscription in one task) as it is
+    run = merge(part(0, 5), merge(apart, part(1, 5)))
+    assert run["columns"]["ranked"][0, delivered] == 7 and list(run["held"]) == [2, 4]
+    assert list(run["handled"]["ranked"]) == [4, 4] and run["bound_setup"]["bound_msgs"] == 9
+    assert run["columns"]["paint-dense"][0, delivered] == 2 and not run["disagree"]
     bad = merge(part(0, 5), part(1, 6))
     assert bad["disagree"] and "server_out_msgs of paint-dense" in bad["disagree"][0]
 

@@ -94,6 +94,19 @@ def test_a_partition_is_estimated_as_one_task_of_the_run():
     assert task.total < one.total
 
 
+def test_a_run_with_an_approach_apart_is_estimated_by_its_larger_task():
+    from cnsim.simulations.sizes import estimate
+
+    m = {"count": 10**7}
+    both = cnsim.Scenario(subscriptions=m, run={"partitions": 8},
+                          algorithm={"approaches": ["paint-dense", "ranked"]})  # fmt: skip
+    task = estimate(both, spread=True)
+    apart = estimate(cnsim.Scenario(subscriptions=m, algorithm={"approaches": ["ranked"]}))
+    part = estimate(cnsim.Scenario(subscriptions=m, run={"partitions": 8}), spread=True)
+    assert task.parts == max(apart, part, key=lambda e: e.total).parts == apart.parts
+    assert task.partitions == 8 and "the apart task" in task.text()
+
+
 @table(TOO_BIG)
 def test_a_size_too_big_is_refused_clearly(case: Case, bad_inputs, capsys, monkeypatch) -> None:
     assert_refused(case, bad_inputs, capsys, monkeypatch)
