@@ -255,8 +255,12 @@ class Network(ABC):
     fails: ClassVar[bool] = False
     # a run's subscriptions may be spread over Spark tasks (run.partitions;
     # cnsim/simulations/partitioned.py): built over a part of them (NetworkSetup.part), it
-    # delivers to that part alone, and routes every message as it would over them all
+    # delivers to that part alone, and routes every message as it would over them all ...
     partitions: ClassVar[bool] = False
+    # ... or, routing by what its brokers hold, to that part's subscriptions alone: the
+    # run's hops are then the union of the parts' (each message's Paths: its hops from
+    # its source, each broker reached once, by one hop)
+    routes_own: ClassVar[bool] = False
     # the ranked delivery of a run with a ranked approach (cnsim.brokers.ranked,
     # cnsim.brokers.ranked_content): built by a network that carries ranked messages
     ranked = None

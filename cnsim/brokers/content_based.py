@@ -41,13 +41,21 @@ them (``broker_hops``), and the last IP hop from a subscriber's broker to its no
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 import numpy as np
 
 from cnsim.algorithms.base import ApproachSpec
-from cnsim.brokers.base import Delivery, Network, NetworkSetup, Paths, TimedView, Traffic
+from cnsim.brokers.base import (
+    Delivery,
+    Network,
+    NetworkSetup,
+    Part,
+    Paths,
+    TimedView,
+    Traffic,
+)
 from cnsim.brokers.batch_forwarding import BatchForwarding, EventRouter
 from cnsim.brokers.endpoints import Endpoints, _nearest
 from cnsim.brokers.faults import (
@@ -94,13 +102,19 @@ class TreeOverlay:
 
     @classmethod
     def build(
-        cls, network: NetworkParams, degree: int, n_subscribers: int, n_events: int, seeds
-    ) -> TreeOverlay:
+        cls, network: NetworkParams, degree: int, n_subscribers: int, n_events: int, seeds,
+        part: Part | None = None,
+    ) -> TreeOverlay:  # fmt: skip
         """The world (cached), its degree-bounded latency spanning tree, and endpoints
-        for ``n_subscribers`` and ``n_events`` (no server: events enter at publishers)."""
+        for ``n_subscribers`` and ``n_events`` (no server: events enter at publishers;
+        ``part``: the nodes drawn for all its ``total`` subscribers, its own kept)."""
         world = build_world(network)
         tree = overlay_tree(world, degree)
-        endpoints = Endpoints.place(world, -1, n_subscribers, n_events, seeds)
+        if part is None:
+            endpoints = Endpoints.place(world, -1, n_subscribers, n_events, seeds)
+        else:
+            endpoints = Endpoints.place(world, -1, part.total, n_events, seeds)
+            endpoints = replace(endpoints, subscriber_node=endpoints.subscriber_node[part.ids])
         home = _nearest(world, endpoints.subscriber_node).astype(np.int64)
         last_hop = world.last_hops(home, endpoints.subscriber_node).astype(np.int64)
         return cls(world, tree, endpoints, home, last_hop)
@@ -130,6 +144,12 @@ class ContentBasedCN(Failing, Network):
     joins = True  # a command stream's subscribes and unsubscribes, between events
     fails = True  # brokers leave the tree and come back (TreeFaults)
     churns = True  # the run's subscriptions join and leave (the reference brokers)
+    # a run spread over Spark tasks: built over a part of the subscriptions, its brokers'
+    # tables hold that part's alone, so an event goes to the part's matching
+    # subscriptions; the run's hops are the union of the parts' (an event crosses a link
+    # exactly when some subscription beyond it matches: covering keeps that)
+    partitions = True
+    routes_own = True
 
     def __init__(
         self, overlay: TreeOverlay, covering: Covering, d: int, domain, batch: bool,
@@ -179,7 +199,8 @@ class ContentBasedCN(Failing, Network):
         # routing tables a repair compares and which subscribe and unsubscribe one by one
         batch = batch and setup.faults is None and setup.present is None
         m = len(subscriptions) if stream is None else len(stream.stream)
-        overlay = TreeOverlay.build(setup.network, setup.degree, m, setup.n_events, setup.seeds)
+        overlay = TreeOverlay.build(setup.network, setup.degree, m, setup.n_events, setup.seeds,
+                                    setup.part)  # fmt: skip
         if stream is not None:
             cn = cls(overlay, covering, stream.stream.d, STREAM_DOMAIN, batch, setup.timed)
             cn._stream(stream)

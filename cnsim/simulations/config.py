@@ -39,7 +39,7 @@ from cnsim.schema import (
     check_value,
     config_error,
 )
-from cnsim.subscriptions.churn import LIFETIMES
+from cnsim.subscriptions.churn import LIFETIMES, churns
 from cnsim.subscriptions.covering import INDEXES
 from cnsim.subscriptions.covering.base import MAX_ATTRIBUTES
 from cnsim.subscriptions.kinds import KINDS
@@ -474,21 +474,40 @@ def _apart_families() -> list[str]:
 
 def _partition_rules() -> tuple[Rule, ...]:
     """Where a run may be spread over Spark tasks (``run.partitions`` > 1,
-    cnsim/simulations/partitioned.py): a network that declares ``partitions`` (its
-    brokers' subscriptions split by gateway zone), in counting mode."""
+    cnsim/simulations/partitioned.py): a network that declares ``partitions`` (built over
+    a part of the subscriptions), in counting mode."""
     overlays = " or ".join(repr(k) for k, n in NETWORKS.items() if n.partitions)
+    own = " or ".join(repr(k) for k, n in NETWORKS.items() if n.routes_own)
     one = "1 (one process) when "
 
     def spread(v) -> bool:
         return v["run"]["partitions"] > 1
 
+    def routes_own(v) -> bool:
+        return NETWORKS[v["overlay"]["kind"]].routes_own
+
     return (
         Rule(
             "run.partitions",
             lambda v: not spread(v) or NETWORKS[v["overlay"]["kind"]].partitions,
-            "needs an overlay whose subscriptions split by gateway (the content-based tree's "
-            "routing tables hold every broker's subscriptions)",
+            "needs an overlay that can be built over a part of the subscriptions",
             f"{one}overlay.kind is not {overlays} (it is {{overlay[kind]!r}})",
+        ),
+        Rule(
+            "run.partitions",
+            lambda v: not spread(v) or not routes_own(v) or not commands(v),
+            "does not spread seed 001's command stream (box subscriptions over the "
+            "content-based overlay: one process, its brokers' tables in step)",
+            f"{one}subscriptions.kind = 'box' and overlay.kind = {own}",
+        ),
+        Rule(
+            "run.partitions",
+            lambda v: not spread(v) or not routes_own(v)
+            or not (churns(v["churn"]) or faulty(v["faults"])),
+            "does not spread subscribers that come and go or brokers that fail over the "
+            "content-based overlay (the forwarding of a joining subscription and the tables "
+            "rebuilt after a failure are pruned by every subscription)",
+            f"{one}overlay.kind = {own} and [churn] or [faults] is set",
         ),
         Rule(
             "run.partitions",

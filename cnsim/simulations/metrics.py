@@ -49,12 +49,15 @@ CONFIDENCE, BLOCKS = 0.90, 20
 INTERVAL = "ci90"  # its summary entries: ci90_{name}
 #: how the partitions of a run spread over Spark tasks make a batch's value: ``sum``
 #: (deliveries: each partition's subscriptions'), ``server`` (the server's messages and
-#: their routing and the server's calls: the same in every partition, unless the approach
+#: calls: the same in every partition, unless the approach
 #: sends each partition's subscriptions their own, ``partition = "own"``: then summed,
-#: the calls it makes alike counted in one partition), ``once`` (the
+#: the calls it makes alike counted in one partition), ``routes`` (messages' hops
+#: through the overlay: as ``server``, unless the network routes each partition's
+#: messages to its own subscriptions, ``Network.routes_own``: then made from the union of
+#: the partitions' hops), ``once`` (the
 #: same in every partition: an event's way from its publisher, the brokers failing and
 #: coming back), ``slowest`` (wall time: the slowest partition's)
-PARTITIONS = ("sum", "server", "once", "slowest")
+PARTITIONS = ("sum", "server", "routes", "once", "slowest")
 MODES = ("counting", "timed", "distributed", "churn", "churn-timed", "joins", "faults", "ranked")
 
 
@@ -428,7 +431,7 @@ def _traffic_bytes(name: str, layer: str, paper: str, hops: Callable) -> Metric:
     """The stream metric of a batch's traffic in bytes over one ``layer`` (overlay, IP):
     ``hops(o.traffic)`` message-hops, weighted by :func:`_bytes`."""
     return Metric(name, "bytes", f"{layer} bytes", stream=True, paper=paper, cli=f"{layer} B",
-                  cli_format=".0f", partitions="server",
+                  cli_format=".0f", partitions="routes",
                   collect=lambda o: _bytes(o, name, hops(o.traffic)))  # fmt: skip
 
 
@@ -683,7 +686,7 @@ CATALOG = Catalog(
         # -- per approach and broker ---------------------------------------------------------
         Metric("subscriptions_held", "subscriptions", "subscriptions held", level="broker"),
         Metric("messages_handled", "messages", "messages handled", level="broker",
-               partitions="server"),
+               partitions="routes"),
         Metric("utilisation", "", "utilisation", level="broker", mode="timed", integer=False),
         # -- per approach, whole run -----------------------------------------------------------
         # k objects per subscription; CN-Relax keeps every object of its range

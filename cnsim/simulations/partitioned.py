@@ -23,7 +23,10 @@ brokers that each hold the subscriptions of their zones. So:
   ``alike`` approach (Paint-Dense, CN-Relax) and finds its own subscriptions'
   messages of an ``own`` one (Unicast); a ``whole`` one is replayed from its log.
   Every message is routed over all the zones in every partition — routing needs the
-  zones only — and delivered by the zones the partition holds.
+  zones only — and delivered by the zones the partition holds. Over the content-based
+  tree (``Network.routes_own``) a partition's brokers route each event to its own
+  subscriptions alone, and the run's hops are the union of the partitions'
+  (:class:`_Routes`), made into the ``routes`` columns by the driver.
 * **Combine** (Spark's tree reduce, :func:`_merged`: the driver receives the run's
   columns, not P partitions' of them): per approach and batch, each metric's
   partitions make the run's value as the catalog declares (``Metric.partitions``):
@@ -78,7 +81,7 @@ from cnsim.algorithms.base import Approach, ApproachSpec, ServerView
 from cnsim.algorithms.registry import make_approach, parse
 from cnsim.algorithms.replayed import Replayed, ServerLog
 from cnsim.brokers import NETWORKS
-from cnsim.brokers.base import Part
+from cnsim.brokers.base import Part, Traffic
 from cnsim.brokers.zones import Zones
 from cnsim.errors import CnsimError, InputError
 from cnsim.server.distributed import Zones as Servers
@@ -204,8 +207,10 @@ def _reported(task):
 @_reported
 def _server_task(scenario: Scenario, events: int | None) -> tuple[dict[str, ServerLog], dict]:
     """The ``whole`` approaches' servers over every subscription, batch by batch; and
-    the task's cost (wall seconds, peak memory) and, with several servers, what each
-    approach's servers did (:func:`_servers_seen`)."""
+    the task's cost (wall seconds, peak memory), with several servers what each
+    approach's servers did (:func:`_servers_seen`), and over a network whose brokers
+    route by what they hold (``routes_own``) what they hold (covering prunes each
+    routing table by every subscription)."""
     _reset_peak()
     started = time.perf_counter()
     seeds = Seeds(scenario.seed)
@@ -231,10 +236,15 @@ def _server_task(scenario: Scenario, events: int | None) -> tuple[dict[str, Serv
         updates = w.events.updates(first, stop)
         for a in approaches:
             logs[a.name].record(a, updates, load)
+    held = None
+    network = NETWORKS[scenario["overlay"]["kind"]]
+    if network.routes_own:  # its brokers over every subscription, as one process has them
+        setup = network_setup(split_apart(scenario)[0], w.kind, len(w.events), seeds)
+        held = network.create(setup, index).broker_load()["subscriptions_held"]
     cost = {"wall_s": round(time.perf_counter() - started, 3), "peak_rss_bytes": _peak_rss()}
     sizes = message_sizes(scenario, w, approaches)
     seen = _servers_seen(load, approaches, lambda spec: sizes[spec.name][0])
-    return logs, {**cost, "servers": seen}
+    return logs, {**cost, "servers": seen, "held": held}
 
 
 def _servers_seen(load: ServerLoad | None, approaches: list[Approach], message_bytes):
@@ -249,6 +259,37 @@ def _servers_seen(load: ServerLoad | None, approaches: list[Approach], message_b
 
 #: the index of the task that runs the ``apart`` approaches over every subscription
 APART = -1
+
+
+class _Routes:
+    """A partition's hops over a network that routes its messages to its own
+    subscriptions alone (``Network.routes_own``: the content-based tree), kept to be
+    joined with the other partitions' (:func:`_merged`): per approach, an (events,
+    brokers) table of the IP hops + 1 of the hop reaching each broker (0: not reached;
+    each broker is reached once, from the one before it on the tree path from the
+    event's source), and the broker each event entered at."""
+
+    def __init__(self, sim: Simulation):
+        world = sim.network.world
+        self.ip = np.asarray(world.broker_hops)
+        assert self.ip.max(initial=0) < np.iinfo(np.uint16).max
+        shape = (sim.n_events, world.n_brokers)
+        self.reached = {a.name: np.zeros(shape, np.uint16) for a in sim.approaches}
+        self.source = {a.name: np.full(sim.n_events, -1, np.int64) for a in sim.approaches}
+
+    def record(self, name: str, first: int, paths) -> None:
+        """The hops of a batch's messages, one per event from ``first`` on."""
+        if paths is None:  # no message
+            return
+        events = first + np.repeat(np.arange(len(paths.source)), np.diff(paths.hop_ptr))
+        frm, to = paths.hop_from, paths.hop_to
+        self.reached[name][events, to] = self.ip[frm, to] + 1
+        self.source[name][first : first + len(paths.source)] = paths.source
+
+    def kept(self, sim: Simulation) -> dict[str, tuple]:
+        """Per approach: the table, the sources and one message's bytes."""
+        return {a.name: (self.reached[a.name], self.source[a.name], sim.message_bytes(a.spec))
+                for a in sim.approaches}  # fmt: skip
 
 
 @_reported
@@ -269,12 +310,17 @@ def _partition_task(task: dict[str, Any], logs: dict[str, ServerLog]) -> dict[st
     sim = Simulation(scenario, task["events"], part=part)
     setup_s = time.perf_counter() - started
     metrics = _metrics(task["scenario"])  # the run's columns, every approach's
-    n = len(list(sim.batches()))
+    bounds = list(sim.batches())
+    n = len(bounds)
     columns = {a.name: np.zeros((n, len(metrics))) for a in sim.approaches}
+    # its hops, to be joined with the other partitions' (a network routing to its own)
+    routes = _Routes(sim) if part is not None and sim.network.routes_own else None
     beat = _Heartbeat(task.get("progress"), task["index"])
     for b, outcomes in sim.steps():
         for name, o in outcomes.items():
             columns[name][b] = [m.collect(o) for m in metrics]
+            if routes is not None:
+                routes.record(name, bounds[b][0], o.traffic.paths)
         beat.tick(b + 1)
     beat.tick(n, force=True)
     load = sim.network.broker_load()
@@ -306,6 +352,7 @@ def _partition_task(task: dict[str, Any], logs: dict[str, ServerLog]) -> dict[st
         if "faults" in sim.modes() else None,
         "servers": _servers_seen(sim.server_load, sim.approaches, sim.message_bytes),
         "bound_setup": sim.bound_setup(),  # ranked delivery's: the apart task's
+        "routes": None if routes is None else routes.kept(sim),
         "disagree": [],  # what partitions that should agree did not agree on
         "tasks": [cost],
     }
@@ -321,6 +368,7 @@ def _merged(scenario: Scenario):
     specs = {s.name: s for s in _specs(scenario)}
     metrics = _metrics(scenario)
     rule = CATALOG["messages_handled"]
+    union = NETWORKS[scenario["overlay"]["kind"]].routes_own
 
     def merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
         if "failed" in a or "failed" in b:  # a partition could not run: its error
@@ -329,7 +377,7 @@ def _merged(scenario: Scenario):
 
         def pair(metric: Metric, spec: ApproachSpec, x: np.ndarray, y: np.ndarray):
             try:
-                return _combine(metric, spec, np.stack([x, y]))
+                return _combine(metric, spec, np.stack([x, y]), union)
             except CnsimError as exc:  # said by the driver, not lost in Spark's trace
                 disagree.append(str(exc))
                 return x
@@ -350,6 +398,11 @@ def _merged(scenario: Scenario):
         def losses(name: str, t: dict, u: dict) -> dict:
             return {key: t[key] + u[key] for key in t}
 
+        def routes(name: str, r: tuple, s: tuple) -> tuple:  # the union of the hops
+            if not (np.array_equal(r[1], s[1]) and r[2] == s[2]):
+                disagree.append(_disagreement(f"the events' sources of {name}"))
+            return np.maximum(r[0], s[0]), r[1], r[2]
+
         return {
             "columns": _union(a["columns"], b["columns"], columns),
             "held": _added(a["held"], b["held"]),
@@ -359,6 +412,7 @@ def _merged(scenario: Scenario):
             "losses": _maybe(_union, a["losses"], b["losses"], losses),
             "servers": _maybe(_union, a["servers"], b["servers"], tallies),
             "bound_setup": a["bound_setup"] or b["bound_setup"],
+            "routes": _maybe(_union, a["routes"], b["routes"], routes),
             "disagree": disagree,
             "tasks": a["tasks"] + b["tasks"],
         }
@@ -502,9 +556,22 @@ class Spread:
         """Every approach's batch columns (``times``: a ``whole`` approach's server time
         per batch, its log's)."""
         out = {a.name: self.run["columns"][a.name].copy() for a in self.approaches}
-        j = [m.name for m in self.metrics()].index("server_time_s")
+        metrics = self.metrics()
+        j = [m.name for m in metrics].index("server_time_s")
         for name, spent in times.items():  # its server ran elsewhere
             out[name][:, j] = spent
+        starts = [first for first, _ in self.batches()]
+        for name, (reached, _, size) in (self.run["routes"] or {}).items():
+            # over a network routing each partition's messages to its own subscriptions:
+            # the batches' hops are the union of the partitions'
+            hops = (reached > 0).sum(axis=1)
+            ip = reached.sum(axis=1, dtype=np.int64) - hops
+            batch_hops, batch_ip = np.add.reduceat(hops, starts), np.add.reduceat(ip, starts)
+            batches = [_Routed(Traffic(overlay_hops=int(h), ip_hops=int(i)), size)
+                       for h, i in zip(batch_hops, batch_ip, strict=True)]  # fmt: skip
+            for j, m in enumerate(metrics):
+                if m.partitions == "routes":
+                    out[name][:, j] = [m.collect(o) for o in batches]
         return out
 
     def brokers(self) -> pd.DataFrame | None:
@@ -513,7 +580,9 @@ class Spread:
         held = self.run["held"]
         if held is None:
             return None
-        handled = self.run["handled"]
+        handled = dict(self.run["handled"])
+        for name, (reached, source, _) in (self.run["routes"] or {}).items():  # the union
+            handled[name] = (reached > 0).sum(axis=0) + np.bincount(source, minlength=len(held))
         parts = [pd.DataFrame({"approach": a.name, "broker": np.arange(len(held)),
                                "subscriptions_held": held, "messages_handled": handled[a.name]})
                  for a in self.approaches]  # fmt: skip
@@ -521,6 +590,14 @@ class Spread:
 
     def frame(self, columns: dict[str, np.ndarray]) -> pd.DataFrame:
         return _with_redundancy(_frame(self, columns, self.metrics()), self)
+
+
+@dataclass(frozen=True)
+class _Routed:
+    """What a ``routes`` metric reads of a batch whose hops the driver joined."""
+
+    traffic: Traffic
+    message_bytes: int
 
 
 class _Servers:
@@ -539,12 +616,19 @@ class _Servers:
         return pd.concat(parts, ignore_index=True) if parts else None
 
 
-def _combine(metric: Metric, spec: ApproachSpec, values: np.ndarray) -> np.ndarray:
+def _combine(
+    metric: Metric, spec: ApproachSpec, values: np.ndarray, union: bool = False
+) -> np.ndarray:
     """One batch column (or broker column) of the run from its partitions' ``values``
-    (P, n), as ``metric.partitions`` declares."""
+    (P, n), as ``metric.partitions`` declares (``union``: the network routes each
+    partition's messages to its own subscriptions, and the driver makes the ``routes``
+    columns from the union of their hops: :meth:`Spread.columns`; the largest stands
+    in until then)."""
     rule = metric.partitions
     own = spec.partition == "own"
-    if rule == "sum" or (rule == "server" and own):
+    if rule == "routes" and union:
+        return values.max(axis=0)
+    if rule == "sum" or (rule in ("server", "routes") and own):
         return values.sum(axis=0)
     if rule == "slowest":
         return values.max(axis=0)
@@ -580,6 +664,8 @@ def simulate_partitioned(
         raise spread.run["failed"]
     if spread.run["disagree"]:
         raise CnsimError(spread.run["disagree"][0])
+    if server.held is not None:  # the brokers' tables over every subscription
+        spread.run["held"] = server.held
     if spread.run["servers"] is not None:  # several servers: the partitions' and the task's
         spread.server_load = _Servers({**spread.run["servers"], **(server.servers or {})})
     columns = spread.columns(server.times)
@@ -634,17 +720,22 @@ class _ServerStage:
     Spark on the executors (``kept``: a one-element RDD, persisted; the partitions read
     them through Spark, so the driver never holds the messages), each log's server time
     per batch, the bytes of their messages and the task's cost (None: no such approach,
-    nothing to log)."""
+    nothing to log, and a network whose brokers route by what they hold is not
+    spread)."""
 
     kept: Any
     times: dict[str, list[float]]
     nbytes: int
     cost: dict | None
     servers: dict | None = None  # several servers: what the ``whole`` ones' servers did
+    # over a network whose brokers route by what they hold (``routes_own``): what each
+    # broker holds, over every subscription
+    held: np.ndarray | None = None
 
     @classmethod
     def run(cls, sc, scenario: Scenario, events: int | None) -> _ServerStage:
-        if not any(s.partition == "whole" for s in _specs(scenario)):
+        whole = any(s.partition == "whole" for s in _specs(scenario))
+        if not whole and not NETWORKS[scenario["overlay"]["kind"]].routes_own:
             return cls(sc.parallelize([{}], 1), {}, 0, None)
         from pyspark import StorageLevel
 
@@ -653,9 +744,9 @@ class _ServerStage:
         facts = task.map(_log_facts).collect()[0]
         if "failed" in facts:
             raise facts["failed"]
-        servers = facts["cost"].pop("servers")
+        servers, held = facts["cost"].pop("servers"), facts["cost"].pop("held")
         kept = task.map(lambda done: done[0])
-        return cls(kept, facts["times"], facts["nbytes"], facts["cost"], servers)
+        return cls(kept, facts["times"], facts["nbytes"], facts["cost"], servers, held)
 
     def beside(self, sc, items: list) -> Any:
         """An RDD of ``(logs, item)``, one per item and Spark task."""

@@ -127,6 +127,15 @@ CASES = {
         "overlay": {"kind": "ideal"},
         "algorithm": {"approaches": ["unicast", "paint-sparse", "cn-relax"]},
     }),
+    "content-based overlay, batch replay, P=3": (3, {
+        "overlay": {"kind": "content-based"}, "algorithm": {"approaches": ["cn-relax"]},
+        "events": {"inserts": 0.1, "deletes": 0.1},
+    }),
+    "content-based overlay, G_k covering, ranked apart, batches, P=2": (2, {
+        "overlay": {"kind": "content-based", "covering": "gk", "covering_k": 2},
+        "algorithm": {"approaches": ["cn-relax", "ranked"]}, "events": {"batch_size": 3},
+        "subscriptions": {"count": 1200},
+    }),
     "ranked delivery apart, threshold pruning, joins and leaves, P=3": (3, {
         "algorithm": {"approaches": ["paint-dense", "ranked", "cn-relax"]},
         "ranked": {"k": 4, "commands": 12, "scores": "length"},
@@ -179,8 +188,12 @@ def test_plan_places_every_subscription_once(overlay, partitions):
     ("sections", "names"),
     [
         ({"run": {"mode": "timed"}}, "counting mode"),
-        ({"overlay": {"kind": "content-based"}, "algorithm": {"approaches": ["cn-relax"]}},
-         "overlay.kind"),
+        ({"overlay": {"kind": "content-based"}, "algorithm": {"approaches": ["cn-relax"]},
+          "churn": {"joins": 1.0}}, "overlay.kind = 'content-based' and [churn]"),
+        ({"overlay": {"kind": "content-based"}, "algorithm": {"approaches": ["cn-relax"]},
+          "faults": {"rate": 0.1}}, "[faults] is set"),
+        ({"overlay": {"kind": "content-based"}, "algorithm": {"approaches": ["cn-relax"]},
+          "subscriptions": {"kind": "box", "dims": 2}}, "subscriptions.kind = 'box'"),
         ({"algorithm": {"approaches": ["ranked"]}}, "are all 'ranked'"),
         ({"subscriptions": {"count": 3}}, "subscriptions.count = 3"),
     ],
@@ -198,6 +211,8 @@ VERIFY_CASES = {
                        "overlay": {"kind": "ideal"}},
     "batches": {"events": {"batch_size": 3},
                 "algorithm": {"approaches": ["paint-batch(paint-sparse)", "cn-relax"]}},
+    "content-based overlay": {"overlay": {"kind": "content-based"},
+                              "algorithm": {"approaches": ["cn-relax"]}},
     "ranked delivery apart": {"algorithm": {"approaches": ["paint-sparse", "ranked"]},
                               "ranked": {"k": 3}},
     "churn and failures": {"churn": {"joins": 3.0, "lifetime": "pareto", "mean_lifetime": 30.0},
@@ -289,12 +304,12 @@ def test_partitions_add_up_pairwise_and_a_disagreement_reaches_the_driver():
         return {"columns": columns, "held": np.array([1, 2]),
                 "handled": {a: np.array([3, 3]) for a in columns},
                 "memory": dict.fromkeys(columns, 10), "losses": None, "servers": None,
-                "bound_setup": None, "disagree": [],
+                "bound_setup": None, "routes": None, "disagree": [],
                 "tasks": [{"index": index}]}  # fmt: skip
 
     apart = {"columns": {"ranked": np.full((2, len(names)), 7.0)}, "held": None,
              "handled": {"ranked": np.array([4, 4])}, "memory": {"ranked": 0},
-             "losses": None, "servers": None, "bound_setup": {"bound_msgs": 9},
+             "losses": None, "servers": None, "bound_setup": {"bound_msgs": 9}, "routes": None,
              "disagree": [], "tasks": [{"index": -1}]}  # fmt: skip
 
     left = merge(merge(part(0, 5), part(1, 5)), part(2, 5))
