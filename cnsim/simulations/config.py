@@ -39,7 +39,7 @@ from cnsim.schema import (
     check_value,
     config_error,
 )
-from cnsim.subscriptions.churn import LIFETIMES, churns
+from cnsim.subscriptions.churn import LIFETIMES
 from cnsim.subscriptions.covering import INDEXES
 from cnsim.subscriptions.covering.base import MAX_ATTRIBUTES
 from cnsim.subscriptions.kinds import KINDS
@@ -502,12 +502,11 @@ def _partition_rules() -> tuple[Rule, ...]:
         ),
         Rule(
             "run.partitions",
-            lambda v: not spread(v) or not routes_own(v)
-            or not (churns(v["churn"]) or faulty(v["faults"])),
-            "does not spread subscribers that come and go or brokers that fail over the "
-            "content-based overlay (the forwarding of a joining subscription and the tables "
-            "rebuilt after a failure are pruned by every subscription)",
-            f"{one}overlay.kind = {own} and [churn] or [faults] is set",
+            lambda v: not spread(v) or not routes_own(v) or not faulty(v["faults"]),
+            "does not spread brokers that fail over the content-based overlay (the tree and "
+            "the tables rebuilt after a failure, and what they cost, depend on every "
+            "subscription)",
+            f"{one}overlay.kind = {own} and [faults] is set",
         ),
         Rule(
             "run.partitions",

@@ -54,10 +54,12 @@ INTERVAL = "ci90"  # its summary entries: ci90_{name}
 #: the calls it makes alike counted in one partition), ``routes`` (messages' hops
 #: through the overlay: as ``server``, unless the network routes each partition's
 #: messages to its own subscriptions, ``Network.routes_own``: then made from the union of
-#: the partitions' hops), ``once`` (the
+#: the partitions' hops), ``tables`` (what keeping the brokers' tables costs: as ``sum``,
+#: unless the network routes by what its brokers hold: then counted over every
+#: subscription by one task), ``once`` (the
 #: same in every partition: an event's way from its publisher, the brokers failing and
 #: coming back), ``slowest`` (wall time: the slowest partition's)
-PARTITIONS = ("sum", "server", "routes", "once", "slowest")
+PARTITIONS = ("sum", "server", "routes", "tables", "once", "slowest")
 MODES = ("counting", "timed", "distributed", "churn", "churn-timed", "joins", "faults", "ranked")
 
 
@@ -355,7 +357,8 @@ def _join_metrics() -> list[Metric]:
         Metric("live_subs", "subscriptions", "live subscriptions", aggregates=("mean", "max"),
                mode="joins", collect=_join("live_subs")),
         Metric("join_forward_msgs", "messages", "(un)subscription messages between brokers",
-               aggregates=sums, mode="joins", collect=_join("join_forward_msgs")),
+               aggregates=sums, mode="joins", partitions="tables",
+               collect=_join("join_forward_msgs")),
         Metric("join_calls", "calls", "min_y calls for joining subscriptions' lists",
                aggregates=sums, mode="joins", collect=_join("join_calls")),
         Metric("join_msgs", "messages", "first-list messages to joining subscriptions",

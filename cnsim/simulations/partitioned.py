@@ -236,15 +236,36 @@ def _server_task(scenario: Scenario, events: int | None) -> tuple[dict[str, Serv
         updates = w.events.updates(first, stop)
         for a in approaches:
             logs[a.name].record(a, updates, load)
-    held = None
-    network = NETWORKS[scenario["overlay"]["kind"]]
-    if network.routes_own:  # its brokers over every subscription, as one process has them
-        setup = network_setup(split_apart(scenario)[0], w.kind, len(w.events), seeds)
-        held = network.create(setup, index).broker_load()["subscriptions_held"]
+    held = tables = None
+    if NETWORKS[scenario["overlay"]["kind"]].routes_own:
+        held, tables = _tables(scenario, w, churn, seeds)
     cost = {"wall_s": round(time.perf_counter() - started, 3), "peak_rss_bytes": _peak_rss()}
     sizes = message_sizes(scenario, w, approaches)
     seen = _servers_seen(load, approaches, lambda spec: sizes[spec.name][0])
-    return logs, {**cost, "servers": seen, "held": held}
+    return logs, {**cost, "servers": seen, "held": held, "tables": tables}
+
+
+def _tables(scenario: Scenario, w: Workload, churn, seeds: Seeds) -> tuple[np.ndarray, dict]:
+    """Over a network whose brokers route by what they hold (``routes_own``), its
+    brokers over every subscription, as one process has them: what each holds at the
+    end, and per batch the ``tables`` metrics (the (un)subscription messages the joins
+    and leaves sent between brokers: covering prunes them by every subscription)."""
+    kind = NETWORKS[scenario["overlay"]["kind"]]
+    setup = network_setup(split_apart(scenario)[0], w.kind, len(w.events), seeds)
+    if churn is not None:  # the others subscribe as they join
+        setup = replace(setup, present=churn.initial)
+    network = kind.create(setup, w.kind.index(w))
+    bounds = list(batch_bounds(len(w.events), scenario["events"]["batch_size"]))
+    sent = np.zeros(len(bounds), np.int64)
+    if churn is not None:
+        network.set_alive(np.arange(churn.initial, churn.pool), False)
+        network.churn_messages()  # setting the pool up sends nothing to count
+        for b, (first, stop) in enumerate(bounds):
+            joining, leaving = churn.due(first, stop)
+            network.set_alive(joining, True)
+            network.set_alive(leaving, False)
+            sent[b] = network.churn_messages()
+    return network.broker_load()["subscriptions_held"], {"join_forward_msgs": sent}
 
 
 def _servers_seen(load: ServerLoad | None, approaches: list[Approach], message_bytes):
@@ -560,6 +581,10 @@ class Spread:
         j = [m.name for m in metrics].index("server_time_s")
         for name, spent in times.items():  # its server ran elsewhere
             out[name][:, j] = spent
+        for j, m in enumerate(metrics):  # counted over every subscription by one task
+            if m.partitions == "tables" and self.run.get("tables") is not None:
+                for name in out:
+                    out[name][:, j] = self.run["tables"][m.name]
         starts = [first for first, _ in self.batches()]
         for name, (reached, _, size) in (self.run["routes"] or {}).items():
             # over a network routing each partition's messages to its own subscriptions:
@@ -622,13 +647,13 @@ def _combine(
     """One batch column (or broker column) of the run from its partitions' ``values``
     (P, n), as ``metric.partitions`` declares (``union``: the network routes each
     partition's messages to its own subscriptions, and the driver makes the ``routes``
-    columns from the union of their hops: :meth:`Spread.columns`; the largest stands
-    in until then)."""
+    columns from the union of their hops and takes the ``tables`` ones from the server
+    stage: :meth:`Spread.columns`; the largest stands in until then)."""
     rule = metric.partitions
     own = spec.partition == "own"
-    if rule == "routes" and union:
+    if rule in ("routes", "tables") and union:
         return values.max(axis=0)
-    if rule == "sum" or (rule in ("server", "routes") and own):
+    if rule in ("sum", "tables") or (rule in ("server", "routes") and own):
         return values.sum(axis=0)
     if rule == "slowest":
         return values.max(axis=0)
@@ -665,7 +690,7 @@ def simulate_partitioned(
     if spread.run["disagree"]:
         raise CnsimError(spread.run["disagree"][0])
     if server.held is not None:  # the brokers' tables over every subscription
-        spread.run["held"] = server.held
+        spread.run["held"], spread.run["tables"] = server.held, server.tables
     if spread.run["servers"] is not None:  # several servers: the partitions' and the task's
         spread.server_load = _Servers({**spread.run["servers"], **(server.servers or {})})
     columns = spread.columns(server.times)
@@ -729,8 +754,9 @@ class _ServerStage:
     cost: dict | None
     servers: dict | None = None  # several servers: what the ``whole`` ones' servers did
     # over a network whose brokers route by what they hold (``routes_own``): what each
-    # broker holds, over every subscription
+    # broker holds, over every subscription, and the ``tables`` metrics per batch
     held: np.ndarray | None = None
+    tables: dict[str, np.ndarray] | None = None
 
     @classmethod
     def run(cls, sc, scenario: Scenario, events: int | None) -> _ServerStage:
@@ -744,9 +770,10 @@ class _ServerStage:
         facts = task.map(_log_facts).collect()[0]
         if "failed" in facts:
             raise facts["failed"]
-        servers, held = facts["cost"].pop("servers"), facts["cost"].pop("held")
+        cost = facts["cost"]
+        servers, held, tables = cost.pop("servers"), cost.pop("held"), cost.pop("tables")
         kept = task.map(lambda done: done[0])
-        return cls(kept, facts["times"], facts["nbytes"], facts["cost"], servers, held)
+        return cls(kept, facts["times"], facts["nbytes"], cost, servers, held, tables)
 
     def beside(self, sc, items: list) -> Any:
         """An RDD of ``(logs, item)``, one per item and Spark task."""

@@ -131,6 +131,12 @@ CASES = {
         "overlay": {"kind": "content-based"}, "algorithm": {"approaches": ["cn-relax"]},
         "events": {"inserts": 0.1, "deletes": 0.1},
     }),
+    "content-based overlay, subscribers joining and leaving, P=3": (3, {
+        "overlay": {"kind": "content-based", "covering": "poset"},
+        "algorithm": {"approaches": ["cn-relax"]}, "subscriptions": {"count": 1200},
+        "churn": {"joins": 6.0, "lifetime": "exponential", "mean_lifetime": 15.0},
+        "events": {"batch_size": 2},
+    }),
     "content-based overlay, G_k covering, ranked apart, batches, P=2": (2, {
         "overlay": {"kind": "content-based", "covering": "gk", "covering_k": 2},
         "algorithm": {"approaches": ["cn-relax", "ranked"]}, "events": {"batch_size": 3},
@@ -189,8 +195,6 @@ def test_plan_places_every_subscription_once(overlay, partitions):
     [
         ({"run": {"mode": "timed"}}, "counting mode"),
         ({"overlay": {"kind": "content-based"}, "algorithm": {"approaches": ["cn-relax"]},
-          "churn": {"joins": 1.0}}, "overlay.kind = 'content-based' and [churn]"),
-        ({"overlay": {"kind": "content-based"}, "algorithm": {"approaches": ["cn-relax"]},
           "faults": {"rate": 0.1}}, "[faults] is set"),
         ({"overlay": {"kind": "content-based"}, "algorithm": {"approaches": ["cn-relax"]},
           "subscriptions": {"kind": "box", "dims": 2}}, "subscriptions.kind = 'box'"),
@@ -211,8 +215,9 @@ VERIFY_CASES = {
                        "overlay": {"kind": "ideal"}},
     "batches": {"events": {"batch_size": 3},
                 "algorithm": {"approaches": ["paint-batch(paint-sparse)", "cn-relax"]}},
-    "content-based overlay": {"overlay": {"kind": "content-based"},
-                              "algorithm": {"approaches": ["cn-relax"]}},
+    "content-based overlay, churn": {
+        "overlay": {"kind": "content-based"}, "algorithm": {"approaches": ["cn-relax"]},
+        "churn": {"joins": 3.0, "lifetime": "pareto", "mean_lifetime": 20.0}},
     "ranked delivery apart": {"algorithm": {"approaches": ["paint-sparse", "ranked"]},
                               "ranked": {"k": 3}},
     "churn and failures": {"churn": {"joins": 3.0, "lifetime": "pareto", "mean_lifetime": 30.0},
