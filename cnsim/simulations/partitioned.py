@@ -238,23 +238,26 @@ def _server_task(scenario: Scenario, events: int | None) -> tuple[dict[str, Serv
             logs[a.name].record(a, updates, load)
     held = tables = None
     if NETWORKS[scenario["overlay"]["kind"]].routes_own:
-        held, tables = _tables(scenario, w, churn, seeds)
+        held, tables = _tables(scenario, w, index, churn, seeds)
     cost = {"wall_s": round(time.perf_counter() - started, 3), "peak_rss_bytes": _peak_rss()}
     sizes = message_sizes(scenario, w, approaches)
     seen = _servers_seen(load, approaches, lambda spec: sizes[spec.name][0])
     return logs, {**cost, "servers": seen, "held": held, "tables": tables}
 
 
-def _tables(scenario: Scenario, w: Workload, churn, seeds: Seeds) -> tuple[np.ndarray, dict]:
+def _tables(
+    scenario: Scenario, w: Workload, index, churn, seeds: Seeds
+) -> tuple[np.ndarray, dict]:
     """Over a network whose brokers route by what they hold (``routes_own``), its
-    brokers over every subscription, as one process has them: what each holds at the
-    end, and per batch the ``tables`` metrics (the (un)subscription messages the joins
-    and leaves sent between brokers: covering prunes them by every subscription)."""
+    brokers over every subscription (``index``: the server's, whose ranges it reads), as
+    one process has them: what each holds at the end, and per batch the ``tables``
+    metrics (the (un)subscription messages the joins and leaves sent between brokers:
+    covering prunes them by every subscription)."""
     kind = NETWORKS[scenario["overlay"]["kind"]]
     setup = network_setup(split_apart(scenario)[0], w.kind, len(w.events), seeds)
     if churn is not None:  # the others subscribe as they join
         setup = replace(setup, present=churn.initial)
-    network = kind.create(setup, w.kind.index(w))
+    network = kind.create(setup, index)
     bounds = list(batch_bounds(len(w.events), scenario["events"]["batch_size"]))
     sent = np.zeros(len(bounds), np.int64)
     if churn is not None:
