@@ -17,8 +17,8 @@ Default: m = 2,000,000, the six approaches of ``examples/default.toml``, P = 1, 
 8 on ``local[2]``. ``--quick``: m = 100,000 on a 2,000-node network, 200 events, P =
 1, 2. ``--full``: the scaling table, m = 2, 10, 50 million, Paint-Dense and
 Paint-Sparse, P = 1, 2, 4, 8, the one-process run where it fits. ``--m``,
-``--partitions``, ``--approaches``, ``--events`` and ``--master`` (e.g. a standalone
-``spark://`` master) choose otherwise.
+``--partitions``, ``--approaches``, ``--events``, ``--overlay`` and ``--master`` (e.g. a
+standalone ``spark://`` master) choose otherwise.
 """
 
 from __future__ import annotations
@@ -45,12 +45,16 @@ TWO = ["paint-dense", "paint-sparse"]
 APART = ("setup_time_s", "total_time_s", "cpu_time_s", "execution", "source")
 
 
-def _toml(m: int, events: int, approaches: list[str], partitions: int, quick: bool) -> str:
+def _toml(
+    m: int, events: int, approaches: list[str], partitions: int, quick: bool,
+    overlay: str = "meghdoot",
+) -> str:  # fmt: skip
     network = '[network]\nip_nodes = 2000\nbrokers = 100\n' if quick else ""
     names = ", ".join(f'"{a}"' for a in approaches)
     return (
         f"seed = 1\n[objects]\ncount = 10000\n[subscriptions]\ncount = {m}\nk = 10\n"
         f"[events]\ncount = {events}\n[algorithm]\napproaches = [{names}]\n{network}"
+        f'[overlay]\nkind = "{overlay}"\n'
         f"[run]\nprogress = false\npartitions = {partitions}\n"
     )
 
@@ -105,12 +109,13 @@ def measure(
     master: str,
     quick: bool,
     work: Path,
+    overlay: str = "meghdoot",
 ) -> list[dict]:
     """Per size: the one-process run (where its estimate fits this machine), then each
     partition count; their costs and whether their outputs agree."""
     rows = []
     for m in sizes:
-        one_text = _toml(m, events, approaches, 1, quick)
+        one_text = _toml(m, events, approaches, 1, quick, overlay)
         need = estimate(from_dict(tomllib.loads(one_text)))
         one = _run(work / f"m{m}-one", one_text, None) if need.total < need.available else None
         if one is None:
@@ -121,7 +126,8 @@ def measure(
                          "peak_rss_bytes": one["peak_rss_bytes"]})  # fmt: skip
         for p in partitions:
             try:
-                got = _run(work / f"m{m}-p{p}", _toml(m, events, approaches, p, quick), master)
+                text = _toml(m, events, approaches, p, quick, overlay)
+                got = _run(work / f"m{m}-p{p}", text, master)
             except RuntimeError as exc:  # refused: a task would not fit (said before work)
                 rows.append({"m": m, "partitions": p, "master": master, "refused": str(exc)})
                 continue
@@ -218,6 +224,7 @@ def run_bench(
     approaches: list[str] | None = None,
     events: int | None = None,
     master: str | None = None,
+    overlay: str | None = None,
 ) -> dict:
     """The measurement (see the module docstring for the defaults)."""
     if quick:
@@ -230,9 +237,10 @@ def run_bench(
     names, n_events, master = approaches or names, events or n_events, master or "local[2]"
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="cnsim-bench-partitions-") as work:
-        rows = measure(sizes, counts, names, n_events, master, quick, Path(work))
+        rows = measure(sizes, counts, names, n_events, master, quick, Path(work),
+                       overlay or "meghdoot")  # fmt: skip
     options = {"m": m, "partitions": partitions, "approaches": approaches, "events": events,
-               "master": master if master != "local[2]" else None}  # fmt: skip
+               "master": master if master != "local[2]" else None, "overlay": overlay}  # fmt: skip
     agree = [all(r["same_as_one_process"].values()) for r in rows if "same_as_one_process" in r]
     return {
         **provenance("partitions", quick, full, options),

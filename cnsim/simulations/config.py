@@ -820,6 +820,7 @@ BENCH_NAMED: dict[str, dict[str, Key]] = {
         "approaches": Key(list, None, items=str, doc="approaches, comma-separated"),
         "events": Key(int, None, low=1, doc="events of every run"),
         "master": Key(str, None, doc="Spark master URL of the partitioned runs (local[2])"),
+        "overlay": Key(str, None, tuple(NETWORKS), doc="overlay.kind of every run (meghdoot)"),
     },
     "betree_insert": {
         "before": Key(str, None, doc="the earlier git revision to build with, side by side"),
