@@ -11,7 +11,8 @@ each is measured alone:
   ``execution``);
 * **cost**: wall seconds; the one-process run's peak memory; a partitioned run's
   driver (its Python process) and each partition's task, as its ``summary.json``
-  records them (``execution``), and the bytes of the server logs the partitions read.
+  records them (``execution``: the server task's and the apart task's too), and the
+  bytes of the server logs the partitions read.
 
 Default: m = 2,000,000, the six approaches of ``examples/default.toml``, P = 1, 2, 4,
 8 on ``local[2]``. ``--quick``: m = 100,000 on a 2,000-node network, 200 events, P =
@@ -144,6 +145,7 @@ def measure(
                    "partition_delivery_s": execution["delivery_s"],
                    "partition_cpu_s": execution["cpu_s"],
                    "server_task": execution["server_task"],
+                   "apart_task": execution["apart_task"],
                    "server_log_bytes": execution["server_log_bytes"]}  # fmt: skip
             if one is not None:
                 row["same_as_one_process"] = _same(one["out"], got["out"])
