@@ -147,7 +147,8 @@ class ContentBasedCN(Failing, Network):
     # a run spread over Spark tasks: built over a part of the subscriptions, its brokers'
     # tables hold that part's alone, so an event goes to the part's matching
     # subscriptions; the run's hops are the union of the parts' (an event crosses a link
-    # exactly when some subscription beyond it matches: covering keeps that)
+    # exactly when some subscription beyond it matches: covering keeps that); what
+    # keeping the tables costs it leaves to the run (counts_tables)
     partitions = True
     routes_own = True
 
@@ -179,6 +180,11 @@ class ContentBasedCN(Failing, Network):
         latency_ms = np.asarray(self.world.node_latency)[self.home, nodes]
         self.last_hop_latency_s = latency_ms.astype(np.float64) / 1000.0
         self.handled: dict[str, np.ndarray] = {}
+        # what keeping the tables costs (the forwarding of joins and leaves, what a
+        # rebuild after failures sends) is counted: not by brokers built over a part of
+        # the subscriptions, whose tables covering prunes by that part alone (a spread
+        # run counts it over every subscription, in one task)
+        self.counts_tables = True
 
     @classmethod
     def create(cls, setup: NetworkSetup, subscriptions) -> ContentBasedCN:
@@ -206,6 +212,7 @@ class ContentBasedCN(Failing, Network):
             cn._stream(stream)
             return cn
         cn = cls(overlay, covering, 1, DOMAIN, batch)
+        cn.counts_tables = setup.part is None
         cn._subscribe_all(subscriptions.l, subscriptions.r, setup.present)
         if setup.faults is not None:
             n = overlay.world.n_brokers
@@ -375,7 +382,7 @@ class ContentBasedCN(Failing, Network):
         call forwarded between brokers."""
         sent = self.forwarding.sub_msgs + self.forwarding.unsub_msgs
         new, self._sent = sent - self._sent, sent
-        return int(new)
+        return int(new) if self.counts_tables else 0
 
     def use(self, forwarding: Forwarding, tree: Tree) -> None:
         """Route over ``tree`` (of the brokers up) and ``forwarding``'s tables from now."""
@@ -527,7 +534,8 @@ class TreeFaults(Losses):
         self.edges = np.sort(up[tree.edges()], axis=1)
         self.edges = self.edges[np.lexsort((self.edges[:, 1], self.edges[:, 0]))]
         net.use(f, tree)
-        b = self.subscription_bytes
+        b = self.subscription_bytes if net.counts_tables else 0
+        moved, ip = (moved, ip) if net.counts_tables else (0, 0)
         return {"moved_msgs": moved, "moved_bytes": moved * b, "moved_ip_bytes": ip * b}
 
 

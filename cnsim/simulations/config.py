@@ -502,14 +502,6 @@ def _partition_rules() -> tuple[Rule, ...]:
         ),
         Rule(
             "run.partitions",
-            lambda v: not spread(v) or not routes_own(v) or not faulty(v["faults"]),
-            "does not spread brokers that fail over the content-based overlay (the tree and "
-            "the tables rebuilt after a failure, and what they cost, depend on every "
-            "subscription)",
-            f"{one}overlay.kind = {own} and [faults] is set",
-        ),
-        Rule(
-            "run.partitions",
             lambda v: not spread(v) or not _timed(v),
             "runs in counting mode only (timed mode runs on one machine)",
             f"{one}run.mode = 'timed'",

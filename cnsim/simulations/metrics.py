@@ -54,9 +54,9 @@ INTERVAL = "ci90"  # its summary entries: ci90_{name}
 #: the calls it makes alike counted in one partition), ``routes`` (messages' hops
 #: through the overlay: as ``server``, unless the network routes each partition's
 #: messages to its own subscriptions, ``Network.routes_own``: then made from the union of
-#: the partitions' hops), ``tables`` (what keeping the brokers' tables costs: as ``sum``,
-#: unless the network routes by what its brokers hold: then counted over every
-#: subscription by one task), ``once`` (the
+#: the partitions' hops), ``tables`` (what keeping the brokers' tables costs: summed;
+#: over a network that routes by what its brokers hold, whose partitions count none of
+#: it, one task counts it over every subscription and adds it), ``once`` (the
 #: same in every partition: an event's way from its publisher, the brokers failing and
 #: coming back), ``slowest`` (wall time: the slowest partition's)
 PARTITIONS = ("sum", "server", "routes", "tables", "once", "slowest")
@@ -402,11 +402,12 @@ def _fault_metrics() -> list[Metric]:
         Metric("repair_calls", "calls", "min_y calls for re-subscribing lists",
                aggregates=sums, mode="faults", collect=_fault("repair_calls")),
         Metric("repair_msgs", "messages", "repair messages (hand-backs, re-subscriptions)",
-               aggregates=sums, mode="faults", collect=_fault("repair_msgs")),
+               aggregates=sums, mode="faults", partitions="tables",
+               collect=_fault("repair_msgs")),
         Metric("repair_bytes", "bytes", "repair bytes", aggregates=sums, mode="faults",
-               collect=_fault("repair_bytes")),
+               partitions="tables", collect=_fault("repair_bytes")),
         Metric("repair_ip_bytes", "bytes", "repair IP bytes", aggregates=sums, mode="faults",
-               collect=_fault("repair_ip_bytes")),
+               partitions="tables", collect=_fault("repair_ip_bytes")),
     ]  # fmt: skip
 
 

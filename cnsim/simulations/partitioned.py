@@ -245,30 +245,43 @@ def _server_task(scenario: Scenario, events: int | None) -> tuple[dict[str, Serv
     return logs, {**cost, "servers": seen, "held": held, "tables": tables}
 
 
+#: the ``tables`` metrics a spread run's server stage counts over every subscription,
+#: by what it measures of the brokers: a batch's (un)subscription messages between them
+#: (``[churn]``) and what rebuilding their tables after failures sent (``[faults]``)
+TABLES = {"join_forward_msgs": "forwarded", "repair_msgs": "moved_msgs",
+          "repair_bytes": "moved_bytes", "repair_ip_bytes": "moved_ip_bytes"}  # fmt: skip
+
+
 def _tables(
     scenario: Scenario, w: Workload, index, churn, seeds: Seeds
 ) -> tuple[np.ndarray, dict]:
     """Over a network whose brokers route by what they hold (``routes_own``), its
     brokers over every subscription (``index``: the server's, whose ranges it reads), as
-    one process has them: what each holds at the end, and per batch the ``tables``
-    metrics (the (un)subscription messages the joins and leaves sent between brokers:
-    covering prunes them by every subscription)."""
+    one process has them — before each batch the brokers due fail and come back, then
+    the subscriptions due join and leave — : what each holds at the end, and per batch
+    what the :data:`TABLES` metrics add (covering prunes it by every subscription)."""
     kind = NETWORKS[scenario["overlay"]["kind"]]
     setup = network_setup(split_apart(scenario)[0], w.kind, len(w.events), seeds)
     if churn is not None:  # the others subscribe as they join
         setup = replace(setup, present=churn.initial)
     network = kind.create(setup, index)
     bounds = list(batch_bounds(len(w.events), scenario["events"]["batch_size"]))
-    sent = np.zeros(len(bounds), np.int64)
+    counts = {what: np.zeros(len(bounds), np.int64) for what in TABLES.values()}
     if churn is not None:
         network.set_alive(np.arange(churn.initial, churn.pool), False)
         network.churn_messages()  # setting the pool up sends nothing to count
-        for b, (first, stop) in enumerate(bounds):
+    for b, (first, stop) in enumerate(bounds):
+        if setup.faults is not None:
+            step = network.apply_faults(first, stop)
+            for what in ("moved_msgs", "moved_bytes", "moved_ip_bytes"):
+                counts[what][b] = step.counts[what]
+        if churn is not None:
             joining, leaving = churn.due(first, stop)
             network.set_alive(joining, True)
             network.set_alive(leaving, False)
-            sent[b] = network.churn_messages()
-    return network.broker_load()["subscriptions_held"], {"join_forward_msgs": sent}
+            counts["forwarded"][b] = network.churn_messages()
+    held = network.broker_load()["subscriptions_held"]
+    return held, {name: counts[what] for name, what in TABLES.items()}
 
 
 def _servers_seen(load: ServerLoad | None, approaches: list[Approach], message_bytes):
@@ -585,9 +598,9 @@ class Spread:
         for name, spent in times.items():  # its server ran elsewhere
             out[name][:, j] = spent
         for j, m in enumerate(metrics):  # counted over every subscription by one task
-            if m.partitions == "tables" and self.run.get("tables") is not None:
+            if m.partitions == "tables" and m.name in (self.run.get("tables") or {}):
                 for name in out:
-                    out[name][:, j] = self.run["tables"][m.name]
+                    out[name][:, j] += self.run["tables"][m.name]
         starts = [first for first, _ in self.batches()]
         for name, (reached, _, size) in (self.run["routes"] or {}).items():
             # over a network routing each partition's messages to its own subscriptions:
@@ -650,11 +663,11 @@ def _combine(
     """One batch column (or broker column) of the run from its partitions' ``values``
     (P, n), as ``metric.partitions`` declares (``union``: the network routes each
     partition's messages to its own subscriptions, and the driver makes the ``routes``
-    columns from the union of their hops and takes the ``tables`` ones from the server
-    stage: :meth:`Spread.columns`; the largest stands in until then)."""
+    columns from the union of their hops, :meth:`Spread.columns`; the largest stands in
+    until then)."""
     rule = metric.partitions
     own = spec.partition == "own"
-    if rule in ("routes", "tables") and union:
+    if rule == "routes" and union:
         return values.max(axis=0)
     if rule in ("sum", "tables") or (rule in ("server", "routes") and own):
         return values.sum(axis=0)

@@ -137,6 +137,11 @@ CASES = {
         "churn": {"joins": 6.0, "lifetime": "exponential", "mean_lifetime": 15.0},
         "events": {"batch_size": 2},
     }),
+    "content-based overlay, brokers and links failing, batches, P=3": (3, {
+        "overlay": {"kind": "content-based"}, "algorithm": {"approaches": ["cn-relax"]},
+        "subscriptions": {"count": 1200}, "events": {"batch_size": 2},
+        "faults": {"rate": 0.1, "repair_time": 8.0, "detection": 2, "link_rate": 0.05},
+    }),
     "content-based overlay, G_k covering, ranked apart, batches, P=2": (2, {
         "overlay": {"kind": "content-based", "covering": "gk", "covering_k": 2},
         "algorithm": {"approaches": ["cn-relax", "ranked"]}, "events": {"batch_size": 3},
@@ -194,8 +199,6 @@ def test_plan_places_every_subscription_once(overlay, partitions):
     ("sections", "names"),
     [
         ({"run": {"mode": "timed"}}, "counting mode"),
-        ({"overlay": {"kind": "content-based"}, "algorithm": {"approaches": ["cn-relax"]},
-          "faults": {"rate": 0.1}}, "[faults] is set"),
         ({"overlay": {"kind": "content-based"}, "algorithm": {"approaches": ["cn-relax"]},
           "subscriptions": {"kind": "box", "dims": 2}}, "subscriptions.kind = 'box'"),
         ({"algorithm": {"approaches": ["ranked"]}}, "are all 'ranked'"),
