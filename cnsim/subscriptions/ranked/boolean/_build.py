@@ -17,7 +17,10 @@ per bound, and in BE*-B one per p-node, whose members' intervals and ranks are c
 down its whole c-directory (renumbered, :func:`compact_ranks`, once a bucket holds far
 fewer intervals than the p-node had ranks).  The partition plan reads each group's
 intervals and weight summary in the same pass that places its members
-(:func:`partition_gathered`).
+(:func:`partition_gathered`).  After the root's partition (Algorithm 4 on the whole
+batch) the build reads a copy of the predicates renumbered group by group and by lower
+bound (:func:`root_localized`), so that the deeper partitions' and the boxes' walks
+over a c-node's expressions stay within a small part of memory; the tree is the same.
 """
 
 from __future__ import annotations
@@ -386,6 +389,80 @@ def exhaustive_ranked(lo, hi, rl, ml, rh, mh, alpha):
 
 
 # ----------------------------------------------------------- bulk gathers
+
+
+@numba.njit(cache=True)
+def root_localized(s_start, s_end, p_attr, p_lo, p_hi, p_w, ids, gptr, members, rest, iv):
+    """The root partition's expressions renumbered so that those BE*-B's later steps
+    visit together lie together in memory: each group (p-node) in turn, by its members'
+    lower bound on its attribute (their buckets in its c-directory), then the rest;
+    their predicates copied in that order (:func:`localized`).  From the root plan's
+    ``gptr``, ``members``, ``rest`` and ``iv`` (:func:`partition_gathered` of ``ids``).
+    Returns the copy's columns, ``members`` and ``rest`` renumbered (each list in its
+    order) and the old id of each new number.  Only where the build's walks over the
+    predicates land in memory changes (the deeper plans' and the boxes'; the steps'
+    orders are positions in their lists, which keep their order), not the tree."""
+    g = gptr.size - 1
+    nm = members.size
+    n = ids.size
+    grp = np.empty(nm, np.int64)
+    for h in range(g):
+        grp[gptr[h] : gptr[h + 1]] = h
+    r, m = dense_ranks(iv[:, 0].copy())
+    o = stable_by(grp, g, stable_by(r, m, np.arange(nm)))
+    back = np.empty(n, np.int64)
+    for k in range(nm):
+        back[k] = members[o[k]]
+    for k in range(rest.size):
+        back[nm + k] = rest[k]
+    pos = np.empty(s_start.size, np.int64)
+    for t in range(n):
+        pos[ids[t]] = t
+    order = np.empty(n, np.int64)
+    for k in range(n):
+        order[k] = pos[back[k]]
+    ns, ne, na, nlo, nhi, nw, new = localized(s_start, s_end, p_attr, p_lo, p_hi, p_w, ids, order)
+    nmem = np.empty(nm, np.int64)
+    for k in range(nm):
+        nmem[k] = new[pos[members[k]]]
+    nrest = np.empty(rest.size, np.int64)
+    for k in range(rest.size):
+        nrest[k] = new[pos[rest[k]]]
+    return ns, ne, na, nlo, nhi, nw, nmem, nrest, back
+
+
+@numba.njit(cache=True)
+def localized(s_start, s_end, p_attr, p_lo, p_hi, p_w, ids, order):
+    """The expressions ``ids[order]`` copied into fresh predicate columns, renumbered
+    0, 1, ... in that order (``s_start, s_end, p_attr, p_lo, p_hi, p_w`` of the copy),
+    and each position of ``ids``'s new number.  (The copy reads the columns in ``ids``
+    order and scatters the writes: stores do not stall as loads do.)"""
+    n = ids.size
+    new = np.empty(n, np.int64)
+    for k in range(n):
+        new[order[k]] = k
+    ns = np.empty(n, np.int64)
+    ne = np.empty(n, np.int64)
+    for t in range(n):
+        ne[new[t]] = s_end[ids[t]] - s_start[ids[t]]
+    m = 0
+    for k in range(n):
+        ns[k] = m
+        m += ne[k]
+        ne[k] = m
+    na = np.empty(m, p_attr.dtype)
+    nlo = np.empty(m)
+    nhi = np.empty(m)
+    nw = np.empty(m)
+    for t in range(n):
+        i = ids[t]
+        d = ns[new[t]] - s_start[i]
+        for j in range(s_start[i], s_end[i]):
+            na[j + d] = p_attr[j]
+            nlo[j + d] = p_lo[j]
+            nhi[j + d] = p_hi[j]
+            nw[j + d] = p_w[j]
+    return ns, ne, na, nlo, nhi, nw, new
 
 
 def expand(starts: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -804,7 +881,9 @@ def build_tables(s_start, s_end, p_attr, p_lo, p_hi, p_w, ids, A, alpha_share, e
     ``rigid`` the BE-tree's bulk load: every overflowing bucket is cut at the middle of
     its grid cell of ``[dlo, dhi]`` (``_mid``), an atomic cell (width <= 1) is
     partitioned instead.  Returns the node tables (see ``BEStarTree._load``; the
-    buckets' cells last, meaningful only with ``rigid``)."""
+    buckets' cells last, meaningful only with ``rigid``), then the predicate columns
+    the build read after the root partition (:func:`root_localized`'s copy) with the
+    l-nodes' pool in their numbering (for :func:`boxes`)."""
     # c-nodes (0: the root), their l-nodes and weight summaries
     cn_bucket, cn_cap, cn_sum = [-1], [A], [0]
     leaf_start, leaf_len, leaf_pool = [0], [0], [0]
@@ -842,6 +921,8 @@ def build_tables(s_start, s_end, p_attr, p_lo, p_hi, p_w, ids, A, alpha_share, e
     # stack of their own, one entry per such task)
     no_iv = np.empty((0, 2))
     no_rk = np.empty((0, 2), np.int64)
+    local = False  # renumbered (:func:`root_localized`): ``back`` gives the old ids
+    back = np.empty(0, np.int64)
     st_kind, st_node, st_attr, st_ids = [0], [0], [0], [ids]
     st_iv, st_rk, st_m = [no_iv], [no_rk], [(0, 0)]
     st_ka, st_kw = [no_rk[:, 0]], [no_iv[:, 0]]
@@ -1014,6 +1095,12 @@ def build_tables(s_start, s_end, p_attr, p_lo, p_hi, p_w, ids, A, alpha_share, e
                 attrs, gptr, members, rest, capped, giv, kptr, kattr, kws = partition_gathered(
                     s_start, s_end, p_attr, p_lo, p_hi, p_w, arr, used, cn_cap[c]
                 )
+                if c == 0 and not local:  # from here on the build reads a local copy
+                    s_start, s_end, p_attr, p_lo, p_hi, p_w, members, rest, back = (
+                        root_localized(s_start, s_end, p_attr, p_lo, p_hi, p_w, arr, gptr,
+                                       members, rest, giv)
+                    )  # fmt: skip
+                    local = True
             for g in range(attrs.size - 1, -1, -1):  # the first group on top
                 st_kind.append(1)
                 st_node.append(c)
@@ -1044,13 +1131,18 @@ def build_tables(s_start, s_end, p_attr, p_lo, p_hi, p_w, ids, A, alpha_share, e
         for t in range(ka.size):
             sum_attr.append(ka[t])
             sum_w.append(kw[t])
+    lpool = np.array(leaf_pool)  # (the build's numbering)
+    pool = lpool.copy()
+    if local:
+        for t in range(pool.size):
+            pool[t] = back[lpool[t]]
     out_cn = (
         np.array(cn_bucket),
         np.array(cn_cap),
         np.array(cn_sum),
         np.array(leaf_start),
         np.array(leaf_len),
-        np.array(leaf_pool),
+        pool,
     )
     out_pn = (
         np.array(pn_attr),
@@ -1080,7 +1172,8 @@ def build_tables(s_start, s_end, p_attr, p_lo, p_hi, p_w, ids, A, alpha_share, e
         np.array(sum_attr),
         np.array(sum_w),
     )
-    return out_cn, out_pn, out_pd, out_bk, out_sum
+    out_loc = (s_start, s_end, p_attr, p_lo, p_hi, lpool)  # the columns it read last
+    return out_cn, out_pn, out_pd, out_bk, out_sum, out_loc
 
 
 @numba.njit(cache=True)

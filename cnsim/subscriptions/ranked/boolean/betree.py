@@ -686,7 +686,7 @@ class BEStarTree(BooleanIndex):
         st = self._store
         cols = (st.s_start, st.s_end, st.p_attr)
         dlo, dhi = self.domain if self.rigid else (0.0, 1.0)
-        cn, pn, pd, bk, sm = B.build_tables(
+        cn, pn, pd, bk, sm, loc = B.build_tables(
             *cols, st.p_lo, st.p_hi, st.p_w, ids, self.A, self.alpha, self.split == "exhaustive",
             self.rigid, float(dlo), float(dhi), self._selective,
         )  # fmt: skip
@@ -700,8 +700,8 @@ class BEStarTree(BooleanIndex):
         pd_ptr = np.zeros(nc + 1, np.int64)
         np.cumsum(np.bincount(pd_c, minlength=nc), out=pd_ptr[1:])
         if not self.rigid:
-            ptr, own, total = B.boxes(
-                *cols, st.p_lo, st.p_hi, leaf_start, leaf_len, leaf_pool, pd_ptr, pd_p[order],
+            ptr, own, total = B.boxes(  # (over the build's local copy of the predicates)
+                *loc[:5], leaf_start, leaf_len, loc[5], pd_ptr, pd_p[order],
                 pn_root, pn_dstart, pn_dlen, dims_pool, bk_left, bk_right, bk_cnode, bk_pnode,
             )  # fmt: skip
         self._leaf = Slab.from_csr(leaf_start, leaf_len, leaf_pool)

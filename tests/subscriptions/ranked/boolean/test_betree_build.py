@@ -577,3 +577,38 @@ def test_seeded_bench_builds_keep_the_invariants_and_match_like_brute_force(dist
         check_invariants(ix)
         np.testing.assert_array_equal(ix.count_batch(events), scan.count_batch(events))
         np.testing.assert_array_equal(ix.top_k_batch(events, 5), scan.top_k_batch(events, 5))
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    texts=st.lists(expression(max_size=6), max_size=40),
+    extra=st.integers(0, 5),
+    cap=st.integers(0, 6),
+)
+def test_root_localized_copies_and_renumbers_the_root_partition(texts, extra, cap):
+    """BE*-B's local copy after the root partition (``root_localized``): every
+    expression's predicates copied unchanged under its new number, the new numbers a
+    permutation that puts each group's members together (groups in order, by lower
+    bound) then the rest, and the members and rest lists renumbered in their order."""
+    from cnsim.subscriptions.ranked.boolean._build import partition_gathered, root_localized
+
+    store, ids = _store(texts)
+    ids = np.random.default_rng(len(texts)).permutation(ids)[extra:]  # (not all the store)
+    cols = (store.s_start, store.s_end, store.p_attr, store.p_lo, store.p_hi, store.p_w)
+    none = np.empty(0, np.int64)
+    attrs, gptr, members, rest, _, iv, *_ = partition_gathered(*cols, ids, none, cap)
+    loc = root_localized(*cols, ids, gptr, members, rest, iv)
+    ns, ne, na, nlo, nhi, nw, nmem, nrest, back = loc
+    assert sorted(back.tolist()) == sorted(ids.tolist()) and ns.size == ids.size
+    np.testing.assert_array_equal(back[nmem], members)
+    np.testing.assert_array_equal(back[nrest], rest)
+    assert sorted(nrest.tolist()) == list(range(members.size, ids.size))
+    for g in range(len(attrs)):  # a group's members: one block, ascending lower bounds
+        new = nmem[gptr[g] : gptr[g + 1]]
+        assert sorted(new.tolist()) == list(range(gptr[g], gptr[g + 1]))
+        lo = iv[gptr[g] : gptr[g + 1], 0][np.argsort(new)]
+        assert np.all(lo[1:] >= lo[:-1])
+    for k, i in enumerate(back):
+        old, cp = slice(store.s_start[i], store.s_end[i]), slice(ns[k], ne[k])
+        for a, b in ((store.p_attr, na), (store.p_lo, nlo), (store.p_hi, nhi), (store.p_w, nw)):
+            np.testing.assert_array_equal(a[old], b[cp])
