@@ -534,8 +534,9 @@ class TreeFaults(Losses):
         self.edges = np.sort(up[tree.edges()], axis=1)
         self.edges = self.edges[np.lexsort((self.edges[:, 1], self.edges[:, 0]))]
         net.use(f, tree)
-        b = self.subscription_bytes if net.counts_tables else 0
-        moved, ip = (moved, ip) if net.counts_tables else (0, 0)
+        if not net.counts_tables:  # a spread run's part: the run counts them
+            moved = ip = 0
+        b = self.subscription_bytes
         return {"moved_msgs": moved, "moved_bytes": moved * b, "moved_ip_bytes": ip * b}
 
 

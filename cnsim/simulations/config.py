@@ -497,7 +497,8 @@ def _partition_rules() -> tuple[Rule, ...]:
             "run.partitions",
             lambda v: not spread(v) or not routes_own(v) or not commands(v),
             "does not spread seed 001's command stream (box subscriptions over the "
-            "content-based overlay: one process, its brokers' tables in step)",
+            "content-based overlay: what it measures is every broker's covering work, "
+            "which no part of the subscriptions can count)",
             f"{one}subscriptions.kind = 'box' and overlay.kind = {own}",
         ),
         Rule(
