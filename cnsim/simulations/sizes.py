@@ -13,7 +13,7 @@ interpreter and its libraries. It errs high; ``cnsim run --dry-run`` prints it.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from cnsim.algorithms.registry import parse
 from cnsim.brokers import NETWORKS
@@ -49,6 +49,14 @@ COSTS: dict[str, float] = {
     # frees the rest: l, r, the draw's two temporaries, the points, the zone and IP node
     # of each, about 64 bytes a 1-d subscription for a moment, before its own structures
     "draw_subscription": 64.0,
+    # a partitioned run's server stage, one task over every subscription before the
+    # partitions: Paint-Sparse's server (its index of S and the draw: 104 B a subscription
+    # at 50M, benchmarks/RESULTS.md "cnsim bench partitions", rounded up), and the
+    # content-based brokers built over every subscription to count their tables (0.74 GB
+    # at 1M, ~360 B a subscription beyond the base and the world; one measured point,
+    # rounded up)
+    "stage_server": 110.0,
+    "stage_tables": 400.0,
 }
 # The estimate's parts as printed, each the sum of some costs × quantities.
 PARTS: dict[str, tuple[str, ...]] = {
@@ -61,6 +69,7 @@ PARTS: dict[str, tuple[str, ...]] = {
     "ranked delivery": ("subscription_ranked", "ranked_command"),
     "oracle": ("oracle_subscription", "oracle_list_slot"),
     "drawing every subscription": ("draw_subscription",),
+    "server stage": ("stage_server", "stage_tables"),
 }
 
 
@@ -70,8 +79,10 @@ class Estimate:
 
     parts: dict[str, float]
     available: float
-    partitions: int = 0  # of a partitioned run: the estimate is one task's
-    apart: bool = False  # ... the larger of a partition's and the apart task's
+    partitions: int = 0  # of a partitioned run: the estimate is one task's ...
+    # ... the tightest against its memory (TASKS): a partition's, the apart task's or the
+    # server stage's
+    task: str = "partition"
 
     @property
     def total(self) -> float:
@@ -82,10 +93,10 @@ class Estimate:
         head, room = "estimated peak memory:", "available on this machine"
         if self.partitions:
             head = f"estimated peak memory of each of {self.partitions} partitions' tasks:"
-            if self.apart:
-                head = (f"estimated peak memory of the larger of {self.partitions} "
-                        "partitions' tasks and the apart task (every subscription):")
-            room = "available to each task here"
+            if self.task != "partition":
+                head = (f"estimated peak memory of {TASKS[self.task]}, the tightest of the "
+                        f"tasks of a run over {self.partitions} partitions:")  # fmt: skip
+            room = "available to it here" if self.task == "stage" else "available to each task here"
         return "\n".join(
             [
                 head,
@@ -137,7 +148,15 @@ def quantities(
         "subscription_ranked": m * ranked,
         "ranked_command": scenario["ranked"]["commands"] * ranked,
         "draw_subscription": drawn,
+        "stage_server": 0,  # the server stage's, estimated apart (_stage)
+        "stage_tables": 0,
     }
+
+
+#: a partitioned run's tasks, as the estimate names them
+TASKS = {"partition": "a partition's task",
+         "apart": "the apart task (ranked delivery over every subscription)",
+         "stage": "the server stage (every subscription, before the partitions)"}  # fmt: skip
 
 
 def estimate(
@@ -149,23 +168,53 @@ def estimate(
 ) -> Estimate:
     """The estimated peak memory of running ``scenario`` (``oracle``: under verify;
     ``costs``: other per-unit costs, as ``cnsim bench memory`` tries them; ``spread``:
-    of one task of a partitioned run, against this machine's memory shared by the tasks
-    that run at once on it, one a core)."""
+    of the task of a partitioned run tightest against its memory — a partition's task
+    or the apart task, against this machine's memory shared by the tasks that run at
+    once on it, one a core; the server stage, which runs alone first, against all of
+    it)."""
+    if not spread:
+        return _estimate(scenario, events, oracle, costs, available_memory())
     partitions = scenario["run"]["partitions"]
-    rest, apart = split_apart(scenario) if spread else (scenario, None)
-    if apart is not None:  # the larger of a partition's task and the apart task
-        tasks = [estimate(rest, events, oracle, costs, spread=True),
-                 estimate(apart, events, oracle, costs)]  # fmt: skip
-        larger = max(tasks, key=lambda e: e.total)
-        available = available_memory() / min(partitions + 1, os.cpu_count() or 1)
-        return Estimate(larger.parts, available, partitions, apart=True)
-    q = quantities(scenario, events, oracle, spread)
+    rest, apart = split_apart(scenario)
+    at_once = min(partitions + (apart is not None), os.cpu_count() or 1)
+    share = available_memory() / at_once
+    tasks = [_estimate(rest, events, oracle, costs, share, partitions)]
+    if apart is not None:
+        whole = _estimate(apart, events, oracle, costs, share)  # one process, beside them
+        tasks.append(replace(whole, partitions=partitions, task="apart"))
+    stage = _stage(scenario, events, costs)
+    if stage is not None:
+        tasks.append(stage)
+    return max(tasks, key=lambda e: e.total / e.available)
+
+
+def _estimate(
+    scenario: Scenario, events, oracle: bool, costs: dict, available: float, partitions: int = 0
+) -> Estimate:
+    """One process's estimate (``partitions``: of one partition's task of a run spread
+    over that many)."""
+    q = quantities(scenario, events, oracle, spread=partitions > 0)
     parts = {part: sum(costs[c] * q[c] for c in names) for part, names in PARTS.items()}
-    available = available_memory()
-    if spread:
-        available /= min(partitions, os.cpu_count() or 1)
     kept = {p: b for p, b in parts.items() if b or p in PARTS_ALWAYS}
-    return Estimate(kept, available, partitions if spread else 0)
+    return Estimate(kept, available, partitions)
+
+
+def _stage(scenario: Scenario, events, costs: dict) -> Estimate | None:
+    """A partitioned run's server stage (None: it has none): Paint-Sparse's server, and
+    over a network whose brokers route by what they hold the brokers over every
+    subscription, with the base, the world and the events."""
+    whole = any(parse(a).partition == "whole" for a in scenario.approaches)
+    tables = NETWORKS[scenario["overlay"]["kind"]].routes_own
+    if not (whole or tables):
+        return None
+    q = quantities(scenario, events)
+    m = scenario["subscriptions"]["count"] + round(scenario["churn"]["joins"] * q["event"])
+    q = {**q, "stage_server": m * whole, "stage_tables": m * tables}
+    names = ("base (Python, libraries)", "world", "events and metrics",
+             "server stage")  # fmt: skip
+    parts = {part: sum(costs[c] * q[c] for c in PARTS[part]) for part in names}
+    parts["events and metrics"] = costs["event"] * q["event"]  # no batch columns there
+    return Estimate(parts, available_memory(), scenario["run"]["partitions"], task="stage")
 
 
 PARTS_ALWAYS = ("base (Python, libraries)", "subscriptions", "subscriber lists", "objects",
@@ -176,18 +225,23 @@ def check_fits(
     scenario: Scenario, events: int | None = None, oracle: bool = False, spread: bool = False
 ) -> Estimate:
     """The estimate, or an InputError before any work if it exceeds the machine's memory
-    (``spread``: one partition's task, against its share of this machine's)."""
+    (``spread``: the tightest of a partitioned run's tasks, against its share of this
+    machine's)."""
     est = estimate(scenario, events, oracle, spread=spread)
     if est.total > est.available:
         biggest = max(est.parts, key=est.parts.__getitem__)
-        who, more = "", "spread it over Spark tasks (run.partitions) "
-        if spread:
+        who, more, each = "", "spread it over Spark tasks (run.partitions) ", ""
+        if spread and est.task == "partition":
             who = f" for each of {est.partitions} partitions' tasks"
             more = "raise run.partitions (or use a cluster with more memory) "
+            each = " to each"
+        elif spread:  # a task over every subscription: more partitions do not help
+            who = f" for {TASKS[est.task]}"
+            more = "use a machine with more memory "
         raise InputError(
             f"{scenario.source}: needs about {_gb(est.total)} of memory{who} (most for "
             f"{biggest}: {_gb(est.parts[biggest])}), this machine has {_gb(est.available)} "
-            f"available{' to each' if spread else ''}; {more}or reduce "
+            f"available{each}; {more}or reduce "
             "subscriptions.count, objects.count, events.count or the approaches "
             "(cnsim run --dry-run prints the estimate)"
         )

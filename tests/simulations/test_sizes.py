@@ -3,6 +3,7 @@ clear one-line answer naming the memory they would need (harness: tests/refusals
 
 from __future__ import annotations
 
+import pytest
 from refusals import Case, assert_refused, table
 
 import cnsim
@@ -94,8 +95,12 @@ def test_a_partition_is_estimated_as_one_task_of_the_run():
     assert task.total < one.total
 
 
-def test_a_run_with_an_approach_apart_is_estimated_by_its_larger_task():
-    from cnsim.simulations.sizes import estimate
+def test_a_spread_run_is_estimated_by_its_tightest_task():
+    """A partition's task, the apart task (ranked delivery over every subscription) or
+    the server stage (Paint-Sparse's server, the content-based tables), whichever is
+    tightest against its memory; a task over every subscription is refused in its own
+    words (more partitions would not help)."""
+    from cnsim.simulations.sizes import COSTS, _stage, estimate
 
     m = {"count": 10**7}
     both = cnsim.Scenario(subscriptions=m, run={"partitions": 8},
@@ -103,8 +108,41 @@ def test_a_run_with_an_approach_apart_is_estimated_by_its_larger_task():
     task = estimate(both, spread=True)
     apart = estimate(cnsim.Scenario(subscriptions=m, algorithm={"approaches": ["ranked"]}))
     part = estimate(cnsim.Scenario(subscriptions=m, run={"partitions": 8}), spread=True)
-    assert task.parts == max(apart, part, key=lambda e: e.total).parts == apart.parts
-    assert task.partitions == 8 and "the apart task" in task.text()
+    assert task.parts == apart.parts and apart.total > part.total
+    assert task.partitions == 8 and task.task == "apart" and "the apart task" in task.text()
+    # the server stage, before the partitions: Paint-Sparse's server over every
+    # subscription, the content-based tables over every subscription; none without either
+    sparse = cnsim.Scenario(subscriptions=m, run={"partitions": 8},
+                            algorithm={"approaches": ["paint-sparse"]})  # fmt: skip
+    server = _stage(sparse, None, COSTS)
+    assert server.parts["server stage"] == 10**7 * COSTS["stage_server"]
+    dense = cnsim.Scenario(subscriptions=m, run={"partitions": 8},
+                           algorithm={"approaches": ["paint-dense", "unicast"]})  # fmt: skip
+    assert _stage(dense, None, COSTS) is None
+    tree = cnsim.Scenario(subscriptions=m, run={"partitions": 4}, overlay={"kind": "content-based"},
+                          algorithm={"approaches": ["cn-relax"]})  # fmt: skip
+    tables = _stage(tree, None, COSTS)
+    assert tables.parts["server stage"] == 10**7 * COSTS["stage_tables"]
+    stage = estimate(tree, spread=True)  # 4 GB of tables against all of the memory
+    assert stage.task == "stage" and stage.parts == tables.parts
+    assert "the server stage" in stage.text() and "a run over 4 partitions" in stage.text()
+
+
+def test_a_task_over_every_subscription_that_does_not_fit_is_refused_in_its_words(
+    monkeypatch,
+):
+    from cnsim.errors import InputError
+    from cnsim.simulations import sizes
+
+    monkeypatch.setattr(sizes, "available_memory", lambda: 8e9)
+    tree = cnsim.Scenario(subscriptions={"count": 10**8}, run={"partitions": 64},
+                          overlay={"kind": "content-based"},
+                          algorithm={"approaches": ["cn-relax"]})  # fmt: skip
+    with pytest.raises(InputError) as err:
+        sizes.check_fits(tree, spread=True)
+    text = str(err.value)
+    assert "for the server stage (every subscription, before the partitions)" in text
+    assert "use a machine with more memory" in text and "\n" not in text
 
 
 @table(TOO_BIG)
