@@ -101,7 +101,7 @@ from cnsim.simulations.runner import (
 )
 from cnsim.simulations.seeds import Seeds
 from cnsim.simulations.server_load import ServerLoad, ServerTally
-from cnsim.simulations.sizes import check_fits, estimate
+from cnsim.simulations.sizes import TASKS, Estimate, check_fits, estimate, spread_tasks
 from cnsim.simulations.world import Workload, build_workload, objects_and_events
 from cnsim.subscriptions.churn import pooled
 from cnsim.subscriptions.kinds import kind_of
@@ -818,7 +818,8 @@ def _staged(scenario: Scenario, events, master, spark, oracle: bool = False):
     check_call(scenario, events)
     here = master is None or master.startswith("local")  # tasks share this machine
     fits = check_fits if here else estimate
-    need = fits(scenario, events, oracle=oracle, spread=True).total
+    fits(scenario, events, oracle=oracle, spread=True)
+    largest = max(spread_tasks(scenario, events, oracle), key=lambda e: e.total)
     if spark is None and master is None:  # a notebook's session, left running
         from pyspark.sql import SparkSession
 
@@ -827,7 +828,7 @@ def _staged(scenario: Scenario, events, master, spark, oracle: bool = False):
     session = spark_session(master, app_name="cnsim-run") if own else spark
     try:
         sc = session.sparkContext
-        _check_executor_memory(scenario, sc, need)
+        _check_executor_memory(scenario, sc, largest)
         server = _ServerStage.run(sc, scenario, events)
         yield sc, server
         server.kept.unpersist()
@@ -836,15 +837,20 @@ def _staged(scenario: Scenario, events, master, spark, oracle: bool = False):
             stop_spark(session)
 
 
-def _check_executor_memory(scenario: Scenario, sc, need: float) -> None:
-    """Refuse, before any task, a partition's estimated peak beyond the memory Spark
-    gives each executor's Python (``spark.executor.pyspark.memory``, where set)."""
+def _check_executor_memory(scenario: Scenario, sc, largest: Estimate) -> None:
+    """Refuse, before any task, the largest task's estimated peak (``largest``) beyond
+    the memory Spark gives each executor's Python (``spark.executor.pyspark.memory``,
+    where set)."""
     limit = _bytes(sc.getConf().get("spark.executor.pyspark.memory"))
+    need = largest.total
     if limit is not None and need > limit:
+        who = f"each of {scenario['run']['partitions']} partitions"
+        remedy = "raise run.partitions or that memory"
+        if largest.task != "partition":  # over every subscription: more partitions do not help
+            who, remedy = TASKS[largest.task], "raise that memory or lower subscriptions.count"
         raise InputError(
-            f"{scenario.source}: each of {scenario['run']['partitions']} partitions needs "
-            f"about {need / 1e9:.1f} GB, more than spark.executor.pyspark.memory = "
-            f"{limit / 1e9:.1f} GB; raise run.partitions or that memory (cnsim run "
+            f"{scenario.source}: {who} needs about {need / 1e9:.1f} GB, more than "
+            f"spark.executor.pyspark.memory = {limit / 1e9:.1f} GB; {remedy} (cnsim run "
             "--dry-run prints the estimate)"
         )
 

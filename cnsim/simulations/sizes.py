@@ -174,6 +174,16 @@ def estimate(
     it)."""
     if not spread:
         return _estimate(scenario, events, oracle, costs, available_memory())
+    return max(spread_tasks(scenario, events, oracle, costs), key=lambda e: e.total / e.available)
+
+
+def spread_tasks(
+    scenario: Scenario, events: int | None = None, oracle: bool = False, costs: dict = COSTS
+) -> list[Estimate]:
+    """The estimate of every kind of task of a partitioned run, each against its memory:
+    a partition's and the apart task's (if any) against this machine's memory shared by
+    the tasks that run at once on it (one a core), the server stage's (if any), which
+    runs alone before them, against all of it."""
     partitions = scenario["run"]["partitions"]
     rest, apart = split_apart(scenario)
     at_once = min(partitions + (apart is not None), os.cpu_count() or 1)
@@ -185,7 +195,7 @@ def estimate(
     stage = _stage(scenario, events, costs)
     if stage is not None:
         tasks.append(stage)
-    return max(tasks, key=lambda e: e.total / e.available)
+    return tasks
 
 
 def _estimate(

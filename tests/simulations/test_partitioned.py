@@ -5,12 +5,13 @@ gives the one-process run's outputs — ``events.parquet``, ``brokers.parquet``,
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from cnsim.errors import ConfigError
+from cnsim.errors import ConfigError, InputError
 from cnsim.simulations.config import Scenario
 from cnsim.simulations.partitioned import Plan, simulate_partitioned
 from cnsim.simulations.runner import simulate
@@ -351,3 +352,33 @@ def test_an_error_a_task_meets_is_the_one_process_error(spark, approaches):
     with pytest.raises(ConfigError) as spread:
         simulate_partitioned(scenario(2, **sections), spark=spark)
     assert str(spread.value) == str(one.value) and "box_budget" in str(one.value)
+
+
+@pytest.mark.parametrize(
+    ("sections", "says"),
+    [
+        ({"algorithm": {"approaches": ["paint-dense"]}},
+         "each of 4 partitions needs about .* raise run.partitions or that memory"),
+        ({"overlay": {"kind": "content-based"}, "algorithm": {"approaches": ["cn-relax"]}},
+         r"the server stage \(every subscription, before the partitions\) needs about .* "
+         "raise that memory or lower subscriptions.count"),
+    ],
+)  # fmt: skip
+def test_a_task_beyond_the_executors_python_memory_is_refused_before_any(sections, says):
+    """``spark.executor.pyspark.memory`` below the largest task's estimate: refused in one
+    line naming that task, and whether more partitions would help."""
+    from cnsim.simulations.partitioned import _check_executor_memory
+    from cnsim.simulations.sizes import spread_tasks
+
+    class Conf:  # what the check reads of a SparkContext
+        def getConf(self):
+            return self
+
+        def get(self, key):
+            return {"spark.executor.pyspark.memory": "100m"}.get(key)
+
+    sc = scenario(4, subscriptions={"count": 400_000}, **sections)
+    largest = max(spread_tasks(sc), key=lambda e: e.total)
+    with pytest.raises(InputError) as err:
+        _check_executor_memory(sc, Conf(), largest)
+    assert re.search(says, str(err.value)) and "\n" not in str(err.value)
