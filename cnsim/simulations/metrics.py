@@ -49,16 +49,16 @@ CONFIDENCE, BLOCKS = 0.90, 20
 INTERVAL = "ci90"  # its summary entries: ci90_{name}
 #: how the partitions of a run spread over Spark tasks make a batch's value: ``sum``
 #: (deliveries: each partition's subscriptions'), ``server`` (the server's messages and
-#: calls: the same in every partition, unless the approach
-#: sends each partition's subscriptions their own, ``partition = "own"``: then summed,
-#: the calls it makes alike counted in one partition), ``routes`` (messages' hops
-#: through the overlay: as ``server``, unless the network routes each partition's
-#: messages to its own subscriptions, ``Network.routes_own``: then made from the union of
-#: the partitions' hops), ``tables`` (what keeping the brokers' tables costs: summed;
-#: over a network that routes by what its brokers hold, whose partitions count none of
-#: it, one task counts it over every subscription and adds it), ``once`` (the
-#: same in every partition: an event's way from its publisher, the brokers failing and
-#: coming back), ``slowest`` (wall time: the slowest partition's)
+#: calls: the same in every partition, unless the approach sends each partition's
+#: subscriptions their own, ``partition = "own"``: then summed, the calls it makes alike
+#: counted in one partition), ``routes`` (messages' hops through the overlay: as
+#: ``server``, unless the network routes each partition's messages to its own
+#: subscriptions, ``Network.routes_own``: then made from the union of the partitions'
+#: hops), ``tables`` (what keeping the brokers' tables costs: summed; over a network
+#: that routes by what its brokers hold, whose partitions count none of it, one task
+#: counts it over every subscription and adds it), ``once`` (the same in every
+#: partition: an event's way from its publisher, the brokers failing and coming back),
+#: ``slowest`` (wall time: the slowest partition's)
 PARTITIONS = ("sum", "server", "routes", "tables", "once", "slowest")
 MODES = ("counting", "timed", "distributed", "churn", "churn-timed", "joins", "faults", "ranked")
 
