@@ -228,7 +228,8 @@ def _server_task(scenario: Scenario, events: int | None) -> tuple[dict[str, Serv
         links = NETWORKS[scenario["overlay"]["kind"]].server_links(setup, plan.zones, servers)
         load = ServerLoad(servers, approaches, links)
     logs = {a.name: ServerLog() for a in approaches}
-    for first, stop in batch_bounds(len(w.events), scenario["events"]["batch_size"]):
+    bounds = batch_bounds(len(w.events), scenario["events"]["batch_size"])
+    for first, stop in bounds if approaches else ():  # (none: the stage counts tables only)
         if churn is not None:  # S as the server knows it at the batch (failures aside)
             joining, leaving = churn.due(first, stop)
             index.set_alive(joining, True)
@@ -598,7 +599,7 @@ class Spread:
         for name, spent in times.items():  # its server ran elsewhere
             out[name][:, j] = spent
         for j, m in enumerate(metrics):  # counted over every subscription by one task
-            if m.partitions == "tables" and m.name in (self.run.get("tables") or {}):
+            if m.partitions == "tables" and m.name in (self.run["tables"] or {}):
                 for name in out:
                     out[name][:, j] += self.run["tables"][m.name]
         starts = [first for first, _ in self.batches()]
@@ -705,8 +706,9 @@ def simulate_partitioned(
         raise spread.run["failed"]
     if spread.run["disagree"]:
         raise CnsimError(spread.run["disagree"][0])
-    if server.held is not None:  # the brokers' tables over every subscription
-        spread.run["held"], spread.run["tables"] = server.held, server.tables
+    spread.run["tables"] = server.tables  # the brokers' tables over every subscription
+    if server.held is not None:
+        spread.run["held"] = server.held
     if spread.run["servers"] is not None:  # several servers: the partitions' and the task's
         spread.server_load = _Servers({**spread.run["servers"], **(server.servers or {})})
     columns = spread.columns(server.times)

@@ -69,7 +69,6 @@ PARTS: dict[str, tuple[str, ...]] = {
     "ranked delivery": ("subscription_ranked", "ranked_command"),
     "oracle": ("oracle_subscription", "oracle_list_slot"),
     "drawing every subscription": ("draw_subscription",),
-    "server stage": ("stage_server", "stage_tables"),
 }
 
 
@@ -116,8 +115,7 @@ def quantities(
     k = scenario["subscriptions"]["k"]
     n = scenario["objects"]["count"]
     n_events = scenario["events"]["count"] if events is None else events
-    # [churn]: every structure holds the pool, the initial and the joining subscriptions
-    m = scenario["subscriptions"]["count"] + round(scenario["churn"]["joins"] * n_events)
+    m = _pool(scenario, n_events)
     drawn = m * kind_of(scenario["subscriptions"]).space_dims / 2 if spread else 0
     if spread:
         m = -(-m // scenario["run"]["partitions"])
@@ -148,9 +146,13 @@ def quantities(
         "subscription_ranked": m * ranked,
         "ranked_command": scenario["ranked"]["commands"] * ranked,
         "draw_subscription": drawn,
-        "stage_server": 0,  # the server stage's, estimated apart (_stage)
-        "stage_tables": 0,
     }
+
+
+def _pool(scenario: Scenario, n_events: int) -> int:
+    """The subscriptions every structure holds: with ``[churn]`` the pool, the initial and
+    the joining ones."""
+    return scenario["subscriptions"]["count"] + round(scenario["churn"]["joins"] * n_events)
 
 
 #: a partitioned run's tasks, as the estimate names them
@@ -218,12 +220,13 @@ def _stage(scenario: Scenario, events, costs: dict) -> Estimate | None:
     if not (whole or tables):
         return None
     q = quantities(scenario, events)
-    m = scenario["subscriptions"]["count"] + round(scenario["churn"]["joins"] * q["event"])
-    q = {**q, "stage_server": m * whole, "stage_tables": m * tables}
-    names = ("base (Python, libraries)", "world", "events and metrics",
-             "server stage")  # fmt: skip
-    parts = {part: sum(costs[c] * q[c] for c in PARTS[part]) for part in names}
-    parts["events and metrics"] = costs["event"] * q["event"]  # no batch columns there
+    per_subscription = costs["stage_server"] * whole + costs["stage_tables"] * tables
+    parts = {
+        "base (Python, libraries)": costs["base"],
+        "world": sum(costs[c] * q[c] for c in PARTS["world"]),
+        "events and metrics": costs["event"] * q["event"],  # no batch columns there
+        "server stage": _pool(scenario, q["event"]) * per_subscription,
+    }
     return Estimate(parts, available_memory(), scenario["run"]["partitions"], task="stage")
 
 
