@@ -118,6 +118,8 @@ BAD_OPTIONS: list[Case] = [
         ]
     ],
     Case("bench-json-empty", ["bench", "paint", "--quick", "--json", ""], r"--json"),
+    Case("bench-partitions-overlay", ["bench", "partitions", "--quick", "--overlay", "nope"],
+         r"--overlay = 'nope' is not one of the choices; allowed: one of 'meghdoot'"),
 ]
 
 
