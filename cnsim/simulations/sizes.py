@@ -69,6 +69,7 @@ PARTS: dict[str, tuple[str, ...]] = {
     "ranked delivery": ("subscription_ranked", "ranked_command"),
     "oracle": ("oracle_subscription", "oracle_list_slot"),
     "drawing every subscription": ("draw_subscription",),
+    "server stage": ("stage_server", "stage_tables"),
 }
 
 
@@ -146,6 +147,8 @@ def quantities(
         "subscription_ranked": m * ranked,
         "ranked_command": scenario["ranked"]["commands"] * ranked,
         "draw_subscription": drawn,
+        "stage_server": 0,  # the server stage's own task, estimated apart (_stage)
+        "stage_tables": 0,
     }
 
 
