@@ -35,6 +35,23 @@ def export(rev: str, into: Path, option: str = "--before", source: str = "cnsim 
     subprocess.run(["tar", "-x", "-C", str(into)], input=tar, check=True)
 
 
+def commits(rev: str) -> dict[str, str]:
+    """The commits a side-by-side run compared, for its record: ``rev`` resolved (a name
+    such as ``HEAD`` moves on) and the working copy's ``HEAD``, marked ``+changes``
+    when files differ from it."""
+
+    def git(*argv: str) -> str:
+        return subprocess.run(["git", "-C", str(ROOT), *argv], check=True,
+                              capture_output=True, text=True).stdout.strip()  # fmt: skip
+
+    if rev == WORKTREE:
+        before = "working copy"
+    else:
+        before = git("rev-parse", "--verify", f"{rev}^{{commit}}")
+    after = git("rev-parse", "HEAD") + ("+changes" if git("status", "--porcelain", "-uno") else "")
+    return {"before": before, "after": after}
+
+
 def _copy_worktree(into: Path) -> None:
     argv = ["git", "-C", str(ROOT), "ls-files", "-z", "--cached", "--others", "--exclude-standard"]
     listed = subprocess.run(argv, check=True, capture_output=True).stdout

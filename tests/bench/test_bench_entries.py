@@ -7,11 +7,13 @@ from __future__ import annotations
 import importlib
 import inspect
 import re
+import subprocess
 
 import pytest
 from typer.testing import CliRunner
 
 from cnsim.bench import provenance
+from cnsim.bench.revisions import ROOT, WORKTREE, commits
 from cnsim.cli import BENCHES, app
 from cnsim.errors import CnsimError
 from cnsim.simulations.config import BENCH_NAMED, bench_options
@@ -73,6 +75,15 @@ def test_a_revision_git_cannot_export_is_refused_in_one_line(name):
     message = str(result.exception)
     assert "\n" not in message, message
     assert message.startswith(f"cnsim bench {name}: --before = 'no-such-rev' "), message
+
+
+def test_a_side_by_side_run_records_the_commits_it_compared():
+    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], check=True,
+                          capture_output=True, text=True).stdout.strip()  # fmt: skip
+    got = commits("HEAD")
+    assert got["before"] == head  # a moving name resolved
+    assert got["after"] in (head, head + "+changes")
+    assert commits(WORKTREE)["before"] == "working copy"
 
 
 def test_command_line_text_is_read_as_the_declared_type():

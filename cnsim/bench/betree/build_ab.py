@@ -26,7 +26,7 @@ import tempfile
 from pathlib import Path
 
 from cnsim.bench import provenance
-from cnsim.bench.revisions import ROOT, alternating, export, side_by_side
+from cnsim.bench.revisions import ROOT, alternating, commits, export, side_by_side
 
 #: sizes, rounds and the same-tree check's size: the published run (``--full``, also
 #: the default) and ``--quick``
@@ -95,6 +95,7 @@ def run(before: str, sizes, rounds: int, check: int, dists=("uniform", "zipf")) 
     with tempfile.TemporaryDirectory() as tmp:
         old = Path(tmp)
         export(before, old, "--before", "cnsim bench betree_build")
+        res["commits"] = commits(before)
         revs = {"before": old, "after": ROOT}
         for dist in dists:
             trees = ("betree_star", "betree")

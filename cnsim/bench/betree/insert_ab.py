@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 
 from cnsim.bench import provenance
-from cnsim.bench.revisions import ROOT, alternating, export, side_by_side
+from cnsim.bench.revisions import ROOT, alternating, commits, export, side_by_side
 
 #: sizes and rounds: the published run (``--full``, also the default) and ``--quick``
 FULL = {"n": [300_000, 1_000_000], "rounds": 2}
@@ -72,6 +72,7 @@ def run(before: str, sizes, rounds: int, dists=("uniform", "zipf")) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         old = Path(tmp)
         export(before, old, "--before", "cnsim bench betree_insert")
+        res["commits"] = commits(before)
         revs = {"before": old, "after": ROOT}
         for n in sizes:
             for dist in dists:

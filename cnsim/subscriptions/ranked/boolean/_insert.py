@@ -46,12 +46,17 @@ PARTITION = 0
 CLUSTER = 1
 
 #: numba without reference counting (``_nrt=False``), for the functions an insertion
-#: runs through: they allocate nothing (a box goes into the scratch rows ``T[12]``) and
-#: only read and write the caller's tables, so no count is needed; with it, every call
-#: counted every array of the table tuple ``T`` up and down (~60% of the insertion's
-#: time).  Such a function cannot allocate (numba refuses to compile it), and returns
-#: scalars only.
+#: runs through: they allocate nothing (a box goes into the scratch rows ``T[12]``, the
+#: descent's flags into ``T[13]``) and only read and write the caller's tables, so no
+#: count is needed; with it, every call counted every array of the table tuple ``T`` up
+#: and down (~60% of the insertion's time).  Such a function cannot allocate (numba
+#: refuses to compile it), and returns scalars only.
 _borrowing = numba.njit(cache=True, _nrt=False)
+#: ... and inlined into its caller, for those an insertion runs once per level
+#: (:func:`_descend`, :func:`_sum_add`, :func:`_leaf_add`): a call passes ``T`` as its
+#: ~60 arrays' fields one by one (~350 values written to the stack), which cost the
+#: descent ~20% of its time
+_inlined = numba.njit(cache=True, _nrt=False, inline="always")
 
 
 # ----------------------------------------------------------------- used lengths
@@ -203,7 +208,7 @@ def _sum_set(T, lst, ids):
     length[lst] = ka.size
 
 
-@_borrowing
+@_inlined
 def _sum_add(T, lst, i):
     """Fold expression i into a weight summary (max weight per attribute)."""
     SM = T[2]
@@ -222,7 +227,7 @@ def _sum_add(T, lst, i):
         _insert_two(SM, T[10], SM_POOL, lst, at - s0, a, w)
 
 
-@_borrowing
+@_inlined
 def _leaf_add(T, c, i):
     LF, U = T[0], T[10]
     n = LF[1][c]
@@ -449,14 +454,20 @@ def _grow_up(T, b, box, lo, hi):
 @_borrowing
 def _insert_cdir(T, i, b):
     """Algorithm 2: the bucket whose c-node receives expression i."""
-    PN, BKI, BKF, S = T[4], T[5], T[6], T[7]
-    beta = T[9][2]
-    bk_left, bk_right, _, _, bk_pnode, bk_split, _ = BKI
-    bk_lo, bk_hi = BKF[0], BKF[1]
-    p = bk_pnode[b]
+    PN, S = T[4], T[7]
+    p = T[5][4][b]
     j = _pred(S, i, PN[0][p])
-    lo, hi = S[3][j], S[4][j]
-    box = _box(T, i, p)
+    return _descend(T, b, _box(T, i, p), S[3][j], S[4][j])
+
+
+@_inlined
+def _descend(T, b, box, lo, hi):
+    """Algorithm 2 from bucket b for an expression whose box over b's p-node's path
+    attributes is ``box`` and whose interval on its attribute is ``[lo, hi]``."""
+    BKI, BKF = T[5], T[6]
+    beta = T[9][2]
+    bk_left, bk_right, _, _, _, bk_split, _ = BKI
+    bk_lo, bk_hi = BKF[0], BKF[1]
     while True:
         if not bk_split[b]:  # a leaf bucket takes it
             _grow_own(T, b, box)
@@ -706,38 +717,40 @@ def _insert(T, i):
     takes expression i: that c-node if its l-node now overflows (Algorithm 4 at the
     root, else 5 on its bucket: the caller's tasks), else -1."""
     PD, CN, PN, BKI = T[1], T[3], T[4], T[5]
-    s_start, s_end, p_attr = T[7][0], T[7][1], T[7][2]
+    s_start, s_end, p_attr, p_lo, p_hi = T[7][0], T[7][1], T[7][2], T[7][3], T[7][4]
     pd_start, pd_len, _, pd_attr, pd_pn = PD
     pn_count = PN[3]
+    # The path's attributes are those of the p-nodes the descent chose, so they are
+    # kept as they are chosen: ``taken`` flags i's predicates on them, and the box
+    # over them (``T[12]``, in path order) gains a row per level.
+    j0, e = s_start[i], s_end[i]
+    taken = T[13]
+    for j in range(e - j0):
+        taken[j] = 0
+    box = T[12]
+    k = 0
     c = 0
     while True:
-        best, rank = -1, -1
+        best, rank, jb = -1, -1, -1
         if pd_len[c]:
-            nu = 0
-            d0 = 0
-            if c:
-                q = BKI[4][CN[1][c]]
-                nu = PN[6][q]
-                d0 = PN[5][q]
             a0, a1 = pd_start[c], pd_start[c] + pd_len[c]
-            for j in range(s_start[i], s_end[i]):
-                a = p_attr[j]
-                used = False
-                for u in range(nu):
-                    if PN[7][d0 + u] == a:
-                        used = True
-                        break
-                if used:
+            for j in range(j0, e):
+                if taken[j - j0]:
                     continue
+                a = p_attr[j]
                 at = _lower(pd_attr, a0, a1, a)
                 if at < a1 and pd_attr[at] == a:
                     p = pd_pn[at]
                     if pn_count[p] > rank:
-                        best, rank = p, pn_count[p]
+                        best, rank, jb = p, pn_count[p], j
         if best < 0:  # no partition: into the l-node
             _leaf_add(T, c, i)
             return c if T[0][1][c] > CN[2][c] else -1
-        b = _insert_cdir(T, i, PN[1][best])
+        taken[jb - j0] = 1
+        box[k, 0] = p_lo[jb]
+        box[k, 1] = p_hi[jb]
+        k += 1
+        b = _descend(T, PN[1][best], box, p_lo[jb], p_hi[jb])
         pn_count[best] += 1
         _sum_add(T, PN[4][best], i)
         c = BKI[3][b]
@@ -755,7 +768,8 @@ def insert_many(S, LF, PD, SM, CN, PN, BKI, BKF, U, cap, sub, prm, ids, t0, st_k
     position in ``ids`` reached: ``ids.size`` with an empty task stack when done;
     otherwise ``need`` holds the room the next insertion or task needs, to be made by
     growing the columns before calling again with ``t0`` = the returned position."""
-    T = (LF, PD, SM, CN, PN, BKI, BKF, S, sub, prm, U, cap, np.empty((prm[5] + 1, 2)))
+    T = (LF, PD, SM, CN, PN, BKI, BKF, S, sub, prm, U, cap, np.empty((prm[5] + 1, 2)),
+         np.empty(prm[5] + 1, np.int64))
     if not _run(T, st_kind, st_node, need):
         return t0
     for t in range(t0, ids.size):
