@@ -415,14 +415,23 @@ def _server(o) -> int:
     return 0 if o.spec.entry == "publisher" else len(o.messages)
 
 
+#: deliveries :func:`_updated` reads at a time: a batch of 50,000 events delivers hundreds
+#: of millions of messages, and a mask or lookup over all of them at once cost ~20 bytes
+#: each beside the deliveries themselves
+_CHUNK = 1 << 22
+
+
 def _updated(o) -> int:
     """Deliveries carrying one of the batch's updated objects (its new value, or its
     removal), not an exposed object that replaces it."""
-    if len(o.updated) == 1:
-        return int(np.count_nonzero(o.delivery.obj == o.updated[0]))
-    # a lookup table over the object ids, not a sort: a batch of 50,000 events delivers
-    # hundreds of millions of messages, and sorting them took ~24 bytes each
-    return int(np.count_nonzero(np.isin(o.delivery.obj, o.updated, kind="table")))
+    obj, upd = o.delivery.obj, o.updated
+    n = 0
+    for s in range(0, len(obj), _CHUNK):
+        part = obj[s : s + _CHUNK]
+        # a lookup table over the object ids, not a sort
+        hit = part == upd[0] if len(upd) == 1 else np.isin(part, upd, kind="table")
+        n += int(np.count_nonzero(hit))
+    return n
 
 
 def _bytes(o, name: str, hops: int) -> int:

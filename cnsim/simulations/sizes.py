@@ -8,10 +8,27 @@ and per approach that keeps lists (its ``m × k`` list of object ids and y-value
 object per approach (each keeps its own object index), per event (the event stream and
 one metrics row per approach), the broker matrices of the world, and a fixed base for the
 interpreter and its libraries. It errs high; ``cnsim run --dry-run`` prints it.
+
+It also counts what one batch of events holds at once (``[events] batch_size``): every
+approach's deliveries of the batch — each message's reached subscriptions, with the
+object and value each carries — and, while the next batch is processed, those of the one
+before (:func:`batch_deliveries`). Nothing counts them before any work but the
+scenario's sizes, so the estimate takes an approach's deliveries per event from them: a
+message's region lies in the influence region of the update, whose subscriptions hold the
+object before or after it, or are exposed to the object it uncovers; each list holds at
+most k objects, so the lists holding an updated object number m k / n on average, and an
+exact approach delivers on average 1.7-2 m k / n per event once the objects' y-values
+have settled to the update model's stationary law (up to 3.14 before; more for
+Paint-*(ε), whose regions cover ⌈εk⌉ steps at a time), estimated as 2.5 (3.2); CN-Relax
+reaches every
+subscription whose range holds the object's old or new position. A batch of one event is
+within the fitted costs; a batch of 50,000 events (seed 003's Figure 16) holds hundreds
+of millions of deliveries, the largest part of its peak.
 """
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, replace
 
@@ -57,7 +74,23 @@ COSTS: dict[str, float] = {
     # rounded up)
     "stage_server": 110.0,
     "stage_tables": 400.0,
+    # a batch's deliveries (batch_deliveries: the estimate of their number). Measured as peak
+    # RSS over the set-up's, divided by the deliveries of one batch of 5,000 events (m =
+    # 200,000, n = 1,000, k = 10; benchmarks/RESULTS.md, "Memory estimate", "A batch's
+    # deliveries"): the ideal CN holds 24 B a delivery (4-byte subscription and row, 8-byte
+    # object and y), rounded up; ...
+    "delivery": 26.0,
+    # ... a network with brokers 8 B more (Meghdoot: 8-byte subscription ids and rows;
+    # the content-based tree: its per-message lists joined): 54 and 51 B a delivery at
+    # the peak, against 45.6 B over the ideal CN (those peaks with the metrics' former
+    # ~20 B scratch a delivery, now read in chunks: metrics._updated)
+    "delivery_brokers": 8.0,
+    # ... a targeted message (Unicast) is one message per delivery, held with it (target,
+    # object, x, y, evicted object, their concatenation, over brokers its path): 107 B a
+    # delivery at the peak over the ideal CN, 135-141 B over Meghdoot, rounded up
+    "delivery_message": 90.0,
 }
+DELIVERIES = "deliveries of a batch"  # the part a smaller events.batch_size shrinks
 # The estimate's parts as printed, each the sum of some costs × quantities.
 PARTS: dict[str, tuple[str, ...]] = {
     "base (Python, libraries)": ("base",),
@@ -70,6 +103,7 @@ PARTS: dict[str, tuple[str, ...]] = {
     "oracle": ("oracle_subscription", "oracle_list_slot"),
     "drawing every subscription": ("draw_subscription",),
     "server stage": ("stage_server", "stage_tables"),
+    DELIVERIES: ("delivery", "delivery_brokers", "delivery_message"),
 }
 
 
@@ -131,6 +165,7 @@ def quantities(
     # the costs per subscription were fitted on 1-d ranges, points (l, r) of a 2-d S; a
     # subscription of another kind is a point of its D-dimensional S
     m_s = m * kind_of(scenario["subscriptions"]).space_dims / 2
+    held = batch_deliveries(scenario, m, n_events, spread)
     return {
         "base": 1.0,
         "subscription": m_s,
@@ -149,7 +184,114 @@ def quantities(
         "draw_subscription": drawn,
         "stage_server": 0,  # the server stage's own task, estimated apart (_stage)
         "stage_tables": 0,
+        "delivery": held.held,
+        "delivery_brokers": held.held * (brokers > 0),
+        "delivery_message": held.targeted,
     }
+
+
+#: an exact approach's deliveries per event over m k / n (the lists holding an updated
+#: object on average), above the means measured over a batch: with the objects' y-values
+#: at the update model's stationary law (1.72-1.97) ...
+PER_EVENT = 2.5
+#: ... and while they settle to it from a uniform start (update = "uniform"; up to 3.14),
+#: or for an event trace, whose law is unknown
+PER_EVENT_SETTLING = 3.2
+
+
+@dataclass(frozen=True)
+class Deliveries:
+    """What :func:`batch_deliveries` estimates: the deliveries every approach holds at
+    once, and those of them that are targeted messages."""
+
+    held: float
+    targeted: float
+
+
+def batch_deliveries(
+    scenario: Scenario, m: float, n_events: int, spread: bool = False
+) -> Deliveries:
+    """An estimate, erring high, of the deliveries held at once while ``n_events`` events are run in
+    batches of ``events.batch_size`` over ``m`` subscriptions (``spread``: one task's of a
+    partitioned run). The run loop keeps every approach's deliveries of a batch until the
+    next batch's are made, so two batches' are held (one if the run has one).
+
+    Per approach and event, from the sizes alone (measured: benchmarks/RESULTS.md,
+    "Memory estimate", "A batch's deliveries"; means over runs of 3,000 to 50,000 events):
+
+    * an exact approach (Paint-Dense, Paint-Sparse, the batch strategies over them),
+      ``c × m k / n``: its messages reach the influence region of the update, the
+      lists holding the object before or after it and those it leaves, which the object it
+      exposes enters; with at most k objects a list, an updated object is in m k / n lists
+      on average, so ``c = 2.5`` (:data:`PER_EVENT`; measured 1.72-1.97 with the
+      y-values at their stationary law, 1.97 for Figure 16's Online at k = 20), ``c =
+      3.2`` while they settle from a uniform start (:data:`PER_EVENT_SETTLING`; measured
+      1.3-3.14); n is the fewest objects the run can hold (deletes), k at most n;
+    * Unicast ``(c − 1) × m k / n``: one message to each list that changes, carrying the
+      object a list takes in place of the one it leaves (measured 1.3–1.9 settled, up to
+      2.7 settling);
+    * Paint-*(ε) ``c × √⌈εk⌉ × m k / n``: each message covers ⌈εk⌉ steps of the region
+      (ε = 1 measured up to 8.0 m k / n at k = 10, against 12.6; 13.4 at k = 50, against
+      28.3; 19.9 at k = 200, against 57);
+    * Coalesce and Paint-Batch the same per update after coalescing, at most one update
+      per object of the run in a batch (Figure 16's Coalesce: 2.93 m k / n per coalesced
+      update, above c, but over 9,933 of its 10,000 objects: 116 million deliveries,
+      against 100 million estimated; the batch's three approaches 569 million, against
+      700 million);
+    * CN-Relax every subscription holding the object's new position, and its old one if
+      it moves: half of them at most for uniform ranges (2x(1 − x) of uniform ranges hold
+      x; measured 1/3 on average), (1/2)^d for uniform boxes over d attributes, all for
+      the other kinds and distributions and for a partition of S;
+    * ranked delivery ``[ranked] k``.
+
+    A batch's sum over many events concentrates at its mean, but the per-event counts are
+    heavy-tailed: a single event can reach about m/2 subscriptions (an object that becomes
+    the lowest of a wide neighbourhood), and the reproduction's means over 2,000 events at
+    k <= 2 reach 3.4 m k / n (Paint) and 3.3 (Unicast). A small batch's estimate does not
+    cover such an event: up to m/2 deliveries more, 13–17 bytes a subscription for region
+    messages, about the padding of the per-subscription costs (a batch of one event is
+    within the fitted costs: their measured peaks hold one)."""
+    if not n_events:
+        return Deliveries(0.0, 0.0)
+    ev = scenario["events"]
+    batch = min(ev["batch_size"], n_events)
+    held_events = min(n_events, 2 * batch)
+    held_batches = min(2, -(-n_events // batch))
+    ids = scenario["objects"]["count"] + (ev["inserts"] + ev["moves"]) * n_events  # ever
+    held = targeted = 0.0
+    for name in scenario["algorithm"]["approaches"]:
+        spec = parse(name)
+        per_event = _per_event(scenario, spec, m, n_events, spread)
+        events = held_events
+        if spec.batch in ("coalesce", "paint-batch"):  # one update per object a batch
+            events = min(events, held_batches * ids)
+        held += per_event * events
+        targeted += per_event * events * (spec.message == "targeted")
+    return Deliveries(held, targeted)
+
+
+def _per_event(scenario: Scenario, spec, m: float, n_events: int, spread: bool) -> float:
+    """The estimate of ``spec``'s deliveries per event (:func:`batch_deliveries`)."""
+    ev, s = scenario["events"], scenario["subscriptions"]
+    if spec.message == "ranked":
+        return float(scenario["ranked"]["k"])
+    if spec.stores == "range":  # CN-Relax: every subscription holding the object
+        holding = 1.0
+        if not spread and s["kind"] == "range" and s["distribution"] == "uniform":
+            holding = 0.5
+        elif not spread and s["kind"] == "box":
+            holding = 0.5 ** s["dims"]
+        return holding * m * (1 + ev["moves"])
+    shrink = max(0.0, ev["deletes"] - ev["inserts"]) * n_events  # the fewest objects held
+    n = max(1.0, scenario["objects"]["count"] - shrink)
+    k = min(s["k"], n)
+    settled = scenario["objects"]["y_distribution"] == "stationary" or ev["update"] != "uniform"
+    c = PER_EVENT if settled and ev.get("trace") is None else PER_EVENT_SETTLING
+    if spec.message == "targeted":  # the exposed object rides with the one it replaces
+        c -= 1
+    if spec.eps is not None:
+        c *= math.sqrt(math.ceil(spec.eps * k))
+    return c * m * k / n
 
 
 def _pool(scenario: Scenario, n_events: int) -> int:
@@ -254,6 +396,10 @@ def check_fits(
         elif spread:  # a task over every subscription: more partitions do not help
             who = f" for {TASKS[est.task]}"
             more = "use a machine with more memory "
+        batch = scenario["events"]["batch_size"]
+        fits = _largest_batch(scenario, events, oracle, spread) if biggest == DELIVERIES else 0
+        if fits:  # the batch's deliveries: a smaller batch fits
+            more = f"events.batch_size = {batch}: allowed at most {fits} here; or {more}"
         raise InputError(
             f"{scenario.source}: needs about {_gb(est.total)} of memory{who} (most for "
             f"{biggest}: {_gb(est.parts[biggest])}), this machine has {_gb(est.available)} "
@@ -262,6 +408,23 @@ def check_fits(
             "(cnsim run --dry-run prints the estimate)"
         )
     return est
+
+
+def _largest_batch(scenario: Scenario, events, oracle: bool, spread: bool) -> int:
+    """The largest ``events.batch_size`` below the scenario's whose estimate fits (0:
+    none does)."""
+
+    def fits(b: int) -> bool:
+        est = estimate(scenario.replace(**{"events.batch_size": b}), events, oracle, spread=spread)
+        return est.total <= est.available
+
+    if not fits(1):
+        return 0
+    lo, hi = 1, scenario["events"]["batch_size"]  # fits(lo), not fits(hi)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+    return lo
 
 
 def available_memory() -> float:
