@@ -20,8 +20,8 @@ most k objects, so the lists holding an updated object number m k / n on average
 exact approach delivers on average 1.7-2 m k / n per event once the objects' y-values
 have settled to the update model's stationary law (up to 3.14 before; more for
 Paint-*(ε), whose regions cover ⌈εk⌉ steps at a time), estimated as 2.5 (3.2); CN-Relax
-reaches every
-subscription whose range holds the object's old or new position. A batch of one event is
+reaches every subscription whose range holds the object's old or new position. A batch
+of one event is
 within the fitted costs; a batch of 50,000 events (seed 003's Figure 16) holds hundreds
 of millions of deliveries, the largest part of its peak.
 """
@@ -211,10 +211,11 @@ class Deliveries:
 def batch_deliveries(
     scenario: Scenario, m: float, n_events: int, spread: bool = False
 ) -> Deliveries:
-    """An estimate, erring high, of the deliveries held at once while ``n_events`` events are run in
+    """An estimate of the deliveries held at once while ``n_events`` events are run in
     batches of ``events.batch_size`` over ``m`` subscriptions (``spread``: one task's of a
-    partitioned run). The run loop keeps every approach's deliveries of a batch until the
-    next batch's are made, so two batches' are held (one if the run has one).
+    partitioned run), above the measured means but in the cases said below. The run loop
+    keeps every approach's deliveries of a batch until the next batch's are made, so two
+    batches' are held (one if the run has one).
 
     Per approach and event, from the sizes alone (measured: benchmarks/RESULTS.md,
     "Memory estimate", "A batch's deliveries"; means over runs of 3,000 to 50,000 events):
@@ -224,9 +225,11 @@ def batch_deliveries(
       lists holding the object before or after it and those it leaves, which the object it
       exposes enters; with at most k objects a list, an updated object is in m k / n lists
       on average, so ``c = 2.5`` (:data:`PER_EVENT`; measured 1.72-1.97 with the
-      y-values at their stationary law, 1.97 for Figure 16's Online at k = 20), ``c =
-      3.2`` while they settle from a uniform start (:data:`PER_EVENT_SETTLING`; measured
-      1.3-3.14); n is the fewest objects the run can hold (deletes), k at most n;
+      y-values at their stationary law, 1.97 for Figure 16's Online at k = 20; the
+      other update models, counted as settled from the start, 2.46 for ``redraw`` and
+      2.73 for ``volatile`` over 3,000 events), ``c = 3.2`` while they settle from a
+      uniform start (:data:`PER_EVENT_SETTLING`; measured 1.3-3.14); n is the fewest
+      objects the run can hold (deletes), k at most n;
     * Unicast ``(c − 1) × m k / n``: one message to each list that changes, carrying the
       object a list takes in place of the one it leaves (measured 1.3–1.9 settled, up to
       2.7 settling);
