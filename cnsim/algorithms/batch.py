@@ -17,6 +17,8 @@ Subscriptions need correct lists only at the end of a batch. Paint-Batch
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
 from cnsim.algorithms import regions
@@ -44,6 +46,8 @@ class Online(Approach):
     """Online: every event of the batch in order, with the base algorithm."""
 
     prefix = "online"
+    #: whether a batch's events on one object become one update (:func:`coalesce`)
+    coalesces: ClassVar[bool] = False
 
     def __init__(self, base: PaintDense):
         self.spec = base.spec.with_batch(self.prefix)
@@ -72,6 +76,7 @@ class Coalesce(Online):
     """Coalesce: one update per object, then in order, with the base algorithm."""
 
     prefix = "coalesce"
+    coalesces = True
 
     def process(self, updates: Updates) -> Messages:
         """Messages for a batch of updates."""
@@ -82,6 +87,7 @@ class PaintBatch(Online):
     """Paint-Batch over the base algorithm (which owns the index T)."""
 
     prefix = "paint-batch"
+    coalesces = True
 
     def process(self, updates: Updates) -> Messages:
         """Messages for a batch; subscriber lists are exact at its end."""

@@ -32,7 +32,7 @@ import math
 import os
 from dataclasses import dataclass, replace
 
-from cnsim.algorithms.registry import parse
+from cnsim.algorithms.registry import BATCH, parse
 from cnsim.brokers import NETWORKS
 from cnsim.errors import InputError
 from cnsim.simulations.config import Scenario, split_apart
@@ -266,7 +266,7 @@ def batch_deliveries(
         spec = parse(name)
         per_event = _per_event(scenario, spec, m, n_events, spread)
         events = held_events
-        if spec.batch in ("coalesce", "paint-batch"):  # one update per object a batch
+        if spec.batch is not None and BATCH[spec.batch].coalesces:  # one per object a batch
             events = min(events, held_batches * ids)
         held += per_event * events
         targeted += per_event * events * (spec.message == "targeted")
