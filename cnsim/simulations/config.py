@@ -825,6 +825,8 @@ BENCH_NAMED: dict[str, dict[str, Key]] = {
         "n": Key(list, None, items=int, low=1000, doc="subscription counts, comma-separated"),
         "rounds": Key(int, None, low=1, doc="rounds of one build by each revision"),
         "check": Key(int, None, low=1000, doc="subscriptions of the same-tree checks"),
+        "threads": Key(int, None, low=1, high=256,
+                       doc="threads of the working copy's builds (the earlier revision's: one)"),
     },
     "betree_ranking": {
         "n": Key(int, None, low=1000, doc="subscriptions of Table III's default workload"),

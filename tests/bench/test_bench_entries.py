@@ -55,6 +55,7 @@ def test_help_lists_the_size_options_and_the_named_ones(name):
         (["betree_build", "--before", "HEAD", "--n", "1000,10"], "n"),
         (["betree_build", "--before", "HEAD", "--rounds", "0"], "rounds"),
         (["betree_build", "--before", "HEAD", "--check", "many"], "check"),
+        (["betree_build", "--before", "HEAD", "--threads", "0"], "threads"),
         (["run_loop", "--rounds", "0", "--before", "HEAD"], "rounds"),
         (["betree", "--table", "2"], "table"),
     ],

@@ -6,7 +6,7 @@ the k-index and a sequential scan on synthetic workloads after Table III
 (subscription count, dimensions, cardinality, number of clusters, match probability),
 for uniform and Zipf attribute choice.  Query times come from ``top_k_batch`` /
 ``count_batch`` (the event loop runs in numba); the builds run in numba too (BE*-B and
-the BE-tree's bulk load in ``_build.build_tables``, the one-by-one BE* in
+the BE-tree's bulk load in ``_build.build_main``, the one-by-one BE* in
 ``_insert.insert_many``), the k-index's in numba (two passes, a counting sort).
 
 * ``--quick``: the small one-by-one sweeps (:data:`.plans.QUICK_AXES`) and tiny points

@@ -8,9 +8,12 @@ p-directories, weight summaries), list by list.
 
 Each point is ``insert_many`` of Table III's default workload (seed 0, match
 probability 0.1%) into an empty ``betree_star`` (``bulk=True``), timed after a warm-up
-build in the same process (no numba compilation in the times).  Before the timed
-rounds both revisions' trees are also compared at ``--check`` subscriptions (seed 1),
-uniform and Zipf, for BE*-B and for the BE-tree's bulk load.  REV is any git revision
+build in the same process (no numba compilation in the times).  With ``--threads T``
+the working copy builds on T threads (``build_threads``: the deferred subtrees of
+``_bulk_threads``), the earlier revision on one (``--before WORKTREE --threads 2``: one
+thread against two, the same code).  Before the timed rounds both revisions' trees are
+also compared at ``--check`` subscriptions (seed 1), uniform and Zipf, for BE*-B and for
+the BE-tree's bulk load, on those threads.  REV is any git revision
 (e.g. the commit before a change), exported with ``git archive`` into a temporary
 folder; the one-by-one build has its own entry, ``cnsim bench betree_insert``.
 """
@@ -33,8 +36,9 @@ from cnsim.bench.revisions import ROOT, alternating, commits, export, side_by_si
 FULL = {"n": [1_000_000], "rounds": 3, "check": 20_000}
 QUICK = {"n": [2_000], "rounds": 1, "check": 1_000}
 
-#: builds in a subprocess: ``n dist seed tree[,tree..]``; prints a JSON line per tree
-#: {tree, build_s, stats, digest, code, rss_mb}
+#: builds in a subprocess: ``n dist seed tree[,tree..] threads``; prints a JSON line per
+#: tree {tree, build_s, stats, digest, code, rss_mb} (``build_threads`` is passed only
+#: above one thread: an earlier revision may not know it)
 CHILD = """
 import hashlib, json, resource, sys, time
 from array import array
@@ -42,6 +46,7 @@ import numpy as np
 from cnsim.subscriptions.ranked.boolean.betree import Slab
 from cnsim.subscriptions.ranked.boolean.workload import make_index, workload
 n, dist, seed, trees = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4].split(",")
+kw = {"build_threads": int(sys.argv[5])} if int(sys.argv[5]) > 1 else {}
 
 def digest(ix):
     h = hashlib.sha256()
@@ -56,11 +61,11 @@ def digest(ix):
 
 s0, _, w0 = workload(1, 1, n=300, dist=dist)
 for name in trees:  # compile / load the cache
-    make_index(name, w0, bulk=True).insert_many(s0)
+    make_index(name, w0, bulk=True, **kw).insert_many(s0)
 subs, _, w = workload(seed, 1, n=n, dist=dist)
 import cnsim
 for name in trees:
-    ix = make_index(name, w, bulk=True)
+    ix = make_index(name, w, bulk=True, **kw)
     t = time.perf_counter()
     ix.insert_many(subs)
     dt = time.perf_counter() - t
@@ -72,11 +77,12 @@ for name in trees:
 """
 
 
-def _builds(path: Path, n: int, dist: str, seed: int, trees: tuple[str, ...]) -> list[dict]:
+def _builds(path: Path, n: int, dist: str, seed: int, trees: tuple[str, ...],
+            threads: int = 1) -> list[dict]:  # fmt: skip
     # run in the revision's folder: ``python -c`` puts the working directory first on
     # sys.path, before PYTHONPATH
     env = {**os.environ, "PYTHONPATH": str(path)}
-    argv = [sys.executable, "-c", CHILD, str(n), dist, str(seed), ",".join(trees)]
+    argv = [sys.executable, "-c", CHILD, str(n), dist, str(seed), ",".join(trees), str(threads)]
     out = subprocess.run(argv, env=env, check=True, capture_output=True, text=True,
                          cwd=path).stdout  # fmt: skip
     rows = [json.loads(line) for line in out.strip().splitlines() if line.startswith("{")]
@@ -84,14 +90,16 @@ def _builds(path: Path, n: int, dist: str, seed: int, trees: tuple[str, ...]) ->
     return rows
 
 
-def run(before: str, sizes, rounds: int, check: int, dists=("uniform", "zipf")) -> dict:
+def run(before: str, sizes, rounds: int, check: int, dists=("uniform", "zipf"),
+        threads: int = 1) -> dict:  # fmt: skip
     """Per distribution, the same-tree checks at ``check`` (BE*-B and the BE-tree's bulk
     load, one build by each revision), then per size ``rounds`` rounds of one BE*-B
-    build by each revision (the order alternating): every build time of each, the
-    ratio per round and best over best, and whether every build of both gave the same
-    tree."""
-    res: dict = {"before": before, "rounds": rounds, "check": check, "checks": [],
-                 "points": []}  # fmt: skip
+    build by each revision (the order alternating; the working copy's on ``threads``
+    threads): every build time of each, the ratio per round and best over best, and
+    whether every build of both gave the same tree."""
+    res: dict = {"before": before, "rounds": rounds, "check": check, "threads": threads,
+                 "checks": [], "points": []}  # fmt: skip
+    on = {"before": 1, "after": threads}
     with tempfile.TemporaryDirectory() as tmp:
         old = Path(tmp)
         export(before, old, "--before", "cnsim bench betree_build")
@@ -99,7 +107,7 @@ def run(before: str, sizes, rounds: int, check: int, dists=("uniform", "zipf")) 
         revs = {"before": old, "after": ROOT}
         for dist in dists:
             trees = ("betree_star", "betree")
-            got = {k: _builds(p, check, dist, 1, trees) for k, p in revs.items()}
+            got = {k: _builds(p, check, dist, 1, trees, on[k]) for k, p in revs.items()}
             for b, a in zip(got["before"], got["after"], strict=True):
                 same = b["digest"] == a["digest"]
                 res["checks"].append({"n": check, "dist": dist, "tree": a["tree"],
@@ -108,7 +116,7 @@ def run(before: str, sizes, rounds: int, check: int, dists=("uniform", "zipf")) 
         for n in sizes:
             for dist in dists:
                 def bulk(label: str, n=n, dist=dist) -> list[dict]:
-                    return _builds(revs[label], n, dist, 0, ("betree_star",))
+                    return _builds(revs[label], n, dist, 0, ("betree_star",), on[label])
 
                 runs = alternating(rounds, bulk, f"n={n} {dist}")
                 res["points"].append(side_by_side(runs, n=n, dist=dist, build="BE*-B (bulk)"))
@@ -122,22 +130,24 @@ def run_bench(
     n: list[int] | None = None,
     rounds: int | None = None,
     check: int | None = None,
+    threads: int | None = None,
 ) -> dict:
     """The side-by-side builds at the size form's sizes, rounds and check size (or
     ``n``, ``rounds``, ``check``)."""
     form = QUICK if quick else FULL
     sizes = form["n"] if n is None else n
     res = run(str(before), sizes, form["rounds"] if rounds is None else rounds,
-              form["check"] if check is None else check)  # fmt: skip
+              form["check"] if check is None else check, threads=threads or 1)  # fmt: skip
     res["provenance"] = provenance(
-        "betree_build", quick, full, {"before": before, "n": n, "rounds": rounds, "check": check}
+        "betree_build", quick, full,
+        {"before": before, "n": n, "rounds": rounds, "check": check, "threads": threads},
     )
     res["max_rss_mb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     res["headline"] = {
         **{f"check n={c['n']:,} {c['dist']} {c['tree']}": f"same tree {c['same_tree']}"
            for c in res["checks"]},
         **{f"n={p['n']:,} {p['dist']}": f"before {min(p['build_s']['before']):.2f} s, after "
-           f"{min(p['build_s']['after']):.2f} s, {p['speedup']:.2f}x, same tree {p['same_tree']}"
-           for p in res["points"]},
+           f"{min(p['build_s']['after']):.2f} s on {res['threads']} thread(s), "
+           f"{p['speedup']:.2f}x, same tree {p['same_tree']}" for p in res["points"]},
     }  # fmt: skip
     return res

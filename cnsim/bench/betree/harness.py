@@ -243,7 +243,7 @@ def build_speedup(n: int = 30_000, seed: int = 0, dists=("uniform", "zipf")) -> 
     """The numba builds against their Python references, side by side in this process
     on the same workload: the dynamic BE* (``insert_many`` one by one:
     ``_insert.insert_many`` against ``_insert_at``) and the BE-tree's bulk load
-    (``_build.build_tables`` with ``rigid`` against ``_bulk_partition``).  Each pair
+    (``_build.build_main`` with ``rigid`` against ``_bulk_partition``).  Each pair
     must build the same tree (node counts and every top-5 and match count equal)."""
     out: dict = {"n": n}
     for dist in dists:

@@ -1,7 +1,8 @@
 """numba helpers of BE*-tree construction: the exhaustive split in O(n) after one
 sort, the gathers of the bulk (BE*-B) path, and the whole BE*-B build as a node-table
-builder (:func:`build_tables`, :func:`boxes`; seed 002 §IV-V, Algorithms 4 and 5,
-applied top-down to a batch).
+builder (:func:`build_main` over the work stack :func:`_grow`, :func:`boxes`; seed 002
+§IV-V, Algorithms 4 and 5, applied top-down to a batch), whose deferred subtrees
+:func:`grow_subtree` builds apart for the threads of ``_bulk_threads``.
 
 ``exhaustive(lo, hi, alpha)`` gives exactly the split of the plain definition
 (``tests/.../test_betree_build.py`` holds the O(n^2) reference): for every cut I in
@@ -872,44 +873,126 @@ def split_ranked(lo, hi, rl, ml, rh, mh, alpha_share, exhaustive_split):
     return side
 
 
+#: the counters that number the build's rows: c-nodes, p-nodes, buckets, the p-nodes'
+#: dims pool, weight-summary lists, the summaries' pool, the l-nodes' pool, summary ids
+COUNTERS = ("cnode", "pnode", "bucket", "dims", "sums", "sum_pool", "leaf_pool", "sum_id")
+
+#: the build's tables in the order :func:`_grow` holds them (integer columns, then
+#: float): each column's name, the counter numbering its rows and the counter its
+#: values are numbers of (``None``: plain values); the catalog the threaded build's
+#: merge (``_bulk_threads``) renumbers by
+TABLES = (
+    ("cn_bucket", "cnode", "bucket"),
+    ("cn_cap", "cnode", None),
+    ("cn_sum", "cnode", "sum_id"),
+    ("leaf_start", "cnode", "leaf_pool"),
+    ("leaf_len", "cnode", None),
+    ("leaf_pool", "leaf_pool", None),
+    ("pn_attr", "pnode", None),
+    ("pn_cnode", "pnode", "cnode"),
+    ("pn_count", "pnode", None),
+    ("pn_root", "pnode", "bucket"),
+    ("pn_sum", "pnode", "sum_id"),
+    ("pn_dstart", "pnode", "dims"),
+    ("pn_dlen", "pnode", None),
+    ("dims_pool", "dims", None),
+    ("pd_c", "pnode", "cnode"),
+    ("pd_attr", "pnode", None),
+    ("pd_p", "pnode", "pnode"),
+    ("bk_parent", "bucket", "bucket"),
+    ("bk_left", "bucket", "bucket"),
+    ("bk_right", "bucket", "bucket"),
+    ("bk_cnode", "bucket", "cnode"),
+    ("bk_pnode", "bucket", "pnode"),
+    ("sum_of", "sums", "sum_id"),
+    ("sum_start", "sums", "sum_pool"),
+    ("sum_len", "sums", None),
+    ("sum_attr", "sum_pool", None),
+    ("bk_clo", "bucket", None),
+    ("bk_chi", "bucket", None),
+    ("sum_w", "sum_pool", None),
+)
+
+#: a deferred task's row (:func:`build_main`): kind, node, attribute, the ranks' sizes,
+#: then each counter of :data:`COUNTERS` when it was deferred
+TASK_KIND, TASK_NODE, TASK_ATTR, TASK_M0, TASK_M1, TASK_MARKS = 0, 1, 2, 3, 4, 5
+
+
 @numba.njit(cache=True)
-def build_tables(s_start, s_end, p_attr, p_lo, p_hi, p_w, ids, A, alpha_share, exh,
-                 rigid=False, dlo=0.0, dhi=1.0, selectivity=False):  # fmt: skip
-    """BE*-B (``BEStarTree._bulk``) for an empty tree, entirely in numba: the same
-    Algorithms 4 and 5 applied top-down to the batch, nodes numbered in the order the
-    Python build creates them (its recursion replayed on one explicit stack).  With
-    ``rigid`` the BE-tree's bulk load: every overflowing bucket is cut at the middle of
-    its grid cell of ``[dlo, dhi]`` (``_mid``), an atomic cell (width <= 1) is
-    partitioned instead.  Returns the node tables (see ``BEStarTree._load``; the
-    buckets' cells last, meaningful only with ``rigid``), then the predicate columns
-    the build read after the root partition (:func:`root_localized`'s copy) with the
-    l-nodes' pool in their numbering (for :func:`boxes`)."""
-    # c-nodes (0: the root), their l-nodes and weight summaries
-    cn_bucket, cn_cap, cn_sum = [-1], [A], [0]
-    leaf_start, leaf_len, leaf_pool = [0], [0], [0]
-    leaf_pool.pop()
-    n_sums = 1
-    sum_of, sum_start, sum_len = [0], [0], [0]  # per summary set: its id, where, how many
-    sum_attr, sum_w = [0], [0.0]
-    sum_attr.pop()
-    sum_w.pop()
-    sum_of.pop()
-    sum_start.pop()
-    sum_len.pop()
-    # p-nodes, with their partition dims (the path's attributes), and p-directories
-    pn_attr, pn_cnode, pn_count, pn_root, pn_sum = [0], [0], [0], [0], [0]
-    pn_dstart, pn_dlen, dims_pool = [0], [0], [0]
-    pd_c, pd_attr, pd_p = [0], [0], [0]
-    for lst in (pn_attr, pn_cnode, pn_count, pn_root, pn_sum, pn_dstart, pn_dlen, dims_pool,
-                pd_c, pd_attr, pd_p):  # fmt: skip
-        lst.pop()
-    # buckets
+def _root_tables(A):
+    """The build's tables (:data:`TABLES`) holding the root c-node alone."""
+    cn_bucket, cn_cap, cn_sum, leaf_start, leaf_len = [-1], [A], [0], [0], [0]
+    leaf_pool, pn_attr, pn_cnode, pn_count, pn_root, pn_sum = [0], [0], [0], [0], [0], [0]
+    pn_dstart, pn_dlen, dims_pool, pd_c, pd_attr, pd_p = [0], [0], [0], [0], [0], [0]
     bk_parent, bk_left, bk_right, bk_cnode, bk_pnode = [0], [0], [0], [0], [0]
-    for lst in (bk_parent, bk_left, bk_right, bk_cnode, bk_pnode):
+    sum_of, sum_start, sum_len, sum_attr = [0], [0], [0], [0]
+    bk_clo, bk_chi, sum_w = [0.0], [0.0], [0.0]
+    for lst in (leaf_pool, pn_attr, pn_cnode, pn_count, pn_root, pn_sum, pn_dstart, pn_dlen,
+                dims_pool, pd_c, pd_attr, pd_p, bk_parent, bk_left, bk_right, bk_cnode,
+                bk_pnode, sum_of, sum_start, sum_len, sum_attr):  # fmt: skip
         lst.pop()
-    bk_clo, bk_chi = [0.0], [0.0]  # rigid: each bucket's grid cell
-    bk_clo.pop()
-    bk_chi.pop()
+    for lst in (bk_clo, bk_chi, sum_w):
+        lst.pop()
+    return (cn_bucket, cn_cap, cn_sum, leaf_start, leaf_len, leaf_pool, pn_attr, pn_cnode,
+            pn_count, pn_root, pn_sum, pn_dstart, pn_dlen, dims_pool, pd_c, pd_attr, pd_p,
+            bk_parent, bk_left, bk_right, bk_cnode, bk_pnode, sum_of, sum_start, sum_len,
+            sum_attr, bk_clo, bk_chi, sum_w)  # fmt: skip
+
+
+@numba.njit(cache=True)
+def _stack():
+    """An empty work stack: (kind, node, attr, ids, iv, rk, m) per task, and the
+    gathered weight summaries (ka, kw) of the new p-nodes' tasks that carry them."""
+    no_iv = np.empty((0, 2))
+    no_rk = np.empty((0, 2), np.int64)
+    st_kind, st_node, st_attr, st_ids = [0], [0], [0], [no_rk[:, 0]]
+    st_iv, st_rk, st_m = [no_iv], [no_rk], [(0, 0)]
+    st_ka, st_kw = [no_rk[:, 0]], [no_iv[:, 0]]
+    for lst in (st_kind, st_node, st_attr):
+        lst.pop()
+    st_ids.pop()
+    st_iv.pop()
+    st_rk.pop()
+    st_m.pop()
+    st_ka.pop()
+    st_kw.pop()
+    return st_kind, st_node, st_attr, st_ids, st_iv, st_rk, st_m, st_ka, st_kw
+
+
+@numba.njit(cache=True)
+def _deferred():
+    """No deferred tasks yet: their rows (:data:`TASK_KIND` ...) and their ids, iv,
+    rk, ka and kw as the stack held them."""
+    no_iv = np.empty((0, 2))
+    no_rk = np.empty((0, 2), np.int64)
+    d_task, d_ids, d_iv, d_rk = [no_rk[:, 0]], [no_rk[:, 0]], [no_iv], [no_rk]
+    d_ka, d_kw = [no_rk[:, 0]], [no_iv[:, 0]]
+    d_task.pop()
+    d_ids.pop()
+    d_iv.pop()
+    d_rk.pop()
+    d_ka.pop()
+    d_kw.pop()
+    return d_task, d_ids, d_iv, d_rk, d_ka, d_kw
+
+
+@numba.njit(cache=True, nogil=True)
+def _grow(cols, tabs, ctr, stack, A, alpha_share, exh, rigid, dlo, dhi, selectivity,
+          thresh, dfr):  # fmt: skip
+    """Run the work stack of BE*-B (see :func:`build_main`) until it is empty, growing
+    the tables ``tabs`` (:data:`TABLES`; ``ctr[0]``: the next summary id).  A task of
+    fewer than ``thresh`` expressions is not run but deferred (appended to ``dfr``,
+    with every counter as it stood): its subtree can be built apart and numbered in
+    afterwards.  Partitioning the root c-node switches to a localized copy of the
+    predicates (:func:`root_localized`).  Returns the columns read last and, if they
+    were localized here, the old id of each new number (else an empty array)."""
+    s_start, s_end, p_attr, p_lo, p_hi, p_w = cols
+    (cn_bucket, cn_cap, cn_sum, leaf_start, leaf_len, leaf_pool, pn_attr, pn_cnode,
+     pn_count, pn_root, pn_sum, pn_dstart, pn_dlen, dims_pool, pd_c, pd_attr, pd_p,
+     bk_parent, bk_left, bk_right, bk_cnode, bk_pnode, sum_of, sum_start, sum_len,
+     sum_attr, bk_clo, bk_chi, sum_w) = tabs  # fmt: skip
+    st_kind, st_node, st_attr, st_ids, st_iv, st_rk, st_m, st_ka, st_kw = stack
+    d_task, d_ids, d_iv, d_rk, d_ka, d_kw = dfr
     # the work stack: (kind, node, attr, ids); kinds: 0 partition c-node, 1 new p-node
     # of c-node ``node`` on ``attr`` then cluster it, 2 cluster bucket ``node``.  A
     # cluster task also carries its expressions' intervals on the p-node's attribute
@@ -923,14 +1006,22 @@ def build_tables(s_start, s_end, p_attr, p_lo, p_hi, p_w, ids, A, alpha_share, e
     no_rk = np.empty((0, 2), np.int64)
     local = False  # renumbered (:func:`root_localized`): ``back`` gives the old ids
     back = np.empty(0, np.int64)
-    st_kind, st_node, st_attr, st_ids = [0], [0], [0], [ids]
-    st_iv, st_rk, st_m = [no_iv], [no_rk], [(0, 0)]
-    st_ka, st_kw = [no_rk[:, 0]], [no_iv[:, 0]]
-    st_ka.pop()
-    st_kw.pop()
     while len(st_kind):
         kind, node, attr, arr = st_kind.pop(), st_node.pop(), st_attr.pop(), st_ids.pop()
         iv, rk, m = st_iv.pop(), st_rk.pop(), st_m.pop()
+        if arr.size < thresh:  # built apart
+            ka, kw = no_rk[:, 0], no_iv[:, 0]
+            if kind == 1 and iv.shape[0]:
+                ka, kw = st_ka.pop(), st_kw.pop()
+            d_task.append(np.array([kind, node, attr, m[0], m[1], len(cn_bucket), len(pn_attr),
+                                    len(bk_parent), len(dims_pool), len(sum_of),
+                                    len(sum_attr), len(leaf_pool), ctr[0]]))  # fmt: skip
+            d_ids.append(arr)
+            d_iv.append(iv)
+            d_rk.append(rk)
+            d_ka.append(ka)
+            d_kw.append(kw)
+            continue
         if kind == 2:
             b = node
             c = bk_cnode[b]
@@ -989,8 +1080,8 @@ def build_tables(s_start, s_end, p_attr, p_lo, p_hi, p_w, ids, A, alpha_share, e
                     bk_chi.append(mid if j == 0 else bk_chi[b])
                     cn_bucket.append(nb)
                     cn_cap.append(A)
-                    cn_sum.append(n_sums)
-                    n_sums += 1
+                    cn_sum.append(ctr[0])
+                    ctr[0] += 1
                     leaf_start.append(0)
                     leaf_len.append(0)
                 bk_left[b], bk_right[b] = kids[0], kids[1]
@@ -1013,9 +1104,9 @@ def build_tables(s_start, s_end, p_attr, p_lo, p_hi, p_w, ids, A, alpha_share, e
             pn_attr.append(attr)
             pn_cnode.append(c)
             pn_count.append(arr.size)
-            pn_sum.append(n_sums)
-            sid = n_sums
-            n_sums += 1
+            pn_sum.append(ctr[0])
+            sid = ctr[0]
+            ctr[0] += 1
             if iv.shape[0]:  # gathered by the plan
                 ka, kw = st_ka.pop(), st_kw.pop()
             else:
@@ -1024,7 +1115,7 @@ def build_tables(s_start, s_end, p_attr, p_lo, p_hi, p_w, ids, A, alpha_share, e
                 iv[:, 0] = gather(s_start, s_end, p_attr, p_lo, arr, attr)
                 iv[:, 1] = gather(s_start, s_end, p_attr, p_hi, arr, attr)
             sum_of.append(sid)
-            sum_start.append(len(sum_attr))
+            sum_start.append(len(sum_attr) if ka.size else 0)  # (an empty list at 0)
             sum_len.append(ka.size)
             for t in range(ka.size):
                 sum_attr.append(ka[t])
@@ -1048,8 +1139,8 @@ def build_tables(s_start, s_end, p_attr, p_lo, p_hi, p_w, ids, A, alpha_share, e
             bk_chi.append(dhi)
             cn_bucket.append(b)
             cn_cap.append(A)
-            cn_sum.append(n_sums)
-            n_sums += 1
+            cn_sum.append(ctr[0])
+            ctr[0] += 1
             leaf_start.append(0)
             leaf_len.append(0)
             pn_root.append(b)
@@ -1121,59 +1212,136 @@ def build_tables(s_start, s_end, p_attr, p_lo, p_hi, p_w, ids, A, alpha_share, e
                 ka, kw = kattr[kptr[g] : kptr[g + 1]], kws[kptr[g] : kptr[g + 1]]
         else:
             ka, kw = summary(s_start, s_end, p_attr, p_w, rest)
-        leaf_start[c] = len(leaf_pool)
+        leaf_start[c] = len(leaf_pool) if rest.size else 0
         leaf_len[c] = rest.size
         for t in range(rest.size):
             leaf_pool.append(rest[t])
         sum_of.append(cn_sum[c])
-        sum_start.append(len(sum_attr))
+        sum_start.append(len(sum_attr) if ka.size else 0)
         sum_len.append(ka.size)
         for t in range(ka.size):
             sum_attr.append(ka[t])
             sum_w.append(kw[t])
-    lpool = np.array(leaf_pool)  # (the build's numbering)
-    pool = lpool.copy()
-    if local:
-        for t in range(pool.size):
-            pool[t] = back[lpool[t]]
-    out_cn = (
-        np.array(cn_bucket),
-        np.array(cn_cap),
-        np.array(cn_sum),
-        np.array(leaf_start),
-        np.array(leaf_len),
-        pool,
-    )
-    out_pn = (
-        np.array(pn_attr),
-        np.array(pn_cnode),
-        np.array(pn_count),
-        np.array(pn_root),
-        np.array(pn_sum),
-        np.array(pn_dstart),
-        np.array(pn_dlen),
-        np.array(dims_pool),
-    )
-    out_pd = (np.array(pd_c), np.array(pd_attr), np.array(pd_p))
-    out_bk = (
-        np.array(bk_parent),
-        np.array(bk_left),
-        np.array(bk_right),
-        np.array(bk_cnode),
-        np.array(bk_pnode),
-        np.array(bk_clo),
-        np.array(bk_chi),
-    )
-    out_sum = (
-        n_sums,
-        np.array(sum_of),
-        np.array(sum_start),
-        np.array(sum_len),
-        np.array(sum_attr),
-        np.array(sum_w),
-    )
-    out_loc = (s_start, s_end, p_attr, p_lo, p_hi, lpool)  # the columns it read last
-    return out_cn, out_pn, out_pd, out_bk, out_sum, out_loc
+    return (s_start, s_end, p_attr, p_lo, p_hi, p_w), back
+
+
+@numba.njit(cache=True)
+def build_main(s_start, s_end, p_attr, p_lo, p_hi, p_w, ids, A, alpha_share, exh,
+               rigid=False, dlo=0.0, dhi=1.0, selectivity=False, thresh=0):  # fmt: skip
+    """BE*-B (``BEStarTree._bulk``) for an empty tree, entirely in numba: the same
+    Algorithms 4 and 5 applied top-down to the batch, nodes numbered in the order the
+    Python build creates them (its recursion replayed on one explicit stack,
+    :func:`_grow`).  With ``rigid`` the BE-tree's bulk load: every overflowing bucket is
+    cut at the middle of its grid cell of ``[dlo, dhi]`` (``_mid``), an atomic cell
+    (width <= 1) is partitioned instead.  Tasks of fewer than ``thresh`` expressions
+    are deferred (the root never is): each is the root of a subtree that
+    :func:`grow_subtree` builds apart and ``_bulk_threads`` numbers in.  Returns the
+    tables as arrays (:data:`TABLES`), the next summary id, the predicate columns the
+    build read after the root partition (:func:`root_localized`'s copy) with the old
+    id of each new number (empty if not localized), and the deferred tasks."""
+    tabs = _root_tables(A)
+    ctr = np.ones(1, np.int64)
+    stack = _stack()
+    stack[0].append(0)
+    stack[1].append(0)
+    stack[2].append(0)
+    stack[3].append(ids)
+    stack[4].append(np.empty((0, 2)))
+    stack[5].append(np.empty((0, 2), np.int64))
+    stack[6].append((0, 0))
+    dfr = _deferred()
+    cols = (s_start, s_end, p_attr, p_lo, p_hi, p_w)
+    loc, back = _grow(cols, tabs, ctr, stack, A, alpha_share, exh, rigid, dlo, dhi,
+                      selectivity, min(thresh, ids.size), dfr)  # fmt: skip
+    return _arrays(tabs), ctr[0], loc, back, dfr
+
+
+@numba.njit(cache=True)
+def _arrays(tabs):
+    """The tables (:data:`TABLES`) as arrays."""
+    return (
+        np.array(tabs[0]), np.array(tabs[1]), np.array(tabs[2]), np.array(tabs[3]),
+        np.array(tabs[4]), np.array(tabs[5]), np.array(tabs[6]), np.array(tabs[7]),
+        np.array(tabs[8]), np.array(tabs[9]), np.array(tabs[10]), np.array(tabs[11]),
+        np.array(tabs[12]), np.array(tabs[13]), np.array(tabs[14]), np.array(tabs[15]),
+        np.array(tabs[16]), np.array(tabs[17]), np.array(tabs[18]), np.array(tabs[19]),
+        np.array(tabs[20]), np.array(tabs[21]), np.array(tabs[22]), np.array(tabs[23]),
+        np.array(tabs[24]), np.array(tabs[25]), np.array(tabs[26]), np.array(tabs[27]),
+        np.array(tabs[28]),
+    )  # fmt: skip
+
+
+@numba.njit(cache=True)
+def _listed(arrs):
+    """The tables (:data:`TABLES`) as lists to grow, from arrays."""
+    return (
+        list(arrs[0]), list(arrs[1]), list(arrs[2]), list(arrs[3]), list(arrs[4]),
+        list(arrs[5]), list(arrs[6]), list(arrs[7]), list(arrs[8]), list(arrs[9]),
+        list(arrs[10]), list(arrs[11]), list(arrs[12]), list(arrs[13]), list(arrs[14]),
+        list(arrs[15]), list(arrs[16]), list(arrs[17]), list(arrs[18]), list(arrs[19]),
+        list(arrs[20]), list(arrs[21]), list(arrs[22]), list(arrs[23]), list(arrs[24]),
+        list(arrs[25]), list(arrs[26]), list(arrs[27]), list(arrs[28]),
+    )  # fmt: skip
+
+
+@numba.njit(cache=True)
+def _tails(tabs, arrs):
+    """The rows of each table (:data:`TABLES`) beyond those of ``arrs``, as arrays."""
+    return (
+        np.array(tabs[0][arrs[0].size :]), np.array(tabs[1][arrs[1].size :]),
+        np.array(tabs[2][arrs[2].size :]), np.array(tabs[3][arrs[3].size :]),
+        np.array(tabs[4][arrs[4].size :]), np.array(tabs[5][arrs[5].size :]),
+        np.array(tabs[6][arrs[6].size :]), np.array(tabs[7][arrs[7].size :]),
+        np.array(tabs[8][arrs[8].size :]), np.array(tabs[9][arrs[9].size :]),
+        np.array(tabs[10][arrs[10].size :]), np.array(tabs[11][arrs[11].size :]),
+        np.array(tabs[12][arrs[12].size :]), np.array(tabs[13][arrs[13].size :]),
+        np.array(tabs[14][arrs[14].size :]), np.array(tabs[15][arrs[15].size :]),
+        np.array(tabs[16][arrs[16].size :]), np.array(tabs[17][arrs[17].size :]),
+        np.array(tabs[18][arrs[18].size :]), np.array(tabs[19][arrs[19].size :]),
+        np.array(tabs[20][arrs[20].size :]), np.array(tabs[21][arrs[21].size :]),
+        np.array(tabs[22][arrs[22].size :]), np.array(tabs[23][arrs[23].size :]),
+        np.array(tabs[24][arrs[24].size :]), np.array(tabs[25][arrs[25].size :]),
+        np.array(tabs[26][arrs[26].size :]), np.array(tabs[27][arrs[27].size :]),
+        np.array(tabs[28][arrs[28].size :]),
+    )  # fmt: skip
+
+
+@numba.njit(cache=True, nogil=True)
+def grow_subtree(cols, main, n_sums, task, ids, iv, rk, ka, kw, A, alpha_share, exh, rigid,
+                 dlo, dhi, selectivity):  # fmt: skip
+    """The subtree of one task :func:`build_main` deferred, built on a copy of its
+    tables (``main``, the next summary id ``n_sums``) as :func:`_grow` would have at
+    that point, over the localized columns ``cols``.  Returns each table's new rows
+    (:data:`TABLES`), how many summary ids it took and the entries of the main tables
+    the task set: its bucket's children (kind 2) and its c-node's l-node start and
+    length and capacity (kinds 0 and 2), as ``[left, right, start, length, cap]``."""
+    tabs = _listed(main)
+    ctr = np.full(1, n_sums, np.int64)
+    stack = _stack()
+    kind, node = task[TASK_KIND], task[TASK_NODE]
+    stack[0].append(kind)
+    stack[1].append(node)
+    stack[2].append(task[TASK_ATTR])
+    stack[3].append(ids)
+    stack[4].append(iv)
+    stack[5].append(rk)
+    stack[6].append((task[TASK_M0], task[TASK_M1]))
+    if kind == 1 and iv.shape[0]:
+        stack[7].append(ka)
+        stack[8].append(kw)
+    _grow(cols, tabs, ctr, stack, A, alpha_share, exh, rigid, dlo, dhi, selectivity, 0,
+          _deferred())  # fmt: skip
+    patch = np.full(5, -1, np.int64)
+    c = node
+    if kind == 2:
+        patch[0] = tabs[18][node]  # bk_left
+        patch[1] = tabs[19][node]  # bk_right
+        c = tabs[20][node]  # bk_cnode
+    if kind != 1:
+        patch[2] = tabs[3][c]  # leaf_start
+        patch[3] = tabs[4][c]  # leaf_len
+        patch[4] = tabs[1][c]  # cn_cap
+    return _tails(tabs, main), ctr[0] - n_sums, patch
 
 
 @numba.njit(cache=True)

@@ -22,9 +22,10 @@ the BE-tree's grid cells are the columns ``bk_clo`` / ``bk_chi``.  No table hold
 Python object per node: at 1M expressions the tree is millions of nodes.
 
 The builds run in numba on these tables, each the same tree as the Python code kept
-here as its reference: BE*-B and the BE-tree's bulk load (``_build.build_tables``;
-``numba_bulk``) and one-by-one insertion by ``insert_many`` (``_insert.insert_many``;
-``numba_insert``).  Single ``insert`` calls, deletion and recycling run in Python.
+here as its reference: BE*-B and the BE-tree's bulk load (``_build.build_main``, on
+several threads ``_bulk_threads.build_tables``; ``numba_bulk``) and one-by-one
+insertion by ``insert_many`` (``_insert.insert_many``; ``numba_insert``).  Single
+``insert`` calls, deletion and recycling run in Python.
 """
 
 from __future__ import annotations
@@ -39,9 +40,11 @@ import numpy as np
 from numba.typed import List
 
 from cnsim.errors import InputError
+from cnsim.subscriptions.generators.checks import check_int
 from cnsim.subscriptions.ranked.boolean import _build as B
 from cnsim.subscriptions.ranked.boolean import _insert as _I
 from cnsim.subscriptions.ranked.boolean import _kernels as K
+from cnsim.subscriptions.ranked.boolean._bulk_threads import NAMES, build_tables
 from cnsim.subscriptions.ranked.boolean.base import BooleanIndex
 
 INF = math.inf
@@ -308,6 +311,9 @@ def betree_kernel(T, E, k, R):
 
 # ------------------------------------------------------------------ the tree
 
+#: at most this many threads build a tree (``build_threads``)
+MAX_BUILD_THREADS = 256
+
 
 def _length(lo: float, hi: float) -> float:
     return hi - lo if lo <= hi else 0.0
@@ -337,7 +343,9 @@ class BEStarTree(BooleanIndex):
     reinserted; ``merge`` applies §IV-C's merge rule after deletions (:meth:`_merge_up`;
     ``stats()["merged"]`` counts the merges); ``ranking`` is Algorithm 4's attribute
     rank (§V-B): ``"popularity"`` (the optimistic one the paper measures: loss = 0) or
-    ``"selectivity"`` (loss from a histogram, :meth:`_rank`)."""
+    ``"selectivity"`` (loss from a histogram, :meth:`_rank`); ``build_threads`` is how
+    many threads the bulk build (BE*-B) of a large batch may use (the same tree on any
+    number: ``_bulk_threads``)."""
 
     name: ClassVar[str] = "betree_star"
     rigid: ClassVar[bool] = False  # BE-tree: grid cells instead of data clustering
@@ -360,6 +368,7 @@ class BEStarTree(BooleanIndex):
         bulk: bool = True,
         merge: bool = True,
         ranking: str = "popularity",
+        build_threads: int = 1,
     ):
         if leaf_capacity is None:
             leaf_capacity = _capacity_for(match_probability)
@@ -375,6 +384,7 @@ class BEStarTree(BooleanIndex):
             raise InputError(
                 f"ranking must be 'popularity' or 'selectivity', got {ranking!r}"
             )
+        self.build_threads = check_int("build_threads", build_threads, 1, MAX_BUILD_THREADS)
         self.A = int(leaf_capacity)
         self.alpha, self.beta, self.split = float(alpha), float(beta), split
         self.recycle_below = self.A // 2 if recycle_below is None else int(recycle_below)
@@ -681,20 +691,20 @@ class BEStarTree(BooleanIndex):
                 self._recompute_total(b)
 
     def _load(self, ids: np.ndarray) -> None:
-        """BE*-B in numba (:func:`_build.build_tables`, :func:`_build.boxes`): the same
-        tree as the Python build, node for node, loaded into the tables."""
+        """BE*-B in numba (:func:`_bulk_threads.build_tables` on ``build_threads``
+        threads, :func:`_build.boxes`): the same tree as the Python build, node for node,
+        loaded into the tables."""
         st = self._store
-        cols = (st.s_start, st.s_end, st.p_attr)
         dlo, dhi = self.domain if self.rigid else (0.0, 1.0)
-        cn, pn, pd, bk, sm, loc = B.build_tables(
-            *cols, st.p_lo, st.p_hi, st.p_w, ids, self.A, self.alpha, self.split == "exhaustive",
-            self.rigid, float(dlo), float(dhi), self._selective,
+        cols = (st.s_start, st.s_end, st.p_attr, st.p_lo, st.p_hi, st.p_w)
+        t, n_sums, loc = build_tables(
+            cols, ids, self.A, self.alpha, self.split == "exhaustive", self.rigid, float(dlo),
+            float(dhi), self._selective, self.build_threads,
         )  # fmt: skip
-        cn_bucket, cn_cap, cn_sum, leaf_start, leaf_len, leaf_pool = cn
-        pn_attr, pn_cnode, pn_count, pn_root, pn_sum, pn_dstart, pn_dlen, dims_pool = pn
-        pd_c, pd_attr, pd_p = pd
-        bk_parent, bk_left, bk_right, bk_cnode, bk_pnode, bk_clo, bk_chi = bk
-        n_sums, sum_of, sum_start, sum_len, sum_attr, sum_w = sm
+        (cn_bucket, cn_cap, cn_sum, leaf_start, leaf_len, leaf_pool, pn_attr, pn_cnode, pn_count,
+         pn_root, pn_sum, pn_dstart, pn_dlen, dims_pool, pd_c, pd_attr, pd_p, bk_parent, bk_left,
+         bk_right, bk_cnode, bk_pnode, sum_of, sum_start, sum_len, sum_attr, bk_clo, bk_chi,
+         sum_w) = (t[name] for name in NAMES)  # fmt: skip
         nc = len(cn_bucket)
         order = np.lexsort((pd_attr, pd_c))
         pd_ptr = np.zeros(nc + 1, np.int64)
@@ -1252,6 +1262,7 @@ class BETree(BEStarTree):
         bulk: bool = True,
         merge: bool = True,
         ranking: str = "popularity",
+        build_threads: int = 1,
     ):
         lo, hi = (float(x) for x in domain)
         if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
@@ -1265,6 +1276,7 @@ class BETree(BEStarTree):
             bulk=bulk,
             merge=merge,
             ranking=ranking,
+            build_threads=build_threads,
         )
 
 

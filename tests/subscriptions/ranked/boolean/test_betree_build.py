@@ -612,3 +612,76 @@ def test_root_localized_copies_and_renumbers_the_root_partition(texts, extra, ca
         old, cp = slice(store.s_start[i], store.s_end[i]), slice(ns[k], ne[k])
         for a, b in ((store.p_attr, na), (store.p_lo, nlo), (store.p_hi, nhi), (store.p_w, nw)):
             np.testing.assert_array_equal(a[old], b[cp])
+
+
+def _threads_against_one(subs, threads, defer, rigid=False, cap=5, split="exhaustive",
+                         ranking="popularity") -> None:  # fmt: skip
+    """BE*-B (with ``rigid`` the BE-tree's bulk load) of ``subs`` on ``threads`` threads,
+    deferring the tasks below ``defer`` expressions, gives the one-thread build's
+    tables, every column row for row, and reads the same predicate columns."""
+    from cnsim.subscriptions.ranked.boolean._bulk_threads import build_tables
+    from cnsim.subscriptions.ranked.boolean.base import Store, as_expressions
+
+    store = Store()
+    ids = store.append(as_expressions(subs, "subs"))
+    cols = (store.s_start, store.s_end, store.p_attr, store.p_lo, store.p_hi, store.p_w)
+    prm = (cap, 0.1, split == "exhaustive", rigid, 0.0, 16.0, ranking == "selectivity")
+    a = build_tables(cols, ids, *prm, threads, defer)
+    b = build_tables(cols, ids, *prm, 1, 0)
+    assert a[0].keys() == b[0].keys() and a[1] == b[1]
+    for name in a[0]:
+        np.testing.assert_array_equal(a[0][name], b[0][name], err_msg=name)
+    for x, y in zip(a[2], b[2], strict=True):  # (the store's own columns, if not copied)
+        assert np.shares_memory(x, y) or np.array_equal(x, y)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    subs=st.lists(expression(max_size=5), min_size=2, max_size=150),
+    cap=st.sampled_from([1, 2, 3, 5]),
+    split=st.sampled_from(["exhaustive", "approximate"]),
+    ranking=st.sampled_from(["popularity", "selectivity"]),
+    rigid=st.booleans(),
+    threads=st.integers(2, 3),
+    defer=st.integers(0, 160),
+)
+def test_threaded_bulk_builds_the_one_thread_tables(subs, cap, split, ranking, rigid, threads,
+                                                    defer):  # fmt: skip
+    """BE*-B with every task below ``defer`` expressions built apart on threads and
+    numbered in gives the one-thread build's tables (:func:`_threads_against_one`)."""
+    _threads_against_one(subs, threads, defer, rigid, cap, split, ranking)
+
+
+@pytest.mark.parametrize("dist", ["uniform", "zipf"])
+def test_build_threads_give_the_same_tree(dist):
+    """A BE*-tree of the benchmark's workload built on two threads (above the size that
+    turns them on) is the one-thread tree, node for node, and answers alike; smaller
+    deferral sizes too."""
+    from cnsim.subscriptions.ranked.boolean._bulk_threads import MIN_THREADED, defer_below
+    from cnsim.subscriptions.ranked.boolean.workload import make_index, workload
+
+    n = MIN_THREADED + 5_000
+    subs, events, w = workload(3, 20, n=n, dist=dist)
+    one = make_index("betree_star", w, bulk=True)
+    one.insert_many(subs)
+    two = make_index("betree_star", w, bulk=True, build_threads=2)
+    two.insert_many(subs)
+    _tables_equal(one, two)
+    for name in ("cn_sum", "cn_bucket", "pn_dims", "bk_lo", "bk_ohi", "bx"):
+        a, b = (np.asarray(getattr(ix, name)) for ix in (one, two))
+        np.testing.assert_array_equal(a, b, err_msg=name)
+    np.testing.assert_array_equal(one.top_k_batch(events, 5), two.top_k_batch(events, 5))
+    assert defer_below(n, 2) == n // 4 and defer_below(MIN_THREADED - 1, 2) == 0
+    small, _, _ = workload(4, 1, n=3_000, dist=dist)
+    for defer in (100, 750):
+        _threads_against_one(small, 2, defer)
+        _threads_against_one(small, 3, defer, rigid=True)
+    if dist == "zipf":  # subtrees of every kind of task were built apart
+        from cnsim.subscriptions.ranked.boolean._build import TASK_KIND, build_main
+        from cnsim.subscriptions.ranked.boolean.base import Store, as_expressions
+
+        store = Store()
+        ids = store.append(as_expressions(small, "subs"))
+        cols = (store.s_start, store.s_end, store.p_attr, store.p_lo, store.p_hi, store.p_w)
+        tasks = build_main(*cols, ids, 5, 0.1, True, False, 0.0, 1.0, False, 100)[4][0]
+        assert set(np.array(tasks)[:, TASK_KIND]) == {0, 1, 2}

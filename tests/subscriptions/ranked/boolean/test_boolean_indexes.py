@@ -224,6 +224,10 @@ def test_betree_parameters_default_to_the_papers():
     assert ix.recycle_below == 2 and (ix.ranking, ix.merge) == ("popularity", True)
     for kw, key in (({"leaf_capacity": 0}, "leaf_capacity"), ({"alpha": 0.7}, "alpha"),
                     ({"beta": 0.5}, "beta"), ({"split": "greedy"}, "split"),
-                    ({"ranking": "loss"}, "ranking must be .* got 'loss'")):  # fmt: skip
+                    ({"ranking": "loss"}, "ranking must be .* got 'loss'"),
+                    ({"build_threads": 0}, "build_threads = 0; allowed: an integer >= 1"),
+                    ({"build_threads": 2.0}, "build_threads = 2.0; allowed"),
+                    ({"build_threads": True}, "build_threads = True; allowed"),
+                    ({"build_threads": 10**6}, "<= 256")):  # fmt: skip
         with pytest.raises(InputError, match=key):
             cls(**kw)
