@@ -1284,64 +1284,32 @@ def _listed(arrs):
     )  # fmt: skip
 
 
-@numba.njit(cache=True)
-def _tails(tabs, arrs):
-    """The rows of each table (:data:`TABLES`) beyond those of ``arrs``, as arrays."""
-    return (
-        np.array(tabs[0][arrs[0].size :]), np.array(tabs[1][arrs[1].size :]),
-        np.array(tabs[2][arrs[2].size :]), np.array(tabs[3][arrs[3].size :]),
-        np.array(tabs[4][arrs[4].size :]), np.array(tabs[5][arrs[5].size :]),
-        np.array(tabs[6][arrs[6].size :]), np.array(tabs[7][arrs[7].size :]),
-        np.array(tabs[8][arrs[8].size :]), np.array(tabs[9][arrs[9].size :]),
-        np.array(tabs[10][arrs[10].size :]), np.array(tabs[11][arrs[11].size :]),
-        np.array(tabs[12][arrs[12].size :]), np.array(tabs[13][arrs[13].size :]),
-        np.array(tabs[14][arrs[14].size :]), np.array(tabs[15][arrs[15].size :]),
-        np.array(tabs[16][arrs[16].size :]), np.array(tabs[17][arrs[17].size :]),
-        np.array(tabs[18][arrs[18].size :]), np.array(tabs[19][arrs[19].size :]),
-        np.array(tabs[20][arrs[20].size :]), np.array(tabs[21][arrs[21].size :]),
-        np.array(tabs[22][arrs[22].size :]), np.array(tabs[23][arrs[23].size :]),
-        np.array(tabs[24][arrs[24].size :]), np.array(tabs[25][arrs[25].size :]),
-        np.array(tabs[26][arrs[26].size :]), np.array(tabs[27][arrs[27].size :]),
-        np.array(tabs[28][arrs[28].size :]),
-    )  # fmt: skip
-
-
 @numba.njit(cache=True, nogil=True)
-def grow_subtree(cols, main, n_sums, task, ids, iv, rk, ka, kw, A, alpha_share, exh, rigid,
-                 dlo, dhi, selectivity):  # fmt: skip
-    """The subtree of one task :func:`build_main` deferred, built on a copy of its
-    tables (``main``, the next summary id ``n_sums``) as :func:`_grow` would have at
-    that point, over the localized columns ``cols``.  Returns each table's new rows
-    (:data:`TABLES`), how many summary ids it took and the entries of the main tables
-    the task set: its bucket's children (kind 2) and its c-node's l-node start and
-    length and capacity (kinds 0 and 2), as ``[left, right, start, length, cap]``."""
-    tabs = _listed(main)
+def grow_subtree(cols, tables, n_sums, task, ids, iv, rk, ka, kw, A, alpha_share, exh, rigid,
+                 dlo, dhi, selectivity, thresh):  # fmt: skip
+    """The subtree of one deferred task, built on a copy of the tables that deferred it
+    (``tables``, arrays of :data:`TABLES`, and ``n_sums``, the next summary id, as they
+    stood when it was built) over the columns ``cols`` the build reads.  A task of
+    ``thresh`` expressions or more defers its own tasks of fewer in turn; a smaller
+    one builds its whole subtree.  Returns the copy's tables, grown, as arrays, the
+    next summary id and the tasks it deferred (as :func:`build_main`)."""
+    tabs = _listed(tables)
     ctr = np.full(1, n_sums, np.int64)
     stack = _stack()
-    kind, node = task[TASK_KIND], task[TASK_NODE]
-    stack[0].append(kind)
-    stack[1].append(node)
+    stack[0].append(task[TASK_KIND])
+    stack[1].append(task[TASK_NODE])
     stack[2].append(task[TASK_ATTR])
     stack[3].append(ids)
     stack[4].append(iv)
     stack[5].append(rk)
     stack[6].append((task[TASK_M0], task[TASK_M1]))
-    if kind == 1 and iv.shape[0]:
+    if task[TASK_KIND] == 1 and iv.shape[0]:
         stack[7].append(ka)
         stack[8].append(kw)
-    _grow(cols, tabs, ctr, stack, A, alpha_share, exh, rigid, dlo, dhi, selectivity, 0,
-          _deferred())  # fmt: skip
-    patch = np.full(5, -1, np.int64)
-    c = node
-    if kind == 2:
-        patch[0] = tabs[18][node]  # bk_left
-        patch[1] = tabs[19][node]  # bk_right
-        c = tabs[20][node]  # bk_cnode
-    if kind != 1:
-        patch[2] = tabs[3][c]  # leaf_start
-        patch[3] = tabs[4][c]  # leaf_len
-        patch[4] = tabs[1][c]  # cn_cap
-    return _tails(tabs, main), ctr[0] - n_sums, patch
+    dfr = _deferred()
+    _grow(cols, tabs, ctr, stack, A, alpha_share, exh, rigid, dlo, dhi, selectivity,
+          thresh if ids.size >= thresh else 0, dfr)  # fmt: skip
+    return _arrays(tabs), ctr[0], dfr
 
 
 @numba.njit(cache=True)

@@ -7,21 +7,24 @@ the stack is the root of a subtree whose build reads only its own expressions an
 nodes above it, and, depth first, that subtree takes a contiguous range of every
 counter (:data:`_build.COUNTERS`): just after the rows made before the task ran.
 
-So the build's top runs on one thread and defers every task of fewer than
-``defer_below`` expressions, noting each counter as it stood; the deferred subtrees
-are then built apart on a pool of threads, each on a copy of the top's tables
-(:func:`_build.grow_subtree`, numba without the GIL), and :func:`merge` numbers them
-in: a row the top made moves up by the rows of the subtrees deferred before it, a
-subtree's rows start where the top stood at its deferral plus the subtrees deferred
-before it, and every value that numbers a row is renumbered by the same rule (the
-catalog :data:`_build.TABLES` says which counter each column's rows and values
-follow).  The tables are those of the one-thread build whatever the number of threads
-or the deferral size (tested), so a run's results do not depend on either.
+So the root's partition runs first and defers every task it makes, noting each counter
+as it stood; a thread pool builds each deferred subtree apart on a copy of the tables
+that deferred it (:func:`_build.grow_subtree`, numba without the GIL), deferring in turn
+its own tasks of fewer than ``defer`` expressions, each to the pool as soon as it is
+made.  :func:`merge` then numbers every subtree in, bottom-up: a row made before a
+deferral moves up by the rows of the subtrees deferred before it, a subtree's rows start
+where its parent stood at its deferral plus the subtrees deferred before it, and every
+value that numbers a row is renumbered by the same rule (the catalog
+:data:`_build.TABLES` says which counter each column's rows and values follow).  The
+tables are those of the one-thread build whatever the number of threads or the
+deferral size (tested), so a run's results depend on neither.
 """
 
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from queue import SimpleQueue
 
 import numpy as np
 
@@ -40,68 +43,112 @@ _K = {name: k for k, name in enumerate(B.COUNTERS)}
 
 
 def defer_below(n: int, threads: int) -> int:
-    """The size under which BE*-B defers a task to the threads: with ``threads`` > 1
-    and at least :data:`MIN_THREADED` expressions, ``n / (2 threads)`` (the top then
-    holds about a third of the work on the 1M-subscription benchmark workloads, and no
-    deferred subtree more than a few times a thread's share of the rest); else 0,
-    nothing deferred."""
+    """The size under which a subtree built on the threads defers its own tasks: with
+    ``threads`` > 1 and at least :data:`MIN_THREADED` expressions, ``n / (2 threads)``
+    (no subtree left to one thread holds more than about a thread's share of the
+    rest); else 0, nothing deferred and one thread."""
     return n // (2 * threads) if threads > 1 and n >= MIN_THREADED else 0
+
+
+@dataclass
+class _Subtree:
+    """A subtree as built: its tables (those it was built on, grown, as arrays), the
+    next summary id, the tasks it deferred and, once built, their subtrees."""
+
+    tables: tuple
+    n_sums: int
+    deferred: tuple
+    parts: list = field(default_factory=list)
 
 
 def build_tables(cols, ids, A, alpha_share, exh, rigid=False, dlo=0.0, dhi=1.0,
                  selectivity=False, threads=1, defer=None):  # fmt: skip
     """BE*-B of ``ids`` over the predicate columns ``cols`` = (s_start, s_end, p_attr,
-    p_lo, p_hi, p_w) on ``threads`` threads, deferring tasks below ``defer``
-    expressions (default :func:`defer_below`).  Returns the tables by name
-    (:data:`_build.TABLES`; ``leaf_pool`` in the caller's ids), the number of summary
-    ids, and the predicate columns the build read last with its l-nodes' pool in their
-    numbering (for :func:`_build.boxes`)."""
+    p_lo, p_hi, p_w) on ``threads`` threads, the subtrees deferring their tasks below
+    ``defer`` expressions (default :func:`defer_below`; 0: one thread).  Returns the
+    tables by name (:data:`_build.TABLES`; ``leaf_pool`` in the caller's ids), the
+    number of summary ids, and the predicate columns the build read last with its
+    l-nodes' pool in their numbering (for :func:`_build.boxes`)."""
     if defer is None:
         defer = defer_below(ids.size, threads)
-    main, n_sums, loc, back, (d_task, d_ids, d_iv, d_rk, d_ka, d_kw) = B.build_main(
-        *cols, ids, A, alpha_share, exh, rigid, dlo, dhi, selectivity, defer
-    )
-    if d_task:
-        prm = (A, alpha_share, exh, rigid, dlo, dhi, selectivity)
-
-        def grow(j: int):
-            return B.grow_subtree(loc, main, n_sums, d_task[j], d_ids[j], d_iv[j], d_rk[j],
-                                  d_ka[j], d_kw[j], *prm)  # fmt: skip
-
-        biggest_first = sorted(range(len(d_task)), key=lambda j: -d_ids[j].size)
+    prm = (A, alpha_share, exh, rigid, dlo, dhi, selectivity)
+    main, n_sums, loc, back, deferred = B.build_main(*cols, ids, *prm, ids.size if defer else 0)
+    top = _Subtree(main, n_sums, deferred)
+    if deferred[0]:
+        finished: SimpleQueue = SimpleQueue()  # (subtree, task, future) as each ends
         with ThreadPoolExecutor(max(1, threads)) as pool:
-            done = dict(zip(biggest_first, pool.map(grow, biggest_first), strict=True))
-        main, n_sums = merge(main, n_sums, np.array(d_task), [done[j] for j in range(len(d_task))])
+
+            def spread(sub: _Subtree) -> int:  # its deferred tasks to the pool
+                sub.parts = [None] * len(sub.deferred[0])
+                for j in sorted(range(len(sub.parts)), key=lambda j: -sub.deferred[1][j].size):
+                    task = (x[j] for x in sub.deferred)
+                    f = pool.submit(B.grow_subtree, loc, sub.tables, sub.n_sums, *task, *prm, defer)
+                    f.add_done_callback(lambda f, sub=sub, j=j: finished.put((sub, j, f)))
+                return len(sub.parts)
+
+            running = spread(top)
+            while running:
+                sub, j, f = finished.get()
+                running -= 1
+                sub.parts[j] = _Subtree(*f.result())
+                if sub.parts[j].deferred[0]:
+                    running += spread(sub.parts[j])
+        main, n_sums = _numbered(top)
     tables = dict(zip(NAMES, main, strict=True))
     lpool = tables["leaf_pool"]  # (the build's numbering)
     tables["leaf_pool"] = back[lpool] if back.size else lpool.copy()
     return tables, n_sums, (*loc[:5], lpool)
 
 
-def merge(main: tuple, n_sums: int, tasks: np.ndarray, subtrees: list) -> tuple[tuple, int]:
-    """The tables of the one-thread build from the top's (``main``, ``n_sums``) and the
-    deferred ``tasks``' subtrees (rows of :func:`_build.grow_subtree`'s results, in
-    the order deferred): every row at its depth-first place, every number of a row
-    renumbered, and the entries of the top's nodes the subtrees set (a bucket's
-    children, a c-node's l-node and capacity) written in."""
+def _numbered(sub: _Subtree) -> tuple[tuple, int]:
+    """A subtree's tables with every subtree it deferred numbered in (bottom-up)."""
+    if not sub.deferred[0]:
+        return sub.tables, sub.n_sums
+    parts = [_numbered(p) for p in sub.parts]
+    return merge(sub.tables, sub.n_sums, np.array(sub.deferred[0]), parts)
+
+
+def _set_by(t, kind: int, node: int) -> tuple[int, int, int, int, int]:
+    """The entries of a node above it that a deferred task sets in its tables ``t`` (by
+    position, :data:`_build.TABLES`): its bucket's children (kind 2, -1 if it did not
+    split) and its c-node's l-node start, length and capacity (kinds 0 and 2)."""
+    left = right = start = length = cap = -1
+    c = node
+    if kind == 2:
+        left, right = t[_AT["bk_left"]][node], t[_AT["bk_right"]][node]
+        c = t[_AT["bk_cnode"]][node]
+    if kind != 1:
+        start, length, cap = (t[_AT[k]][c] for k in ("leaf_start", "leaf_len", "cn_cap"))
+    return left, right, start, length, cap
+
+
+def merge(main: tuple, n_sums: int, tasks: np.ndarray, parts: list) -> tuple[tuple, int]:
+    """The tables of the one-thread build from those that deferred ``tasks`` (``main``,
+    ``n_sums``) and each task's subtree (``parts``: the tables it was built on, grown,
+    and its next summary id, in the order deferred): every row at its depth-first
+    place, every number of a row renumbered, and the entries of the nodes above that
+    the subtrees set (a bucket's children, a c-node's l-node and capacity) written in."""
     nk = len(B.COUNTERS)
     marks = tasks[:, B.TASK_MARKS : B.TASK_MARKS + nk]
     first = {}  # a column numbered by each counter
     for name, rows, _ in B.TABLES:
         first.setdefault(rows, _AT[name])
-    held = np.array([main[first[c]].size if c != "sum_id" else n_sums for c in B.COUNTERS])
-    sizes = np.array([[sub[0][first[c]].size if c != "sum_id" else sub[1]
-                       for c in B.COUNTERS] for sub in subtrees])  # fmt: skip
-    before = np.zeros((len(subtrees) + 1, nk), np.int64)  # rows of subtrees deferred before
+
+    def counts(tables, ids) -> np.ndarray:
+        return np.array([tables[first[c]].size if c != "sum_id" else ids for c in B.COUNTERS])
+
+    held = counts(main, n_sums)
+    sizes = np.array([counts(t, ids) - held for t, ids in parts]).reshape(-1, nk)
+    before = np.zeros((len(parts) + 1, nk), np.int64)  # rows of subtrees deferred before
     np.cumsum(sizes, axis=0, out=before[1:])
     base = marks + before[:-1]  # each subtree's first row, per counter
 
-    def top(k: int, v: np.ndarray) -> np.ndarray:  # a row of the top, renumbered
+    def top(k: int, v):  # a row made before the deferrals' subtrees, renumbered
         return v + before[np.searchsorted(marks[:, k], v, side="right"), k]
 
     def renumber(k: int, v: np.ndarray, j: int | None) -> np.ndarray:
-        """Values ``v`` that number rows of counter k (-1: none), in the top's tables
-        (``j`` None) or in subtree j's."""
+        """Values ``v`` that number rows of counter k (-1: none), in ``main`` (``j``
+        None) or in subtree j's tables."""
         new = np.where(v < 0, v, top(k, np.maximum(v, 0)))
         if j is not None:
             new = np.where(v >= held[k], base[j, k] + v - held[k], new)
@@ -115,17 +162,17 @@ def merge(main: tuple, n_sums: int, tasks: np.ndarray, subtrees: list) -> tuple[
         if name in STARTS:
             val = np.where(main[_AT[STARTS[name]]] == 0, 0, val)
         got[top(k, np.arange(held[k]))] = val
-        for j, sub in enumerate(subtrees):
-            t = sub[0][_AT[name]]
+        for j, (t, _) in enumerate(parts):
+            new = t[_AT[name]][held[k] :]
             if refs is not None:
-                t = renumber(_K[refs], t, j)
+                new = renumber(_K[refs], new, j)
                 if name in STARTS:
-                    t = np.where(sub[0][_AT[STARTS[name]]] == 0, 0, t)
-            got[base[j, k] : base[j, k] + t.size] = t
+                    new = np.where(t[_AT[STARTS[name]]][held[k] :] == 0, 0, new)
+            got[base[j, k] : base[j, k] + new.size] = new
         out.append(got)
     t = dict(zip(NAMES, out, strict=True))
     for j, (kind, node) in enumerate(tasks[:, [B.TASK_KIND, B.TASK_NODE]]):
-        left, right, start, length, cap = subtrees[j][2]
+        left, right, start, length, cap = _set_by(parts[j][0], kind, node)
         c = node
         if kind == 2:  # the bucket's children, if it split
             b = top(_K["bucket"], node)
