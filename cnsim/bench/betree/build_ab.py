@@ -8,14 +8,16 @@ p-directories, weight summaries), list by list.
 
 Each point is ``insert_many`` of Table III's default workload (seed 0, match
 probability 0.1%) into an empty ``betree_star`` (``bulk=True``), timed after a warm-up
-build in the same process (no numba compilation in the times).  With ``--threads T``
-the working copy builds on T threads (``build_threads``: the deferred subtrees of
-``_bulk_threads``), the earlier revision on one (``--before WORKTREE --threads 2``: one
-thread against two, the same code).  Before the timed rounds both revisions' trees are
-also compared at ``--check`` subscriptions (seed 1), uniform and Zipf, for BE*-B and for
-the BE-tree's bulk load, on those threads.  REV is any git revision
-(e.g. the commit before a change), exported with ``git archive`` into a temporary
-folder; the one-by-one build has its own entry, ``cnsim bench betree_insert``.
+build in the same process (no numba compilation or cache loading in the times: the
+warm-up builds 25,000 expressions, enough to run the threaded build's kernels too).
+With ``--threads T`` the working copy builds on T threads (``build_threads``: the
+deferred subtrees of ``_bulk_threads``), the earlier revision on one (``--before
+WORKTREE --threads 2``: one thread against two, the same code).  Before the timed
+rounds both revisions' trees are also compared at ``--check`` subscriptions (seed 1),
+uniform and Zipf, for BE*-B and for the BE-tree's bulk load, on those threads.  REV is
+any git revision (e.g. the commit before a change), exported with ``git archive`` into
+a temporary folder; the one-by-one build has its own entry, ``cnsim bench
+betree_insert``.
 """
 
 from __future__ import annotations
@@ -59,7 +61,7 @@ def digest(ix):
                 h.update(b"|" + b"".join(p[s : s + m].tobytes() for p in v.pools))
     return h.hexdigest()
 
-s0, _, w0 = workload(1, 1, n=300, dist=dist)
+s0, _, w0 = workload(1, 1, n=min(n, 25_000), dist=dist)  # (past the threaded build's start)
 for name in trees:  # compile / load the cache
     make_index(name, w0, bulk=True, **kw).insert_many(s0)
 subs, _, w = workload(seed, 1, n=n, dist=dist)
