@@ -978,14 +978,15 @@ def _deferred():
 
 @numba.njit(cache=True, nogil=True)
 def _grow(cols, tabs, ctr, stack, A, alpha_share, exh, rigid, dlo, dhi, selectivity,
-          thresh, dfr):  # fmt: skip
+          grain, dfr):  # fmt: skip
     """Run the work stack of BE*-B (see :func:`build_main`) until it is empty, growing
-    the tables ``tabs`` (:data:`TABLES`; ``ctr[0]``: the next summary id).  A task of
-    fewer than ``thresh`` expressions is not run but deferred (appended to ``dfr``,
-    with every counter as it stood): its subtree can be built apart and numbered in
-    afterwards.  Partitioning the root c-node switches to a localized copy of the
-    predicates (:func:`root_localized`).  Returns the columns read last and, if they
-    were localized here, the old id of each new number (else an empty array)."""
+    the tables ``tabs`` (:data:`TABLES`; ``ctr[0]``: the next summary id).  With
+    ``grain`` > 0 every task of ``grain`` expressions or more but the first is not run
+    but deferred (appended to ``dfr``, with every counter as it stood): its subtree can
+    be built apart and numbered in afterwards.  Partitioning the root c-node switches
+    to a localized copy of the predicates (:func:`root_localized`).  Returns the
+    columns read last and, if they were localized here, the old id of each new number
+    (else an empty array)."""
     s_start, s_end, p_attr, p_lo, p_hi, p_w = cols
     (cn_bucket, cn_cap, cn_sum, leaf_start, leaf_len, leaf_pool, pn_attr, pn_cnode,
      pn_count, pn_root, pn_sum, pn_dstart, pn_dlen, dims_pool, pd_c, pd_attr, pd_p,
@@ -1006,10 +1007,11 @@ def _grow(cols, tabs, ctr, stack, A, alpha_share, exh, rigid, dlo, dhi, selectiv
     no_rk = np.empty((0, 2), np.int64)
     local = False  # renumbered (:func:`root_localized`): ``back`` gives the old ids
     back = np.empty(0, np.int64)
+    first = True
     while len(st_kind):
         kind, node, attr, arr = st_kind.pop(), st_node.pop(), st_attr.pop(), st_ids.pop()
         iv, rk, m = st_iv.pop(), st_rk.pop(), st_m.pop()
-        if arr.size < thresh:  # built apart
+        if grain and arr.size >= grain and not first:  # built apart
             ka, kw = no_rk[:, 0], no_iv[:, 0]
             if kind == 1 and iv.shape[0]:
                 ka, kw = st_ka.pop(), st_kw.pop()
@@ -1022,6 +1024,7 @@ def _grow(cols, tabs, ctr, stack, A, alpha_share, exh, rigid, dlo, dhi, selectiv
             d_ka.append(ka)
             d_kw.append(kw)
             continue
+        first = False
         if kind == 2:
             b = node
             c = bk_cnode[b]
@@ -1227,14 +1230,14 @@ def _grow(cols, tabs, ctr, stack, A, alpha_share, exh, rigid, dlo, dhi, selectiv
 
 @numba.njit(cache=True)
 def build_main(s_start, s_end, p_attr, p_lo, p_hi, p_w, ids, A, alpha_share, exh,
-               rigid=False, dlo=0.0, dhi=1.0, selectivity=False, thresh=0):  # fmt: skip
+               rigid=False, dlo=0.0, dhi=1.0, selectivity=False, grain=0):  # fmt: skip
     """BE*-B (``BEStarTree._bulk``) for an empty tree, entirely in numba: the same
     Algorithms 4 and 5 applied top-down to the batch, nodes numbered in the order the
     Python build creates them (its recursion replayed on one explicit stack,
     :func:`_grow`).  With ``rigid`` the BE-tree's bulk load: every overflowing bucket is
     cut at the middle of its grid cell of ``[dlo, dhi]`` (``_mid``), an atomic cell
-    (width <= 1) is partitioned instead.  Tasks of fewer than ``thresh`` expressions
-    are deferred (the root never is): each is the root of a subtree that
+    (width <= 1) is partitioned instead.  With ``grain`` > 0 the root's tasks of
+    ``grain`` expressions or more are deferred: each is the root of a subtree that
     :func:`grow_subtree` builds apart and ``_bulk_threads`` numbers in.  Returns the
     tables as arrays (:data:`TABLES`), the next summary id, the predicate columns the
     build read after the root partition (:func:`root_localized`'s copy) with the old
@@ -1252,7 +1255,7 @@ def build_main(s_start, s_end, p_attr, p_lo, p_hi, p_w, ids, A, alpha_share, exh
     dfr = _deferred()
     cols = (s_start, s_end, p_attr, p_lo, p_hi, p_w)
     loc, back = _grow(cols, tabs, ctr, stack, A, alpha_share, exh, rigid, dlo, dhi,
-                      selectivity, min(thresh, ids.size), dfr)  # fmt: skip
+                      selectivity, grain, dfr)  # fmt: skip
     return _arrays(tabs), ctr[0], loc, back, dfr
 
 
@@ -1286,13 +1289,13 @@ def _listed(arrs):
 
 @numba.njit(cache=True, nogil=True)
 def grow_subtree(cols, tables, n_sums, task, ids, iv, rk, ka, kw, A, alpha_share, exh, rigid,
-                 dlo, dhi, selectivity, thresh):  # fmt: skip
+                 dlo, dhi, selectivity, grain):  # fmt: skip
     """The subtree of one deferred task, built on a copy of the tables that deferred it
     (``tables``, arrays of :data:`TABLES`, and ``n_sums``, the next summary id, as they
-    stood when it was built) over the columns ``cols`` the build reads.  A task of
-    ``thresh`` expressions or more defers its own tasks of fewer in turn; a smaller
-    one builds its whole subtree.  Returns the copy's tables, grown, as arrays, the
-    next summary id and the tasks it deferred (as :func:`build_main`)."""
+    stood when it was built) over the columns ``cols`` the build reads; its own tasks of
+    ``grain`` expressions or more are deferred in turn.  Returns the copy's tables,
+    grown, as arrays, the next summary id and the tasks it deferred (as
+    :func:`build_main`)."""
     tabs = _listed(tables)
     ctr = np.full(1, n_sums, np.int64)
     stack = _stack()
@@ -1308,7 +1311,7 @@ def grow_subtree(cols, tables, n_sums, task, ids, iv, rk, ka, kw, A, alpha_share
         stack[8].append(kw)
     dfr = _deferred()
     _grow(cols, tabs, ctr, stack, A, alpha_share, exh, rigid, dlo, dhi, selectivity,
-          thresh if ids.size >= thresh else 0, dfr)  # fmt: skip
+          grain, dfr)  # fmt: skip
     return _arrays(tabs), ctr[0], dfr
 
 

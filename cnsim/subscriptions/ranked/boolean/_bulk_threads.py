@@ -7,17 +7,17 @@ the stack is the root of a subtree whose build reads only its own expressions an
 nodes above it, and, depth first, that subtree takes a contiguous range of every
 counter (:data:`_build.COUNTERS`): just after the rows made before the task ran.
 
-So the root's partition runs first and defers every task it makes, noting each counter
-as it stood; a thread pool builds each deferred subtree apart on a copy of the tables
-that deferred it (:func:`_build.grow_subtree`, numba without the GIL), deferring in turn
-its own tasks of fewer than ``defer`` expressions, each to the pool as soon as it is
-made.  :func:`merge` then numbers every subtree in, bottom-up: a row made before a
-deferral moves up by the rows of the subtrees deferred before it, a subtree's rows start
-where its parent stood at its deferral plus the subtrees deferred before it, and every
-value that numbers a row is renumbered by the same rule (the catalog
-:data:`_build.TABLES` says which counter each column's rows and values follow).  The
-tables are those of the one-thread build whatever the number of threads or the
-deferral size (tested), so a run's results depend on neither.
+So the build defers every task of ``grain`` expressions or more but the one it is
+building, noting each counter as it stood: the root's partition first, then a thread
+pool builds each deferred subtree apart on a copy of the tables that deferred it
+(:func:`_build.grow_subtree`, numba without the GIL), deferring its own large tasks to
+the pool in turn as soon as it makes them.  :func:`merge` then numbers every subtree
+in, bottom-up: a row made before a deferral moves up by the rows of the subtrees
+deferred before it, a subtree's rows start where its parent stood at its deferral plus
+the subtrees deferred before it, and every value that numbers a row is renumbered by
+the same rule (the catalog :data:`_build.TABLES` says which counter each column's rows
+and values follow).  The tables are those of the one-thread build whatever the number
+of threads or the grain (tested), so a run's results depend on neither.
 """
 
 from __future__ import annotations
@@ -34,6 +34,12 @@ from cnsim.subscriptions.ranked.boolean import _build as B
 #: the merge cost more than they save)
 MIN_THREADED = 20_000
 
+#: a task goes to the pool from n / (GRAINS threads) expressions: small enough that a
+#: thread is never left waiting long for the other's share (a subtree's own work
+#: before its tasks reach the pool is on one thread), large enough that the pool's
+#: calls, the tables' copies and the merges stay a few percent of the build
+GRAINS = 32
+
 #: the start columns and their lengths: an empty list starts at 0 in every build
 STARTS = {"leaf_start": "leaf_len", "sum_start": "sum_len", "pn_dstart": "pn_dlen"}
 
@@ -42,12 +48,11 @@ _AT = {name: k for k, name in enumerate(NAMES)}
 _K = {name: k for k, name in enumerate(B.COUNTERS)}
 
 
-def defer_below(n: int, threads: int) -> int:
-    """The size under which a subtree built on the threads defers its own tasks: with
-    ``threads`` > 1 and at least :data:`MIN_THREADED` expressions, ``n / (2 threads)``
-    (no subtree left to one thread holds more than about a thread's share of the
-    rest); else 0, nothing deferred and one thread."""
-    return n // (2 * threads) if threads > 1 and n >= MIN_THREADED else 0
+def grain_for(n: int, threads: int) -> int:
+    """The size from which a task goes to the thread pool: with ``threads`` > 1 and at
+    least :data:`MIN_THREADED` expressions, ``n / (GRAINS threads)``; else 0, nothing
+    deferred and one thread."""
+    return max(1, n // (GRAINS * threads)) if threads > 1 and n >= MIN_THREADED else 0
 
 
 @dataclass
@@ -62,17 +67,17 @@ class _Subtree:
 
 
 def build_tables(cols, ids, A, alpha_share, exh, rigid=False, dlo=0.0, dhi=1.0,
-                 selectivity=False, threads=1, defer=None):  # fmt: skip
+                 selectivity=False, threads=1, grain=None):  # fmt: skip
     """BE*-B of ``ids`` over the predicate columns ``cols`` = (s_start, s_end, p_attr,
-    p_lo, p_hi, p_w) on ``threads`` threads, the subtrees deferring their tasks below
-    ``defer`` expressions (default :func:`defer_below`; 0: one thread).  Returns the
+    p_lo, p_hi, p_w) on ``threads`` threads, every task of ``grain`` expressions or
+    more a subtree of its own (default :func:`grain_for`; 0: one thread).  Returns the
     tables by name (:data:`_build.TABLES`; ``leaf_pool`` in the caller's ids), the
     number of summary ids, and the predicate columns the build read last with its
     l-nodes' pool in their numbering (for :func:`_build.boxes`)."""
-    if defer is None:
-        defer = defer_below(ids.size, threads)
+    if grain is None:
+        grain = grain_for(ids.size, threads)
     prm = (A, alpha_share, exh, rigid, dlo, dhi, selectivity)
-    main, n_sums, loc, back, deferred = B.build_main(*cols, ids, *prm, ids.size if defer else 0)
+    main, n_sums, loc, back, deferred = B.build_main(*cols, ids, *prm, grain)
     top = _Subtree(main, n_sums, deferred)
     if deferred[0]:
         finished: SimpleQueue = SimpleQueue()  # (subtree, task, future) as each ends
@@ -82,7 +87,7 @@ def build_tables(cols, ids, A, alpha_share, exh, rigid=False, dlo=0.0, dhi=1.0,
                 sub.parts = [None] * len(sub.deferred[0])
                 for j in sorted(range(len(sub.parts)), key=lambda j: -sub.deferred[1][j].size):
                     task = (x[j] for x in sub.deferred)
-                    f = pool.submit(B.grow_subtree, loc, sub.tables, sub.n_sums, *task, *prm, defer)
+                    f = pool.submit(B.grow_subtree, loc, sub.tables, sub.n_sums, *task, *prm, grain)
                     f.add_done_callback(lambda f, sub=sub, j=j: finished.put((sub, j, f)))
                 return len(sub.parts)
 

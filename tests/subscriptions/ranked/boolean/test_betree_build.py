@@ -614,11 +614,11 @@ def test_root_localized_copies_and_renumbers_the_root_partition(texts, extra, ca
             np.testing.assert_array_equal(a[old], b[cp])
 
 
-def _threads_against_one(subs, threads, defer, rigid=False, cap=5, split="exhaustive",
+def _threads_against_one(subs, threads, grain, rigid=False, cap=5, split="exhaustive",
                          ranking="popularity") -> None:  # fmt: skip
     """BE*-B (with ``rigid`` the BE-tree's bulk load) of ``subs`` on ``threads`` threads,
-    deferring the tasks below ``defer`` expressions, gives the one-thread build's
-    tables, every column row for row, and reads the same predicate columns."""
+    every task of ``grain`` expressions or more built apart, gives the one-thread
+    build's tables, every column row for row, and reads the same predicate columns."""
     from cnsim.subscriptions.ranked.boolean._bulk_threads import build_tables
     from cnsim.subscriptions.ranked.boolean.base import Store, as_expressions
 
@@ -626,7 +626,7 @@ def _threads_against_one(subs, threads, defer, rigid=False, cap=5, split="exhaus
     ids = store.append(as_expressions(subs, "subs"))
     cols = (store.s_start, store.s_end, store.p_attr, store.p_lo, store.p_hi, store.p_w)
     prm = (cap, 0.1, split == "exhaustive", rigid, 0.0, 16.0, ranking == "selectivity")
-    a = build_tables(cols, ids, *prm, threads, defer)
+    a = build_tables(cols, ids, *prm, threads, grain)
     b = build_tables(cols, ids, *prm, 1, 0)
     assert a[0].keys() == b[0].keys() and a[1] == b[1]
     for name in a[0]:
@@ -643,21 +643,23 @@ def _threads_against_one(subs, threads, defer, rigid=False, cap=5, split="exhaus
     ranking=st.sampled_from(["popularity", "selectivity"]),
     rigid=st.booleans(),
     threads=st.integers(2, 3),
-    defer=st.integers(0, 160),
+    grain=st.integers(0, 160),
 )
 def test_threaded_bulk_builds_the_one_thread_tables(subs, cap, split, ranking, rigid, threads,
-                                                    defer):  # fmt: skip
-    """BE*-B with every task below ``defer`` expressions built apart on threads and
-    numbered in gives the one-thread build's tables (:func:`_threads_against_one`)."""
-    _threads_against_one(subs, threads, defer, rigid, cap, split, ranking)
+                                                    grain):  # fmt: skip
+    """BE*-B with every task of ``grain`` expressions or more built apart on threads
+    (nested: a subtree's own large tasks too) and numbered in gives the one-thread
+    build's tables (:func:`_threads_against_one`)."""
+    _threads_against_one(subs, threads, grain, rigid, cap, split, ranking)
 
 
 @pytest.mark.parametrize("dist", ["uniform", "zipf"])
-def test_build_threads_give_the_same_tree(dist):
+def test_build_threads_give_the_same_tree(dist, monkeypatch):
     """A BE*-tree of the benchmark's workload built on two threads (above the size that
-    turns them on) is the one-thread tree, node for node, and answers alike; smaller
-    deferral sizes too."""
-    from cnsim.subscriptions.ranked.boolean._bulk_threads import MIN_THREADED, defer_below
+    turns them on) is the one-thread tree, node for node, and answers alike; finer
+    grains too, with subtrees of every kind of task built apart."""
+    from cnsim.subscriptions.ranked.boolean import _build
+    from cnsim.subscriptions.ranked.boolean._bulk_threads import GRAINS, MIN_THREADED, grain_for
     from cnsim.subscriptions.ranked.boolean.workload import make_index, workload
 
     n = MIN_THREADED + 5_000
@@ -671,17 +673,17 @@ def test_build_threads_give_the_same_tree(dist):
         a, b = (np.asarray(getattr(ix, name)) for ix in (one, two))
         np.testing.assert_array_equal(a, b, err_msg=name)
     np.testing.assert_array_equal(one.top_k_batch(events, 5), two.top_k_batch(events, 5))
-    assert defer_below(n, 2) == n // 4 and defer_below(MIN_THREADED - 1, 2) == 0
-    small, _, _ = workload(4, 1, n=3_000, dist=dist)
-    for defer in (100, 750):
-        _threads_against_one(small, 2, defer)
-        _threads_against_one(small, 3, defer, rigid=True)
-    if dist == "zipf":  # subtrees of every kind of task were built apart
-        from cnsim.subscriptions.ranked.boolean._build import TASK_KIND, build_main
-        from cnsim.subscriptions.ranked.boolean.base import Store, as_expressions
+    assert grain_for(n, 2) == n // (2 * GRAINS) and grain_for(MIN_THREADED - 1, 2) == 0
+    kinds = set()
+    grow = _build.grow_subtree
 
-        store = Store()
-        ids = store.append(as_expressions(small, "subs"))
-        cols = (store.s_start, store.s_end, store.p_attr, store.p_lo, store.p_hi, store.p_w)
-        tasks = build_main(*cols, ids, 5, 0.1, True, False, 0.0, 1.0, False, 100)[4][0]
-        assert set(np.array(tasks)[:, TASK_KIND]) == {0, 1, 2}
+    def recorded(*args):
+        kinds.add(int(args[3][_build.TASK_KIND]))
+        return grow(*args)
+
+    monkeypatch.setattr(_build, "grow_subtree", recorded)
+    small, _, _ = workload(4, 1, n=3_000, dist=dist)
+    for grain in (30, 750):
+        _threads_against_one(small, 2, grain)
+        _threads_against_one(small, 3, grain, rigid=True)
+    assert kinds == {0, 1, 2}
