@@ -7,11 +7,11 @@ the stack is the root of a subtree whose build reads only its own expressions an
 nodes above it, and, depth first, that subtree takes a contiguous range of every
 counter (:data:`_build.COUNTERS`): just after the rows made before the task ran.
 
-So the build defers every task of ``grain`` expressions or more but the one it is
-building, noting each counter as it stood: the root's partition first, then a thread
-pool builds each deferred subtree apart on a copy of the tables that deferred it
-(:func:`_build.grow_subtree`, numba without the GIL), deferring its own large tasks to
-the pool in turn as soon as it makes them.  :func:`merge` then numbers every subtree
+So the root's partition runs first and defers every task it makes, noting each
+counter as it stood; a thread pool builds each deferred subtree apart on a copy of the
+tables that deferred it (:func:`_build.grow_subtree`, numba without the GIL), deferring
+in turn its own tasks of ``grain`` expressions or more (smaller ones it builds in
+place).  :func:`merge` then numbers every subtree
 in, bottom-up: a row made before a deferral moves up by the rows of the subtrees
 deferred before it, a subtree's rows start where its parent stood at its deferral plus
 the subtrees deferred before it, and every value that numbers a row is renumbered by
@@ -77,7 +77,8 @@ def build_tables(cols, ids, A, alpha_share, exh, rigid=False, dlo=0.0, dhi=1.0,
     if grain is None:
         grain = grain_for(ids.size, threads)
     prm = (A, alpha_share, exh, rigid, dlo, dhi, selectivity)
-    main, n_sums, loc, back, deferred = B.build_main(*cols, ids, *prm, grain)
+    # the root defers every task it makes (what it built in place would wait for it)
+    main, n_sums, loc, back, deferred = B.build_main(*cols, ids, *prm, min(grain, 1))
     top = _Subtree(main, n_sums, deferred)
     if deferred[0]:
         finished: SimpleQueue = SimpleQueue()  # (subtree, task, future) as each ends
