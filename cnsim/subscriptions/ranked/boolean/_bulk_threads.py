@@ -69,8 +69,9 @@ class _Subtree:
 def build_tables(cols, ids, A, alpha_share, exh, rigid=False, dlo=0.0, dhi=1.0,
                  selectivity=False, threads=1, grain=None):  # fmt: skip
     """BE*-B of ``ids`` over the predicate columns ``cols`` = (s_start, s_end, p_attr,
-    p_lo, p_hi, p_w) on ``threads`` threads, every task of ``grain`` expressions or
-    more a subtree of its own (default :func:`grain_for`; 0: one thread).  Returns the
+    p_lo, p_hi, p_w) on ``threads`` threads: each of the root's groups and, within
+    them, every task of ``grain`` expressions or more a subtree of its own (default
+    :func:`grain_for`; 0: one thread, nothing deferred).  Returns the
     tables by name (:data:`_build.TABLES`; ``leaf_pool`` in the caller's ids), the
     number of summary ids, and the predicate columns the build read last with its
     l-nodes' pool in their numbering (for :func:`_build.boxes`)."""
