@@ -940,23 +940,16 @@ def _root_tables(A):
 
 
 @numba.njit(cache=True)
-def _stack():
-    """An empty work stack: (kind, node, attr, ids, iv, rk, m) per task, and the
-    gathered weight summaries (ka, kw) of the new p-nodes' tasks that carry them."""
+def _stack(kind, node, attr, ids, iv, rk, m):
+    """A work stack holding one task: (kind, node, attr, ids, iv, rk, m) per task, and
+    the gathered weight summaries (ka, kw) of the new p-nodes' tasks that carry them
+    (none yet)."""
     no_iv = np.empty((0, 2))
     no_rk = np.empty((0, 2), np.int64)
-    st_kind, st_node, st_attr, st_ids = [0], [0], [0], [no_rk[:, 0]]
-    st_iv, st_rk, st_m = [no_iv], [no_rk], [(0, 0)]
     st_ka, st_kw = [no_rk[:, 0]], [no_iv[:, 0]]
-    for lst in (st_kind, st_node, st_attr):
-        lst.pop()
-    st_ids.pop()
-    st_iv.pop()
-    st_rk.pop()
-    st_m.pop()
     st_ka.pop()
     st_kw.pop()
-    return st_kind, st_node, st_attr, st_ids, st_iv, st_rk, st_m, st_ka, st_kw
+    return [kind], [node], [attr], [ids], [iv], [rk], [m], st_ka, st_kw
 
 
 @numba.njit(cache=True)
@@ -1244,14 +1237,7 @@ def build_main(s_start, s_end, p_attr, p_lo, p_hi, p_w, ids, A, alpha_share, exh
     id of each new number (empty if not localized), and the deferred tasks."""
     tabs = _root_tables(A)
     ctr = np.ones(1, np.int64)
-    stack = _stack()
-    stack[0].append(0)
-    stack[1].append(0)
-    stack[2].append(0)
-    stack[3].append(ids)
-    stack[4].append(np.empty((0, 2)))
-    stack[5].append(np.empty((0, 2), np.int64))
-    stack[6].append((0, 0))
+    stack = _stack(0, 0, 0, ids, np.empty((0, 2)), np.empty((0, 2), np.int64), (0, 0))
     dfr = _deferred()
     cols = (s_start, s_end, p_attr, p_lo, p_hi, p_w)
     loc, back = _grow(cols, tabs, ctr, stack, A, alpha_share, exh, rigid, dlo, dhi,
@@ -1298,14 +1284,8 @@ def grow_subtree(cols, tables, n_sums, task, ids, iv, rk, ka, kw, A, alpha_share
     :func:`build_main`)."""
     tabs = _listed(tables)
     ctr = np.full(1, n_sums, np.int64)
-    stack = _stack()
-    stack[0].append(task[TASK_KIND])
-    stack[1].append(task[TASK_NODE])
-    stack[2].append(task[TASK_ATTR])
-    stack[3].append(ids)
-    stack[4].append(iv)
-    stack[5].append(rk)
-    stack[6].append((task[TASK_M0], task[TASK_M1]))
+    stack = _stack(task[TASK_KIND], task[TASK_NODE], task[TASK_ATTR], ids, iv, rk,
+                   (task[TASK_M0], task[TASK_M1]))
     if task[TASK_KIND] == 1 and iv.shape[0]:
         stack[7].append(ka)
         stack[8].append(kw)

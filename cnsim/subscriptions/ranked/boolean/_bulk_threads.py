@@ -46,6 +46,8 @@ STARTS = {"leaf_start": "leaf_len", "sum_start": "sum_len", "pn_dstart": "pn_dle
 NAMES = tuple(name for name, _, _ in B.TABLES)
 _AT = {name: k for k, name in enumerate(NAMES)}
 _K = {name: k for k, name in enumerate(B.COUNTERS)}
+#: per counter, a column whose rows it numbers (its length: the counter's value)
+_ROWS = {rows: _AT[name] for name, rows, _ in reversed(B.TABLES)}
 
 
 def grain_for(n: int, threads: int) -> int:
@@ -137,12 +139,9 @@ def merge(main: tuple, n_sums: int, tasks: np.ndarray, parts: list) -> tuple[tup
     the subtrees set (a bucket's children, a c-node's l-node and capacity) written in."""
     nk = len(B.COUNTERS)
     marks = tasks[:, B.TASK_MARKS : B.TASK_MARKS + nk]
-    first = {}  # a column numbered by each counter
-    for name, rows, _ in B.TABLES:
-        first.setdefault(rows, _AT[name])
 
     def counts(tables, ids) -> np.ndarray:
-        return np.array([tables[first[c]].size if c != "sum_id" else ids for c in B.COUNTERS])
+        return np.array([tables[_ROWS[c]].size if c != "sum_id" else ids for c in B.COUNTERS])
 
     held = counts(main, n_sums)
     sizes = np.array([counts(t, ids) - held for t, ids in parts]).reshape(-1, nk)
