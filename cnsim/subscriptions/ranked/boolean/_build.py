@@ -13,11 +13,12 @@ end, else overlapping; minimum overlap length, then minimum coverage, then the f
 the left bound's end only decreases and the right side only grows, each cut's far
 count, far bounds and overlap bounds are kept in O(1) amortized (:func:`_pass`).  Every
 order the split needs is a counting sort of the bounds' dense ranks
-(:func:`dense_ranks`, a radix sort of the floats' bits; :func:`stable_by`): one sort
-per bound, and in BE*-B one per p-node, whose members' intervals and ranks are carried
-down its whole c-directory (renumbered, :func:`compact_ranks`, once a bucket holds far
-fewer intervals than the p-node had ranks).  The partition plan reads each group's
-intervals and weight summary in the same pass that places its members
+(:func:`dense_ranks`, a radix sort of the floats' bits; :func:`stable_by`;
+:func:`split_orders`): one sort per bound, and in BE*-B one per p-node, whose
+members' intervals are gathered once and whose orders, sorted at its first split, are
+carried down its whole c-directory (each split restricts them to its two sides in one
+pass, :func:`child_orders`, instead of the children's sorts).  The partition plan
+reads each group's intervals and weight summary in the same pass that places its members
 (:func:`partition_gathered`).  After the root's partition (Algorithm 4 on the whole
 batch) the build reads a copy of the predicates renumbered group by group and by lower
 bound (:func:`root_localized`), so that the deeper partitions' and the boxes' walks
@@ -221,24 +222,6 @@ def stable_by(keys, m, order):
 
 
 @numba.njit(cache=True)
-def compact_ranks(keys, m):
-    """The dense ranks of ``keys`` (integers in ``0..m-1``: e.g. the ranks of a
-    superset) and their number: the same order, renumbered without gaps, in O(n + m)."""
-    new = np.zeros(m, np.int64)
-    for t in range(keys.size):
-        new[keys[t]] = 1
-    k = 0
-    for v in range(m):
-        c = new[v]
-        new[v] = k
-        k += c
-    out = np.empty(keys.size, np.int64)
-    for t in range(keys.size):
-        out[t] = new[keys[t]]
-    return out, k
-
-
-@numba.njit(cache=True)
 def _lexorder_ranked(ra, ma, rb, mb):
     """np.lexsort((a, b)) from the dense ranks of a and b: by b, then a, then position."""
     return stable_by(rb, mb, stable_by(ra, ma, np.arange(ra.size)))
@@ -349,26 +332,66 @@ def _pass(a, b, order, by_a, alpha, best, mirror):
 def exhaustive(lo, hi, alpha):
     """Side of every interval (0 left, 1 overlap, 2 right) of the best exhaustive split,
     and whether one exists."""
-    rl, ml = dense_ranks(lo)
-    rh, mh = dense_ranks(hi)
-    return exhaustive_ranked(lo, hi, rl, ml, rh, mh, alpha)
+    return exhaustive_ordered(lo, hi, split_orders(lo, hi), alpha)
 
 
 @numba.njit(cache=True)
-def exhaustive_ranked(lo, hi, rl, ml, rh, mh, alpha):
-    """:func:`exhaustive` given order-preserving integer keys of lo and hi (``rl`` below
-    ``ml``, ``rh`` below ``mh``; equal values, equal keys): :func:`dense_ranks`, or a
-    subset of them."""
+def split_orders(lo, hi):
+    """The four orders the exhaustive split reads, as the rows of a (4, n) array:
+    the positions by lo, Omega_up (``np.lexsort((lo, hi))``), by hi descending and
+    Omega_low's (``np.lexsort((-hi, -lo))``), every tie by position.  One dense ranking
+    of each bound (:func:`dense_ranks`), then four counting sorts (:func:`stable_by`)."""
+    n = lo.size
+    rl, ml = dense_ranks(lo)
+    rh, mh = dense_ranks(hi)
+    out = np.empty((4, n), np.int64)
+    out[0] = stable_by(rl, ml, np.arange(n))
+    out[1] = stable_by(rh, mh, out[0])
+    out[2] = stable_by((mh - 1) - rh, mh, np.arange(n))  # (the ranks of -hi)
+    out[3] = stable_by((ml - 1) - rl, ml, out[2])
+    return out
+
+
+@numba.njit(cache=True)
+def child_orders(orders, side):
+    """The :func:`split_orders` of the left (side 0) and the right (side 2) intervals,
+    each in its own positions: the parent's orders restricted to them.  A stable order
+    restricted to a subset that keeps its positions' order is the subset's own, so one
+    pass over the parent's orders replaces the children's sorts."""
+    n = side.size
+    at = np.empty(n, np.int64)  # each interval's position in its child
+    nl = 0
+    nr = 0
+    for t in range(n):
+        if side[t] == 0:
+            at[t] = nl
+            nl += 1
+        elif side[t] == 2:
+            at[t] = nr
+            nr += 1
+    left = np.empty((4, nl), np.int64)
+    right = np.empty((4, nr), np.int64)
+    for j in range(4):
+        wl = 0
+        wr = 0
+        for t in range(n):
+            i = orders[j, t]
+            if side[i] == 0:
+                left[j, wl] = at[i]
+                wl += 1
+            elif side[i] == 2:
+                right[j, wr] = at[i]
+                wr += 1
+    return left, right
+
+
+@numba.njit(cache=True)
+def exhaustive_ordered(lo, hi, orders, alpha):
+    """:func:`exhaustive` given :func:`split_orders` of lo and hi (computed, or carried
+    down from a parent's split by :func:`child_orders`)."""
     n = lo.size
     best = np.array([INF, INF, -1.0, -1.0])
-    # four counting sorts: by lo and by hi descending (ties by position), and from them
-    # Omega_up of each direction (np.lexsort((lo, hi)) and np.lexsort((-hi, -lo)))
-    by_lo = stable_by(rl, ml, np.arange(n))
-    up = stable_by(rh, mh, by_lo)
-    nrl = (ml - 1) - rl  # the ranks of -lo and -hi: reversed
-    nrh = (mh - 1) - rh
-    by_hi_desc = stable_by(nrh, mh, np.arange(n))
-    down = stable_by(nrl, ml, by_hi_desc)
+    by_lo, up, by_hi_desc, down = orders[0], orders[1], orders[2], orders[3]
     _pass(lo, hi, up, by_lo, alpha, best, 0)
     _pass(-hi, -lo, down, by_hi_desc, alpha, best, 1)
     side = np.ones(n, np.int64)
@@ -824,17 +847,13 @@ def split(lo, hi, alpha_share, exhaustive_split):
     """``BEStarTree._split``: the data split (exhaustive or approximate; the space split
     when neither exists), then the insertion rule (what a child's bound encloses goes to
     that child).  Side 0 left, 1 overlapping, 2 right."""
-    if exhaustive_split:
-        rl, ml = dense_ranks(lo)
-        rh, mh = dense_ranks(hi)
-        return split_ranked(lo, hi, rl, ml, rh, mh, alpha_share, True)
-    none = np.empty(0, np.int64)
-    return split_ranked(lo, hi, none, 0, none, 0, alpha_share, False)
+    orders = split_orders(lo, hi) if exhaustive_split else np.empty((4, 0), np.int64)
+    return split_ordered(lo, hi, orders, alpha_share, exhaustive_split)
 
 
 @numba.njit(cache=True)
-def split_ranked(lo, hi, rl, ml, rh, mh, alpha_share, exhaustive_split):
-    """:func:`split` given the keys of :func:`exhaustive_ranked` (unread by the
+def split_ordered(lo, hi, orders, alpha_share, exhaustive_split):
+    """:func:`split` given the orders of :func:`split_orders` (unread by the
     approximate split)."""
     n = lo.size
     alpha = max(1, int(np.ceil(alpha_share * n)))
@@ -842,7 +861,7 @@ def split_ranked(lo, hi, rl, ml, rh, mh, alpha_share, exhaustive_split):
     side = np.ones(n, np.int64)
     if n >= 2 * alpha:
         if exhaustive_split:
-            side, ok = exhaustive_ranked(lo, hi, rl, ml, rh, mh, alpha)
+            side, ok = exhaustive_ordered(lo, hi, orders, alpha)
         else:
             side, ok = approximate(lo, hi, alpha)
     if not ok:  # split_spaceClustering at the centre of the finite endpoints
@@ -874,8 +893,10 @@ def split_ranked(lo, hi, rl, ml, rh, mh, alpha_share, exhaustive_split):
 
 
 #: the counters that number the build's rows: c-nodes, p-nodes, buckets, the p-nodes'
-#: dims pool, weight-summary lists, the summaries' pool, the l-nodes' pool, summary ids
-COUNTERS = ("cnode", "pnode", "bucket", "dims", "sums", "sum_pool", "leaf_pool", "sum_id")
+#: dims pool, weight-summary lists, the summaries' pool, the l-nodes' pool, summary ids,
+#: the l-nodes' boxes' pool
+COUNTERS = ("cnode", "pnode", "bucket", "dims", "sums", "sum_pool", "leaf_pool", "sum_id",
+            "leaf_box")  # fmt: skip
 
 #: the build's tables in the order :func:`_grow` holds them (integer columns, then
 #: float): each column's name, the counter numbering its rows and the counter its
@@ -888,6 +909,7 @@ TABLES = (
     ("leaf_start", "cnode", "leaf_pool"),
     ("leaf_len", "cnode", None),
     ("leaf_pool", "leaf_pool", None),
+    ("leaf_box", "cnode", "leaf_box"),
     ("pn_attr", "pnode", None),
     ("pn_cnode", "pnode", "cnode"),
     ("pn_count", "pnode", None),
@@ -911,62 +933,64 @@ TABLES = (
     ("bk_clo", "bucket", None),
     ("bk_chi", "bucket", None),
     ("sum_w", "sum_pool", None),
+    ("lb_lo", "leaf_box", None),
+    ("lb_hi", "leaf_box", None),
 )
 
-#: a deferred task's row (:func:`build_main`): kind, node, attribute, the ranks' sizes,
-#: then each counter of :data:`COUNTERS` when it was deferred
-TASK_KIND, TASK_NODE, TASK_ATTR, TASK_M0, TASK_M1, TASK_MARKS = 0, 1, 2, 3, 4, 5
+#: a deferred task's row (:func:`build_main`): kind, node, attribute, then each counter
+#: of :data:`COUNTERS` when it was deferred
+TASK_KIND, TASK_NODE, TASK_ATTR, TASK_MARKS = 0, 1, 2, 3
 
 
 @numba.njit(cache=True)
 def _root_tables(A):
     """The build's tables (:data:`TABLES`) holding the root c-node alone."""
     cn_bucket, cn_cap, cn_sum, leaf_start, leaf_len = [-1], [A], [0], [0], [0]
+    leaf_box = [-1]
     leaf_pool, pn_attr, pn_cnode, pn_count, pn_root, pn_sum = [0], [0], [0], [0], [0], [0]
     pn_dstart, pn_dlen, dims_pool, pd_c, pd_attr, pd_p = [0], [0], [0], [0], [0], [0]
     bk_parent, bk_left, bk_right, bk_cnode, bk_pnode = [0], [0], [0], [0], [0]
     sum_of, sum_start, sum_len, sum_attr = [0], [0], [0], [0]
-    bk_clo, bk_chi, sum_w = [0.0], [0.0], [0.0]
+    bk_clo, bk_chi, sum_w, lb_lo, lb_hi = [0.0], [0.0], [0.0], [0.0], [0.0]
     for lst in (leaf_pool, pn_attr, pn_cnode, pn_count, pn_root, pn_sum, pn_dstart, pn_dlen,
                 dims_pool, pd_c, pd_attr, pd_p, bk_parent, bk_left, bk_right, bk_cnode,
                 bk_pnode, sum_of, sum_start, sum_len, sum_attr):  # fmt: skip
         lst.pop()
-    for lst in (bk_clo, bk_chi, sum_w):
+    for lst in (bk_clo, bk_chi, sum_w, lb_lo, lb_hi):
         lst.pop()
-    return (cn_bucket, cn_cap, cn_sum, leaf_start, leaf_len, leaf_pool, pn_attr, pn_cnode,
-            pn_count, pn_root, pn_sum, pn_dstart, pn_dlen, dims_pool, pd_c, pd_attr, pd_p,
-            bk_parent, bk_left, bk_right, bk_cnode, bk_pnode, sum_of, sum_start, sum_len,
-            sum_attr, bk_clo, bk_chi, sum_w)  # fmt: skip
+    return (cn_bucket, cn_cap, cn_sum, leaf_start, leaf_len, leaf_pool, leaf_box, pn_attr,
+            pn_cnode, pn_count, pn_root, pn_sum, pn_dstart, pn_dlen, dims_pool, pd_c, pd_attr,
+            pd_p, bk_parent, bk_left, bk_right, bk_cnode, bk_pnode, sum_of, sum_start, sum_len,
+            sum_attr, bk_clo, bk_chi, sum_w, lb_lo, lb_hi)  # fmt: skip
 
 
 @numba.njit(cache=True)
-def _stack(kind, node, attr, ids, iv, rk, m):
-    """A work stack holding one task: (kind, node, attr, ids, iv, rk, m) per task, and
+def _stack(kind, node, attr, ids, iv, od):
+    """A work stack holding one task: (kind, node, attr, ids, iv, od) per task, and
     the gathered weight summaries (ka, kw) of the new p-nodes' tasks that carry them
     (none yet)."""
     no_iv = np.empty((0, 2))
-    no_rk = np.empty((0, 2), np.int64)
-    st_ka, st_kw = [no_rk[:, 0]], [no_iv[:, 0]]
+    st_ka, st_kw = [np.empty(0, np.int64)], [no_iv[:, 0]]
     st_ka.pop()
     st_kw.pop()
-    return [kind], [node], [attr], [ids], [iv], [rk], [m], st_ka, st_kw
+    return [kind], [node], [attr], [ids], [iv], [od], st_ka, st_kw
 
 
 @numba.njit(cache=True)
 def _deferred():
     """No deferred tasks yet: their rows (:data:`TASK_KIND` ...) and their ids, iv,
-    rk, ka and kw as the stack held them."""
+    od, ka and kw as the stack held them."""
     no_iv = np.empty((0, 2))
-    no_rk = np.empty((0, 2), np.int64)
-    d_task, d_ids, d_iv, d_rk = [no_rk[:, 0]], [no_rk[:, 0]], [no_iv], [no_rk]
-    d_ka, d_kw = [no_rk[:, 0]], [no_iv[:, 0]]
+    no_ids = np.empty(0, np.int64)
+    d_task, d_ids, d_iv, d_od = [no_ids], [no_ids], [no_iv], [np.empty((4, 0), np.int64)]
+    d_ka, d_kw = [no_ids], [no_iv[:, 0]]
     d_task.pop()
     d_ids.pop()
     d_iv.pop()
-    d_rk.pop()
+    d_od.pop()
     d_ka.pop()
     d_kw.pop()
-    return d_task, d_ids, d_iv, d_rk, d_ka, d_kw
+    return d_task, d_ids, d_iv, d_od, d_ka, d_kw
 
 
 @numba.njit(cache=True, nogil=True)
@@ -981,39 +1005,42 @@ def _grow(cols, tabs, ctr, stack, A, alpha_share, exh, rigid, dlo, dhi, selectiv
     columns read last and, if they were localized here, the old id of each new number
     (else an empty array)."""
     s_start, s_end, p_attr, p_lo, p_hi, p_w = cols
-    (cn_bucket, cn_cap, cn_sum, leaf_start, leaf_len, leaf_pool, pn_attr, pn_cnode,
-     pn_count, pn_root, pn_sum, pn_dstart, pn_dlen, dims_pool, pd_c, pd_attr, pd_p,
-     bk_parent, bk_left, bk_right, bk_cnode, bk_pnode, sum_of, sum_start, sum_len,
-     sum_attr, bk_clo, bk_chi, sum_w) = tabs  # fmt: skip
-    st_kind, st_node, st_attr, st_ids, st_iv, st_rk, st_m, st_ka, st_kw = stack
-    d_task, d_ids, d_iv, d_rk, d_ka, d_kw = dfr
+    (cn_bucket, cn_cap, cn_sum, leaf_start, leaf_len, leaf_pool, leaf_box, pn_attr,
+     pn_cnode, pn_count, pn_root, pn_sum, pn_dstart, pn_dlen, dims_pool, pd_c, pd_attr,
+     pd_p, bk_parent, bk_left, bk_right, bk_cnode, bk_pnode, sum_of, sum_start, sum_len,
+     sum_attr, bk_clo, bk_chi, sum_w, lb_lo, lb_hi) = tabs  # fmt: skip
+    st_kind, st_node, st_attr, st_ids, st_iv, st_od, st_ka, st_kw = stack
+    d_task, d_ids, d_iv, d_od, d_ka, d_kw = dfr
     # the work stack: (kind, node, attr, ids); kinds: 0 partition c-node, 1 new p-node
     # of c-node ``node`` on ``attr`` then cluster it, 2 cluster bucket ``node``.  A
     # cluster task also carries its expressions' intervals on the p-node's attribute
-    # (``iv``: lo, hi) and their ranks (``rk``, :func:`dense_ranks` over the p-node's
-    # members, below ``m``): gathered and ranked once per p-node, the directory's splits
-    # take their subsets (``iv`` and ``rk`` are empty in the other tasks).  A new
+    # (``iv``: lo, hi), gathered once per p-node, and below a split the exhaustive
+    # split's orders of them (``od``, :func:`split_orders`; sorted at the p-node's
+    # first split, the directory's splits take their subsets, :func:`child_orders`;
+    # ``iv`` and ``od`` are empty where not carried).  A new
     # p-node's task carries its members' intervals and weight summary when the
     # partition plan gathered them (:func:`partition_gathered`; the summaries on a
     # stack of their own, one entry per such task)
     no_iv = np.empty((0, 2))
-    no_rk = np.empty((0, 2), np.int64)
+    no_od = np.empty((4, 0), np.int64)
+    no_ids = np.empty(0, np.int64)
     local = False  # renumbered (:func:`root_localized`): ``back`` gives the old ids
     back = np.empty(0, np.int64)
     first = True
     while len(st_kind):
         kind, node, attr, arr = st_kind.pop(), st_node.pop(), st_attr.pop(), st_ids.pop()
-        iv, rk, m = st_iv.pop(), st_rk.pop(), st_m.pop()
+        iv, od = st_iv.pop(), st_od.pop()
         if grain and arr.size >= grain and not first:  # built apart
-            ka, kw = no_rk[:, 0], no_iv[:, 0]
+            ka, kw = no_ids, no_iv[:, 0]
             if kind == 1 and iv.shape[0]:
                 ka, kw = st_ka.pop(), st_kw.pop()
-            d_task.append(np.array([kind, node, attr, m[0], m[1], len(cn_bucket), len(pn_attr),
+            d_task.append(np.array([kind, node, attr, len(cn_bucket), len(pn_attr),
                                     len(bk_parent), len(dims_pool), len(sum_of),
-                                    len(sum_attr), len(leaf_pool), ctr[0]]))  # fmt: skip
+                                    len(sum_attr), len(leaf_pool), ctr[0],
+                                    len(lb_lo)]))  # fmt: skip
             d_ids.append(arr)
             d_iv.append(iv)
-            d_rk.append(rk)
+            d_od.append(od)
             d_ka.append(ka)
             d_kw.append(kw)
             continue
@@ -1034,8 +1061,7 @@ def _grow(cols, tabs, ctr, stack, A, alpha_share, exh, rigid, dlo, dhi, selectiv
                         st_attr.append(0)
                         st_ids.append(arr)
                         st_iv.append(no_iv)
-                        st_rk.append(no_rk)
-                        st_m.append((0, 0))
+                        st_od.append(no_od)
                         continue
                     mid = np.floor((clo + chi) / 2) if chi - clo > 1 else (clo + chi) / 2
                     side = np.ones(arr.size, np.int64)
@@ -1045,23 +1071,16 @@ def _grow(cols, tabs, ctr, stack, A, alpha_share, exh, rigid, dlo, dhi, selectiv
                         elif lo[t] >= mid:
                             side[t] = 2
                 else:
-                    if exh and m[0] + m[1] > 4 * arr.size:  # ranks of a much larger set
-                        rl, ml = compact_ranks(rk[:, 0], m[0])
-                        rh, mh = compact_ranks(rk[:, 1], m[1])
-                        rk = np.empty((arr.size, 2), np.int64)
-                        rk[:, 0] = rl
-                        rk[:, 1] = rh
-                        m = (ml, mh)
-                    side = split_ranked(lo, hi, rk[:, 0], m[0], rk[:, 1], m[1], alpha_share,
-                                        exh)  # fmt: skip
+                    if exh and not od.shape[1]:  # the p-node's first split: sort
+                        od = split_orders(lo, hi)
+                    side = split_ordered(lo, hi, od, alpha_share, exh)
                     if not np.any(side != 1):  # atomic: nothing to separate (§IV-C)
                         st_kind.append(0)
                         st_node.append(c)
                         st_attr.append(0)
                         st_ids.append(arr)
                         st_iv.append(no_iv)
-                        st_rk.append(no_rk)
-                        st_m.append((0, 0))
+                        st_od.append(no_od)
                         continue
                 kids = np.empty(2, np.int64)
                 for j in range(2):  # new buckets L, R (each with its c-node)
@@ -1080,9 +1099,13 @@ def _grow(cols, tabs, ctr, stack, A, alpha_share, exh, rigid, dlo, dhi, selectiv
                     ctr[0] += 1
                     leaf_start.append(0)
                     leaf_len.append(0)
+                    leaf_box.append(-1)
                 bk_left[b], bk_right[b] = kids[0], kids[1]
                 # L, then R, then the overlap's partition on top: the partition runs
                 # first, then R's subtree, then L's (the Python build's order)
+                kid_od = (no_od, no_od)
+                if od.shape[1]:
+                    kid_od = child_orders(od, side)
                 for j in range(3):
                     st_kind.append(2 if j < 2 else 0)
                     st_node.append(kids[j] if j < 2 else c)
@@ -1090,8 +1113,7 @@ def _grow(cols, tabs, ctr, stack, A, alpha_share, exh, rigid, dlo, dhi, selectiv
                     sel = side == 2 * j if j < 2 else side == 1
                     st_ids.append(arr[sel])
                     st_iv.append(iv[sel] if j < 2 else no_iv)
-                    st_rk.append(rk[sel] if j < 2 and rk.shape[0] else no_rk)
-                    st_m.append(m if j < 2 else (0, 0))
+                    st_od.append(kid_od[j] if j < 2 else no_od)
                 continue
             kind, node = 3, c  # an l-node: set below
         if kind == 1:
@@ -1139,6 +1161,7 @@ def _grow(cols, tabs, ctr, stack, A, alpha_share, exh, rigid, dlo, dhi, selectiv
             ctr[0] += 1
             leaf_start.append(0)
             leaf_len.append(0)
+            leaf_box.append(-1)
             pn_root.append(b)
             pd_c.append(c)
             pd_attr.append(attr)
@@ -1148,17 +1171,7 @@ def _grow(cols, tabs, ctr, stack, A, alpha_share, exh, rigid, dlo, dhi, selectiv
             st_attr.append(0)
             st_ids.append(arr)
             st_iv.append(iv)
-            if rigid or not exh:  # (the ranks serve the exhaustive split only)
-                st_rk.append(no_rk)
-                st_m.append((0, 0))
-            else:
-                rk = np.empty((arr.size, 2), np.int64)
-                rl, ml = dense_ranks(iv[:, 0])
-                rh, mh = dense_ranks(iv[:, 1])
-                rk[:, 0] = rl
-                rk[:, 1] = rh
-                st_rk.append(rk)
-                st_m.append((ml, mh))
+            st_od.append(no_od)  # (sorted at its first split)
             continue
         c = node
         rest = arr
@@ -1177,7 +1190,7 @@ def _grow(cols, tabs, ctr, stack, A, alpha_share, exh, rigid, dlo, dhi, selectiv
                 )
                 giv = no_iv
                 kptr = np.zeros(attrs.size + 2, np.int64)
-                kattr, kws = no_rk[:, 0], no_iv[:, 0]
+                kattr, kws = no_ids, no_iv[:, 0]
             else:
                 attrs, gptr, members, rest, capped, giv, kptr, kattr, kws = partition_gathered(
                     s_start, s_end, p_attr, p_lo, p_hi, p_w, arr, used, cn_cap[c]
@@ -1194,8 +1207,7 @@ def _grow(cols, tabs, ctr, stack, A, alpha_share, exh, rigid, dlo, dhi, selectiv
                 st_attr.append(attrs[g])
                 st_ids.append(members[gptr[g] : gptr[g + 1]].copy())
                 st_iv.append(giv[gptr[g] : gptr[g + 1]].copy() if giv.shape[0] else no_iv)
-                st_rk.append(no_rk)
-                st_m.append((0, 0))
+                st_od.append(no_od)
                 if giv.shape[0]:
                     st_ka.append(kattr[kptr[g] : kptr[g + 1]].copy())
                     st_kw.append(kws[kptr[g] : kptr[g + 1]].copy())
@@ -1212,6 +1224,21 @@ def _grow(cols, tabs, ctr, stack, A, alpha_share, exh, rigid, dlo, dhi, selectiv
         leaf_len[c] = rest.size
         for t in range(rest.size):
             leaf_pool.append(rest[t])
+        leaf_box[c] = -1
+        if c and rest.size and not rigid:  # its box over the path's attributes
+            q = bk_pnode[cn_bucket[c]]
+            leaf_box[c] = len(lb_lo)
+            k = pn_dlen[q]
+            dims = np.empty(k, np.int64)
+            for d in range(k):
+                dims[d] = dims_pool[pn_dstart[q] + d]
+            box = np.empty((k, 2))
+            box[:, 0] = INF
+            box[:, 1] = -INF
+            union_box(s_start, s_end, p_attr, p_lo, p_hi, rest, dims, box)
+            for d in range(k):
+                lb_lo.append(box[d, 0])
+                lb_hi.append(box[d, 1])
         sum_of.append(cn_sum[c])
         sum_start.append(len(sum_attr) if ka.size else 0)
         sum_len.append(ka.size)
@@ -1237,7 +1264,7 @@ def build_main(s_start, s_end, p_attr, p_lo, p_hi, p_w, ids, A, alpha_share, exh
     id of each new number (empty if not localized), and the deferred tasks."""
     tabs = _root_tables(A)
     ctr = np.ones(1, np.int64)
-    stack = _stack(0, 0, 0, ids, np.empty((0, 2)), np.empty((0, 2), np.int64), (0, 0))
+    stack = _stack(0, 0, 0, ids, np.empty((0, 2)), np.empty((4, 0), np.int64))
     dfr = _deferred()
     cols = (s_start, s_end, p_attr, p_lo, p_hi, p_w)
     loc, back = _grow(cols, tabs, ctr, stack, A, alpha_share, exh, rigid, dlo, dhi,
@@ -1256,7 +1283,7 @@ def _arrays(tabs):
         np.array(tabs[16]), np.array(tabs[17]), np.array(tabs[18]), np.array(tabs[19]),
         np.array(tabs[20]), np.array(tabs[21]), np.array(tabs[22]), np.array(tabs[23]),
         np.array(tabs[24]), np.array(tabs[25]), np.array(tabs[26]), np.array(tabs[27]),
-        np.array(tabs[28]),
+        np.array(tabs[28]), np.array(tabs[29]), np.array(tabs[30]), np.array(tabs[31]),
     )  # fmt: skip
 
 
@@ -1269,12 +1296,13 @@ def _listed(arrs):
         list(arrs[10]), list(arrs[11]), list(arrs[12]), list(arrs[13]), list(arrs[14]),
         list(arrs[15]), list(arrs[16]), list(arrs[17]), list(arrs[18]), list(arrs[19]),
         list(arrs[20]), list(arrs[21]), list(arrs[22]), list(arrs[23]), list(arrs[24]),
-        list(arrs[25]), list(arrs[26]), list(arrs[27]), list(arrs[28]),
+        list(arrs[25]), list(arrs[26]), list(arrs[27]), list(arrs[28]), list(arrs[29]),
+        list(arrs[30]), list(arrs[31]),
     )  # fmt: skip
 
 
 @numba.njit(cache=True, nogil=True)
-def grow_subtree(cols, tables, n_sums, task, ids, iv, rk, ka, kw, A, alpha_share, exh, rigid,
+def grow_subtree(cols, tables, n_sums, task, ids, iv, od, ka, kw, A, alpha_share, exh, rigid,
                  dlo, dhi, selectivity, grain):  # fmt: skip
     """The subtree of one deferred task, built on a copy of the tables that deferred it
     (``tables``, arrays of :data:`TABLES`, and ``n_sums``, the next summary id, as they
@@ -1284,11 +1312,10 @@ def grow_subtree(cols, tables, n_sums, task, ids, iv, rk, ka, kw, A, alpha_share
     :func:`build_main`)."""
     tabs = _listed(tables)
     ctr = np.full(1, n_sums, np.int64)
-    stack = _stack(task[TASK_KIND], task[TASK_NODE], task[TASK_ATTR], ids, iv, rk,
-                   (task[TASK_M0], task[TASK_M1]))
+    stack = _stack(task[TASK_KIND], task[TASK_NODE], task[TASK_ATTR], ids, iv, od)
     if task[TASK_KIND] == 1 and iv.shape[0]:
-        stack[7].append(ka)
-        stack[8].append(kw)
+        stack[6].append(ka)
+        stack[7].append(kw)
     dfr = _deferred()
     _grow(cols, tabs, ctr, stack, A, alpha_share, exh, rigid, dlo, dhi, selectivity,
           grain, dfr)  # fmt: skip
@@ -1296,12 +1323,12 @@ def grow_subtree(cols, tables, n_sums, task, ids, iv, rk, ka, kw, A, alpha_share
 
 
 @numba.njit(cache=True)
-def boxes(s_start, s_end, p_attr, p_lo, p_hi, leaf_start, leaf_len, leaf_pool, pd_ptr,
-          pd_p, pn_root, pn_dstart, pn_dlen, dims_pool, bk_left, bk_right, bk_cnode,
-          bk_pnode):  # fmt: skip
-    """Every bucket's box over its path's attributes — its c-node's (``own``: the
-    l-node's expressions and the root buckets of its p-nodes) and its subtree's
-    (``total``: own and both children) — bottom-up (``_recompute_own`` /
+def boxes(leaf_box, lb_lo, lb_hi, pd_ptr, pd_p, pn_root, pn_dlen, bk_left, bk_right,
+          bk_cnode, bk_pnode):  # fmt: skip
+    """Every bucket's box over its path's attributes — its c-node's (``own``: its
+    l-node's expressions, whose box the build computed (rows ``lb_lo``, ``lb_hi`` from
+    ``leaf_box``, -1: an empty l-node), and the root buckets of its p-nodes) and its
+    subtree's (``total``: own and both children) — bottom-up (``_recompute_own`` /
     ``_recompute_total``). Rows of bucket b: ``ptr[b]:ptr[b + 1]``."""
     nb = bk_cnode.size
     ptr = np.zeros(nb + 1, np.int64)
@@ -1316,10 +1343,10 @@ def boxes(s_start, s_end, p_attr, p_lo, p_hi, leaf_start, leaf_len, leaf_pool, p
         p = bk_pnode[b]
         k = pn_dlen[p]
         box = own[ptr[b] : ptr[b + 1]]
-        if leaf_len[c]:
-            union_box(s_start, s_end, p_attr, p_lo, p_hi,
-                      leaf_pool[leaf_start[c] : leaf_start[c] + leaf_len[c]],
-                      dims_pool[pn_dstart[p] : pn_dstart[p] + k], box)  # fmt: skip
+        if leaf_box[c] >= 0:
+            for d in range(k):
+                box[d, 0] = lb_lo[leaf_box[c] + d]
+                box[d, 1] = lb_hi[leaf_box[c] + d]
         for t in range(pd_ptr[c], pd_ptr[c + 1]):
             r = ptr[pn_root[pd_p[t]]]
             for d in range(k):

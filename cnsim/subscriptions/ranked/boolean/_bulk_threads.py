@@ -74,9 +74,8 @@ def build_tables(cols, ids, A, alpha_share, exh, rigid=False, dlo=0.0, dhi=1.0,
     p_lo, p_hi, p_w) on ``threads`` threads: each of the root's groups and, within
     them, every task of ``grain`` expressions or more a subtree of its own (default
     :func:`grain_for`; 0: one thread, nothing deferred).  Returns the
-    tables by name (:data:`_build.TABLES`; ``leaf_pool`` in the caller's ids), the
-    number of summary ids, and the predicate columns the build read last with its
-    l-nodes' pool in their numbering (for :func:`_build.boxes`)."""
+    tables by name (:data:`_build.TABLES`; ``leaf_pool`` in the caller's ids) and the
+    number of summary ids."""
     if grain is None:
         grain = grain_for(ids.size, threads)
     prm = (A, alpha_share, exh, rigid, dlo, dhi, selectivity)
@@ -104,9 +103,9 @@ def build_tables(cols, ids, A, alpha_share, exh, rigid=False, dlo=0.0, dhi=1.0,
                     running += spread(sub.parts[j])
         main, n_sums = _numbered(top)
     tables = dict(zip(NAMES, main, strict=True))
-    lpool = tables["leaf_pool"]  # (the build's numbering)
-    tables["leaf_pool"] = back[lpool] if back.size else lpool.copy()
-    return tables, n_sums, (*loc[:5], lpool)
+    if back.size:  # (the build's numbering)
+        tables["leaf_pool"] = back[tables["leaf_pool"]]
+    return tables, n_sums
 
 
 def _numbered(sub: _Subtree) -> tuple[tuple, int]:
@@ -117,18 +116,20 @@ def _numbered(sub: _Subtree) -> tuple[tuple, int]:
     return merge(sub.tables, sub.n_sums, np.array(sub.deferred[0]), parts)
 
 
-def _set_by(t, kind: int, node: int) -> tuple[int, int, int, int, int]:
+def _set_by(t, kind: int, node: int) -> tuple[int, int, int, int, int, int]:
     """The entries of a node above it that a deferred task sets in its tables ``t`` (by
     position, :data:`_build.TABLES`): its bucket's children (kind 2, -1 if it did not
-    split) and its c-node's l-node start, length and capacity (kinds 0 and 2)."""
-    left = right = start = length = cap = -1
+    split) and its c-node's l-node start, length, capacity and box (kinds 0 and 2)."""
+    left = right = start = length = cap = box = -1
     c = node
     if kind == 2:
         left, right = t[_AT["bk_left"]][node], t[_AT["bk_right"]][node]
         c = t[_AT["bk_cnode"]][node]
     if kind != 1:
-        start, length, cap = (t[_AT[k]][c] for k in ("leaf_start", "leaf_len", "cn_cap"))
-    return left, right, start, length, cap
+        start, length, cap, box = (
+            t[_AT[k]][c] for k in ("leaf_start", "leaf_len", "cn_cap", "leaf_box")
+        )
+    return left, right, start, length, cap, box
 
 
 def merge(main: tuple, n_sums: int, tasks: np.ndarray, parts: list) -> tuple[tuple, int]:
@@ -178,16 +179,17 @@ def merge(main: tuple, n_sums: int, tasks: np.ndarray, parts: list) -> tuple[tup
         out.append(got)
     t = dict(zip(NAMES, out, strict=True))
     for j, (kind, node) in enumerate(tasks[:, [B.TASK_KIND, B.TASK_NODE]]):
-        left, right, start, length, cap = _set_by(parts[j][0], kind, node)
+        left, right, start, length, cap, box = _set_by(parts[j][0], kind, node)
         c = node
         if kind == 2:  # the bucket's children, if it split
             b = top(_K["bucket"], node)
             t["bk_left"][b] = renumber(_K["bucket"], np.array(left), j)
             t["bk_right"][b] = renumber(_K["bucket"], np.array(right), j)
             c = main[_AT["bk_cnode"]][node]
-        if kind != 1:  # the c-node's l-node and capacity
+        if kind != 1:  # the c-node's l-node, capacity and box
             c = top(_K["cnode"], c)
             t["leaf_start"][c] = renumber(_K["leaf_pool"], np.array(start), j) if length else 0
             t["leaf_len"][c] = length
             t["cn_cap"][c] = cap
+            t["leaf_box"][c] = renumber(_K["leaf_box"], np.array(box), j)
     return tuple(t[name] for name in NAMES), n_sums + int(before[-1, _K["sum_id"]])

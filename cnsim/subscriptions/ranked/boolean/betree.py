@@ -697,22 +697,22 @@ class BEStarTree(BooleanIndex):
         st = self._store
         dlo, dhi = self.domain if self.rigid else (0.0, 1.0)
         cols = (st.s_start, st.s_end, st.p_attr, st.p_lo, st.p_hi, st.p_w)
-        t, n_sums, loc = build_tables(
+        t, n_sums = build_tables(
             cols, ids, self.A, self.alpha, self.split == "exhaustive", self.rigid, float(dlo),
             float(dhi), self._selective, self.build_threads,
         )  # fmt: skip
-        (cn_bucket, cn_cap, cn_sum, leaf_start, leaf_len, leaf_pool, pn_attr, pn_cnode, pn_count,
-         pn_root, pn_sum, pn_dstart, pn_dlen, dims_pool, pd_c, pd_attr, pd_p, bk_parent, bk_left,
-         bk_right, bk_cnode, bk_pnode, sum_of, sum_start, sum_len, sum_attr, bk_clo, bk_chi,
-         sum_w) = (t[name] for name in NAMES)  # fmt: skip
+        (cn_bucket, cn_cap, cn_sum, leaf_start, leaf_len, leaf_pool, leaf_box, pn_attr, pn_cnode,
+         pn_count, pn_root, pn_sum, pn_dstart, pn_dlen, dims_pool, pd_c, pd_attr, pd_p, bk_parent,
+         bk_left, bk_right, bk_cnode, bk_pnode, sum_of, sum_start, sum_len, sum_attr, bk_clo,
+         bk_chi, sum_w, lb_lo, lb_hi) = (t[name] for name in NAMES)  # fmt: skip
         nc = len(cn_bucket)
         order = np.lexsort((pd_attr, pd_c))
         pd_ptr = np.zeros(nc + 1, np.int64)
         np.cumsum(np.bincount(pd_c, minlength=nc), out=pd_ptr[1:])
         if not self.rigid:
-            ptr, own, total = B.boxes(  # (over the build's local copy of the predicates)
-                *loc[:5], leaf_start, leaf_len, loc[5], pd_ptr, pd_p[order],
-                pn_root, pn_dstart, pn_dlen, dims_pool, bk_left, bk_right, bk_cnode, bk_pnode,
+            ptr, own, total = B.boxes(
+                leaf_box, lb_lo, lb_hi, pd_ptr, pd_p[order], pn_root, pn_dlen, bk_left,
+                bk_right, bk_cnode, bk_pnode,
             )  # fmt: skip
         self._leaf = Slab.from_csr(leaf_start, leaf_len, leaf_pool)
         self._pdir = Slab.from_csr(pd_ptr[:-1], np.diff(pd_ptr), pd_attr[order], pd_p[order])
