@@ -51,35 +51,46 @@ def _lower(vals, a, b, x):
     return a
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
+def _before(a, b, c, d):
+    """Whether interval (a, b) sorts before (c, d): by lo, then hi."""
+    return a < c or (a == c and b < d)
+
+
+@numba.njit(cache=True, inline="always")
 def union_length3(a0, b0, a1, b1, a2, b2):
     """Measure of the union of three closed intervals (empty ones skipped), summed as
-    ``betree._union_length`` does (sorted by (lo, hi), merged left to right)."""
-    A = np.empty(3)
-    B = np.empty(3)
-    m = 0
+    ``betree._union_length`` does (sorted by (lo, hi), merged left to right).  Scalars
+    only: the exhaustive split calls it at every cut."""
+    n = 0
+    x0 = y0 = x1 = y1 = x2 = y2 = 0.0
     for a, b in ((a0, b0), (a1, b1), (a2, b2)):
         if a <= b:
-            t = m
-            while t > 0 and (A[t - 1] > a or (A[t - 1] == a and B[t - 1] > b)):
-                A[t] = A[t - 1]
-                B[t] = B[t - 1]
-                t -= 1
-            A[t] = a
-            B[t] = b
-            m += 1
+            if n == 0:
+                x0, y0 = a, b
+            elif n == 1:
+                x1, y1 = a, b
+            else:
+                x2, y2 = a, b
+            n += 1
+    if n == 0:
+        return 0.0
+    if n >= 2 and _before(x1, y1, x0, y0):
+        x0, y0, x1, y1 = x1, y1, x0, y0
+    if n == 3:
+        if _before(x2, y2, x1, y1):
+            x1, y1, x2, y2 = x2, y2, x1, y1
+        if _before(x1, y1, x0, y0):
+            x0, y0, x1, y1 = x1, y1, x0, y0
     total = 0.0
-    if m == 0:
-        return total
-    ca = A[0]
-    cb = B[0]
-    for t in range(1, m):
-        if A[t] > cb:
+    ca, cb = x0, y0
+    for t in range(1, n):
+        a, b = (x1, y1) if t == 1 else (x2, y2)
+        if a > cb:
             total += cb - ca
-            ca = A[t]
-            cb = B[t]
+            ca, cb = a, b
         else:
-            cb = max(cb, B[t])
+            cb = max(cb, b)
     total += cb - ca
     return total
 
@@ -359,29 +370,32 @@ def child_orders(orders, side):
     restricted to a subset that keeps its positions' order is the subset's own, so one
     pass over the parent's orders replaces the children's sorts."""
     n = side.size
-    at = np.empty(n, np.int64)  # each interval's position in its child
-    nl = 0
+    dest = np.empty(n, np.int64)  # each interval's position in its child, times 2, plus
+    nl = 0  # 1 on the right (-1: overlapping): one lookup per entry below
     nr = 0
     for t in range(n):
         if side[t] == 0:
-            at[t] = nl
+            dest[t] = 2 * nl
             nl += 1
         elif side[t] == 2:
-            at[t] = nr
+            dest[t] = 2 * nr + 1
             nr += 1
+        else:
+            dest[t] = -1
     left = np.empty((4, nl), np.int64)
     right = np.empty((4, nr), np.int64)
     for j in range(4):
         wl = 0
         wr = 0
         for t in range(n):
-            i = orders[j, t]
-            if side[i] == 0:
-                left[j, wl] = at[i]
-                wl += 1
-            elif side[i] == 2:
-                right[j, wr] = at[i]
-                wr += 1
+            v = dest[orders[j, t]]
+            if v >= 0:
+                if v & 1:
+                    right[j, wr] = v >> 1
+                    wr += 1
+                else:
+                    left[j, wl] = v >> 1
+                    wl += 1
     return left, right
 
 

@@ -438,6 +438,25 @@ def test_ranks_and_counting_orders_are_numpys_sorts(vals, seed):
     np.testing.assert_array_equal(_lexorder(-y, -x), np.lexsort((-y, -x)))
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    ends=st.lists(
+        st.one_of(st.integers(-4, 4).map(float), st.sampled_from([-INF, INF, 0.5])),
+        min_size=6,
+        max_size=6,
+    )
+)
+def test_union_length3_is_the_union_length(ends):
+    """The exhaustive split's coverage of three intervals (empty ones skipped) is
+    ``_union_length``'s, to the bit."""
+    from cnsim.subscriptions.ranked.boolean._build import union_length3
+
+    pairs = list(zip(ends[::2], ends[1::2], strict=True))
+    want = _union_length(pairs)
+    got = union_length3(*ends)
+    assert got == want or (np.isnan(got) and np.isnan(want))
+
+
 @settings(max_examples=150, deadline=None)
 @given(
     lo=st.lists(st.integers(-5, 5).map(float), max_size=60),
