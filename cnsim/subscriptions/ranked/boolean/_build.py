@@ -247,10 +247,11 @@ def _lexorder(a, b):
 
 
 @numba.njit(cache=True)
-def _pass(a, b, order, by_a, alpha, best, mirror):
-    """One direction of the exhaustive split, given ``order`` (Omega_up: the intervals
-    by b, then a, then position; ``np.lexsort((a, b))``) and ``by_a`` (the intervals by
-    a, ties in any order); updates best = [overlap, coverage, mirror, cut] when a cut
+def _pass(lo, hi, order, by_a, alpha, best, mirror):
+    """One direction of the exhaustive split over the intervals (a, b): (lo, hi), or
+    with ``mirror`` (Omega_low) (-hi, -lo), given ``order`` (Omega_up: the intervals by
+    b, then a, then position; ``np.lexsort((a, b))``) and ``by_a`` (the intervals by a,
+    ties in any order); updates best = [overlap, coverage, mirror, cut] when a cut
     beats it (ties: the earlier (mirror, cut)).
 
     With the intervals in Omega_up order (``a_s``, ``b_s``) and ``rank`` each one's
@@ -263,9 +264,15 @@ def _pass(a, b, order, by_a, alpha, best, mirror):
     step; the far bound's end is ``b_s`` at the largest position of rank >= pos and the
     overlap's end ``b_s`` at the largest of rank < pos (both on the right side whenever
     that side has such an interval: precomputed suffix and prefix maxima).  O(n)."""
-    n = a.size
-    a_s = a[order]
-    b_s = b[order]
+    n = lo.size
+    sg = -1.0 if mirror else 1.0  # (-1.0 * x is -x, bit for bit)
+    a = hi if mirror else lo
+    b = lo if mirror else hi
+    a_s = np.empty(n)
+    b_s = np.empty(n)
+    for i in range(n):
+        a_s[i] = sg * a[order[i]]
+        b_s[i] = sg * b[order[i]]
     pref = np.empty(n)
     m = INF
     rank = np.empty(n, np.int64)  # first: each interval's position in Omega_up
@@ -279,7 +286,7 @@ def _pass(a, b, order, by_a, alpha, best, mirror):
     a_sorted = np.empty(n)
     for r in range(n):
         at[r] = rank[by_a[r]]
-        a_sorted[r] = a[by_a[r]]
+        a_sorted[r] = sg * a[by_a[r]]
     for r in range(n):
         rank[at[r]] = r
     below = np.empty(n, np.int64)  # below[r]: the largest position of rank <= r
@@ -400,6 +407,36 @@ def child_orders(orders, side):
 
 
 @numba.njit(cache=True)
+def by_side(ids, iv, side):
+    """``ids`` split by side (left 0, right 2, overlapping 1), each part in ``ids``
+    order, and the left's and the right's rows of ``iv``: one count, one pass."""
+    n = side.size
+    size = np.zeros(3, np.int64)
+    for t in range(n):
+        size[side[t]] += 1
+    left = np.empty(size[0], np.int64)
+    right = np.empty(size[2], np.int64)
+    over = np.empty(size[1], np.int64)
+    ivl, ivr = np.empty((size[0], 2)), np.empty((size[2], 2))
+    wl = wr = wo = 0
+    for t in range(n):
+        if side[t] == 0:
+            left[wl] = ids[t]
+            ivl[wl, 0] = iv[t, 0]
+            ivl[wl, 1] = iv[t, 1]
+            wl += 1
+        elif side[t] == 2:
+            right[wr] = ids[t]
+            ivr[wr, 0] = iv[t, 0]
+            ivr[wr, 1] = iv[t, 1]
+            wr += 1
+        else:
+            over[wo] = ids[t]
+            wo += 1
+    return (left, right, over), (ivl, ivr)
+
+
+@numba.njit(cache=True)
 def exhaustive_ordered(lo, hi, orders, alpha):
     """:func:`exhaustive` given :func:`split_orders` of lo and hi (computed, or carried
     down from a parent's split by :func:`child_orders`)."""
@@ -407,22 +444,29 @@ def exhaustive_ordered(lo, hi, orders, alpha):
     best = np.array([INF, INF, -1.0, -1.0])
     by_lo, up, by_hi_desc, down = orders[0], orders[1], orders[2], orders[3]
     _pass(lo, hi, up, by_lo, alpha, best, 0)
-    _pass(-hi, -lo, down, by_hi_desc, alpha, best, 1)
+    _pass(lo, hi, down, by_hi_desc, alpha, best, 1)
     side = np.ones(n, np.int64)
     if best[2] < 0:
         return side, False
     mirror = best[2] == 1
     cut = int(best[3])
-    a = -hi if mirror else lo
-    b = -lo if mirror else hi
     order = down if mirror else up
-    T = b[order[cut - 1]]
-    for t in range(n):
-        i = order[t]
-        if t < cut:
-            side[i] = 2 if mirror else 0
-        elif a[i] > T:
-            side[i] = 0 if mirror else 2
+    if mirror:  # (a, b) = (-hi, -lo)
+        T = -lo[order[cut - 1]]
+        for t in range(n):
+            i = order[t]
+            if t < cut:
+                side[i] = 2
+            elif -hi[i] > T:
+                side[i] = 0
+    else:
+        T = hi[order[cut - 1]]
+        for t in range(n):
+            i = order[t]
+            if t < cut:
+                side[i] = 0
+            elif lo[i] > T:
+                side[i] = 2
     return side, True
 
 
@@ -893,16 +937,23 @@ def split_ordered(lo, hi, orders, alpha_share, exhaustive_split):
                     side[t] = 0
                 elif lo[t] > s:
                     side[t] = 2
-    for s in range(0, 3, 2):
-        blo, bhi, any_ = INF, -INF, False
-        for t in range(n):
-            if side[t] == s:
-                any_ = True
-                blo, bhi = min(blo, lo[t]), max(bhi, hi[t])
-        if any_:
-            for t in range(n):
-                if side[t] == 1 and lo[t] >= blo and hi[t] <= bhi:
-                    side[t] = s
+    # each side's bound, then the overlap's intervals inside L's go left, the rest inside
+    # R's right (moving intervals to L leaves R's bound as it was)
+    llo, lhi, rlo, rhi = INF, -INF, INF, -INF
+    any_l = any_r = False
+    for t in range(n):
+        if side[t] == 0:
+            any_l = True
+            llo, lhi = min(llo, lo[t]), max(lhi, hi[t])
+        elif side[t] == 2:
+            any_r = True
+            rlo, rhi = min(rlo, lo[t]), max(rhi, hi[t])
+    for t in range(n):
+        if side[t] == 1:
+            if any_l and lo[t] >= llo and hi[t] <= lhi:
+                side[t] = 0
+            elif any_r and lo[t] >= rlo and hi[t] <= rhi:
+                side[t] = 2
     return side
 
 
@@ -1120,13 +1171,13 @@ def _grow(cols, tabs, ctr, stack, A, alpha_share, exh, rigid, dlo, dhi, selectiv
                 kid_od = (no_od, no_od)
                 if od.shape[1]:
                     kid_od = child_orders(od, side)
+                kid_ids, kid_iv = by_side(arr, iv, side)
                 for j in range(3):
                     st_kind.append(2 if j < 2 else 0)
                     st_node.append(kids[j] if j < 2 else c)
                     st_attr.append(0)
-                    sel = side == 2 * j if j < 2 else side == 1
-                    st_ids.append(arr[sel])
-                    st_iv.append(iv[sel] if j < 2 else no_iv)
+                    st_ids.append(kid_ids[j])
+                    st_iv.append(kid_iv[j] if j < 2 else no_iv)
                     st_od.append(kid_od[j] if j < 2 else no_od)
                 continue
             kind, node = 3, c  # an l-node: set below
