@@ -23,7 +23,8 @@ reads each group's intervals and weight summary in the same pass that places its
 batch) the build reads a copy of the predicates renumbered group by group and by lower
 bound (:func:`root_localized`), so that the deeper partitions' and the boxes' walks
 over a c-node's expressions stay within a small part of memory; the tree is the same.
-"""
+Each l-node's box is taken when the build sets the l-node, its expressions still in
+cache (the ``leaf_box`` tables); :func:`boxes` folds the buckets' boxes bottom-up."""
 
 from __future__ import annotations
 
