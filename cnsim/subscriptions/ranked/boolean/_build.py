@@ -1393,9 +1393,10 @@ def boxes(leaf_box, lb_lo, lb_hi, pd_ptr, pd_p, pn_root, pn_dlen, bk_left, bk_ri
           bk_cnode, bk_pnode):  # fmt: skip
     """Every bucket's box over its path's attributes — its c-node's (``own``: its
     l-node's expressions, whose box the build computed (rows ``lb_lo``, ``lb_hi`` from
-    ``leaf_box``, -1: an empty l-node), and the root buckets of its p-nodes) and its
-    subtree's (``total``: own and both children) — bottom-up (``_recompute_own`` /
-    ``_recompute_total``). Rows of bucket b: ``ptr[b]:ptr[b + 1]``."""
+    ``leaf_box``; -1, no box: an empty l-node, the root, the rigid build), and the root
+    buckets of its p-nodes) and its subtree's (``total``: own and both children) —
+    bottom-up (``_recompute_own`` / ``_recompute_total``). Rows of bucket b:
+    ``ptr[b]:ptr[b + 1]``."""
     nb = bk_cnode.size
     ptr = np.zeros(nb + 1, np.int64)
     for b in range(nb):

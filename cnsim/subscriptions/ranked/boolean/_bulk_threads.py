@@ -137,7 +137,8 @@ def merge(main: tuple, n_sums: int, tasks: np.ndarray, parts: list) -> tuple[tup
     ``n_sums``) and each task's subtree (``parts``: the tables it was built on, grown,
     and its next summary id, in the order deferred): every row at its depth-first
     place, every number of a row renumbered, and the entries of the nodes above that
-    the subtrees set (a bucket's children, a c-node's l-node and capacity) written in."""
+    the subtrees set (a bucket's children, a c-node's l-node, capacity and box) written
+    in."""
     nk = len(B.COUNTERS)
     marks = tasks[:, B.TASK_MARKS : B.TASK_MARKS + nk]
 
