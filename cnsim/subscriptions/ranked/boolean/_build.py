@@ -1059,6 +1059,19 @@ def _deferred():
     return d_task, d_ids, d_iv, d_od, d_ka, d_kw
 
 
+@numba.njit(cache=True, inline="always")
+def _path_dims(c, cn_bucket, bk_pnode, pn_dstart, pn_dlen, dims_pool):
+    """The attributes of c-node ``c``'s path (its bucket's p-node's dims, in path
+    order; none for the root)."""
+    if not c:
+        return np.empty(0, np.int64)
+    q = bk_pnode[cn_bucket[c]]
+    dims = np.empty(pn_dlen[q], np.int64)
+    for d in range(pn_dlen[q]):
+        dims[d] = dims_pool[pn_dstart[q] + d]
+    return dims
+
+
 @numba.njit(cache=True, nogil=True)
 def _grow(cols, tabs, ctr, stack, A, alpha_share, exh, rigid, dlo, dhi, selectivity,
           grain, dfr):  # fmt: skip
@@ -1242,14 +1255,7 @@ def _grow(cols, tabs, ctr, stack, A, alpha_share, exh, rigid, dlo, dhi, selectiv
         c = node
         rest = arr
         if kind == 0 and arr.size > cn_cap[c]:
-            if c:
-                q = bk_pnode[cn_bucket[c]]
-                used = np.empty(pn_dlen[q], np.int64)
-                for t in range(pn_dlen[q]):
-                    used[t] = dims_pool[pn_dstart[q] + t]
-                used = np.sort(used)
-            else:
-                used = np.empty(0, np.int64)
+            used = np.sort(_path_dims(c, cn_bucket, bk_pnode, pn_dstart, pn_dlen, dims_pool))
             if selectivity:
                 attrs, gptr, members, rest, capped = partition_plan(
                     s_start, s_end, p_attr, p_lo, p_hi, arr, used, cn_cap[c], True
@@ -1292,12 +1298,9 @@ def _grow(cols, tabs, ctr, stack, A, alpha_share, exh, rigid, dlo, dhi, selectiv
             leaf_pool.append(rest[t])
         leaf_box[c] = -1
         if c and rest.size and not rigid:  # its box over the path's attributes
-            q = bk_pnode[cn_bucket[c]]
             leaf_box[c] = len(lb_lo)
-            k = pn_dlen[q]
-            dims = np.empty(k, np.int64)
-            for d in range(k):
-                dims[d] = dims_pool[pn_dstart[q] + d]
+            dims = _path_dims(c, cn_bucket, bk_pnode, pn_dstart, pn_dlen, dims_pool)
+            k = dims.size
             box = np.empty((k, 2))
             box[:, 0] = INF
             box[:, 1] = -INF
